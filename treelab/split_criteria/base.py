@@ -1,0 +1,156 @@
+"""The split-criterion protocol shared by every tree learner.
+
+A criterion tells the engine what a candidate split is worth.  It is a small
+Python object holding jitted functions with *fixed signatures*, so the engine's
+cached kernels receive them as first-class function values
+(``numba.types.FunctionType``) and never recompile for a new criterion: a user
+can define a criterion in their own file and pass it to any learner.
+
+Node statistics ("stats") are float64 vectors whose layout depends on the task:
+
+* ``classification``: weighted class counts, one entry per class;
+* ``regression``: ``[sum w, sum w*y, sum w*y**2]``.
+
+The two signatures are
+
+* ``impurity(stats) -> float``  (:data:`IMPURITY_SIG`), the impurity of one node;
+* ``merit(parent, children) -> float`` (:data:`MERIT_SIG`), the worth of a
+  split of ``parent`` into the rows of ``children`` (k x len(stats)).
+
+Built-in criteria set ``merit_kind`` to ``"impurity_decrease"`` (merit =
+impurity(parent) - sum_c w_c / w * impurity(child_c), the information gain /
+Gini gain / variance reduction) or ``"gain_ratio"`` (the impurity decrease divided by
+the split information -sum_c w_c/w log2(w_c/w), Quinlan 1993); the engine then
+evaluates the merit inline from ``impurity``.  ``merit_kind="custom"`` calls the
+criterion's own ``merit`` function instead.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+__all__ = [
+    "IMPURITY_SIG",
+    "MERIT_SIG",
+    "IMPURITY_TYPE",
+    "MERIT_TYPE",
+    "Criterion",
+    "MERIT_KINDS",
+    "compile_impurity",
+    "compile_merit",
+    "no_merit",
+]
+
+IMPURITY_SIG = types.float64(types.float64[::1])
+MERIT_SIG = types.float64(types.float64[::1], types.float64[:, ::1])
+IMPURITY_TYPE = types.FunctionType(IMPURITY_SIG)
+MERIT_TYPE = types.FunctionType(MERIT_SIG)
+
+#: merit kinds understood by the engine, and their integer codes inside kernels
+MERIT_KINDS = {"impurity_decrease": 0, "gain_ratio": 1, "custom": 2}
+TASKS = ("classification", "regression")
+
+
+def compile_impurity(func, cache=True):
+    """Compile ``func(stats) -> float`` with :data:`IMPURITY_SIG`.
+
+    Accepts a plain Python function or an already-jitted dispatcher.  With
+    ``cache=True`` (default) the compiled code is stored beside the file that
+    defines ``func``.
+    """
+    py = getattr(func, "py_func", func)
+    return njit(IMPURITY_SIG, cache=cache)(py)
+
+
+def compile_merit(func, cache=True):
+    """Compile ``func(parent, children) -> float`` with :data:`MERIT_SIG`."""
+    py = getattr(func, "py_func", func)
+    return njit(MERIT_SIG, cache=cache)(py)
+
+
+@njit(MERIT_SIG, cache=True)
+def no_merit(parent, children):  # pragma: no cover - placeholder, never called
+    """Placeholder merit for criteria whose merit the engine evaluates inline."""
+    return 0.0
+
+
+def _is_compiled_with(func, sig):
+    sigs = getattr(func, "signatures", None)
+    if not sigs:
+        return False
+    return tuple(sig.args) in [tuple(s) for s in sigs]
+
+
+class Criterion:
+    """A split criterion: an impurity function and a merit rule.
+
+    Parameters
+    ----------
+    name : str
+        Short name, shown in ``repr`` and in exported trees.
+    impurity : callable
+        ``impurity(stats) -> float``; a plain function is compiled with
+        :data:`IMPURITY_SIG`.
+    task : {"classification", "regression"}
+        Which statistics layout the functions read (see module docstring).
+    merit_kind : {"impurity_decrease", "gain_ratio", "custom"}
+        How the worth of a split is computed.
+    merit : callable, optional
+        ``merit(parent, children) -> float``, required for ``merit_kind="custom"``.
+    higher_is_purer : bool
+        Ignored by the engine; documents criteria such as "classification error".
+
+    Examples
+    --------
+    A user criterion defined in the user's own file::
+
+        from treelab.split_criteria import Criterion
+        def half_gini(counts):
+            s = counts.sum()
+            r = 1.0
+            for c in counts:
+                r -= (c / s) ** 2
+            return 0.5 * r
+        crit = Criterion("half_gini", half_gini, task="classification")
+        DecisionTreeClassifier(criterion=crit).fit(X, y)
+    """
+
+    def __init__(self, name, impurity, task="classification",
+                 merit_kind="impurity_decrease", merit=None):
+        if task not in TASKS:
+            raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+        if merit_kind not in MERIT_KINDS:
+            raise ValueError(
+                f"merit_kind must be one of {sorted(MERIT_KINDS)}, got {merit_kind!r}")
+        if merit_kind == "custom" and merit is None:
+            raise ValueError("merit_kind='custom' needs a merit function")
+        if not callable(impurity):
+            raise TypeError("impurity must be callable")
+        self.name = str(name)
+        self.task = task
+        self.merit_kind = merit_kind
+        self.impurity = (impurity if _is_compiled_with(impurity, IMPURITY_SIG)
+                         else compile_impurity(impurity))
+        if merit is None:
+            self.merit = no_merit
+        else:
+            self.merit = (merit if _is_compiled_with(merit, MERIT_SIG)
+                          else compile_merit(merit))
+
+    @property
+    def merit_code(self):
+        return MERIT_KINDS[self.merit_kind]
+
+    def node_impurity(self, stats):
+        """Impurity of one node from its statistics vector (Python convenience)."""
+        return float(self.impurity(np.ascontiguousarray(stats, dtype=np.float64)))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r}, task={self.task!r}, merit_kind={self.merit_kind!r})"
+
+    # Criteria are compared and pickled by name for the built-ins (see impurity.py);
+    # user criteria pickle by reference to their defining functions.
+    def __reduce__(self):
+        return (Criterion, (self.name, getattr(self.impurity, "py_func", self.impurity),
+                            self.task, self.merit_kind,
+                            None if self.merit is no_merit else getattr(self.merit, "py_func", self.merit)))
