@@ -1,0 +1,9 @@
+"""Tree learners: batch (ID3 / C4.5 / CART) and, later, streaming trees."""
+from .decision_tree import (
+    C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
+    DecisionTreeRegressor, ID3Classifier,
+)
+from .export import export_text
+
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier",
+           "C45Classifier", "CARTClassifier", "CARTRegressor", "export_text"]

@@ -1,0 +1,82 @@
+"""Histogram accumulation over binned data (class counts or dense sums).
+
+A histogram of a node is ``hist[f, b, :]`` -- the statistics vector of the
+node's samples whose feature ``f`` falls in bin ``b`` -- and ``cnt[f, b]``,
+their number.  Histograms live in a pool ``(slot, feature, bin, stat)`` so a
+builder can keep a parent's histogram and derive the larger child's by
+subtraction (LightGBM's trick).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .splitter import TASK_CLASSIFICATION
+
+__all__ = ["hist_build", "hist_subtract", "PARALLEL_MIN_ROWS"]
+
+#: nodes with at least this many rows build their histogram with threads
+PARALLEL_MIN_ROWS = 20_000
+
+
+@njit(cache=True)
+def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt):
+    d = Xb.shape[1]
+    S = hist.shape[2]
+    for p in range(start, end):
+        i = samples[p]
+        row = Xb[i]
+        if task == TASK_CLASSIFICATION:
+            c = yc[i]
+            wi = w[i]
+            for f in range(d):
+                b = row[f]
+                hist[f, b, c] += wi
+                cnt[f, b] += 1
+        else:
+            for f in range(d):
+                b = row[f]
+                for s in range(S):
+                    hist[f, b, s] += sstats[i, s]
+                cnt[f, b] += 1
+
+
+@njit(cache=True, parallel=True)
+def _hist_build_parallel(Xb, samples, start, end, yc, sstats, w, task, hist, cnt):
+    d = Xb.shape[1]
+    S = hist.shape[2]
+    for f in prange(d):
+        for p in range(start, end):
+            i = samples[p]
+            b = Xb[i, f]
+            if task == TASK_CLASSIFICATION:
+                hist[f, b, yc[i]] += w[i]
+            else:
+                for s in range(S):
+                    hist[f, b, s] += sstats[i, s]
+            cnt[f, b] += 1
+
+
+@njit(cache=True)
+def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt):
+    """Fill ``hist``/``cnt`` (zeroed here) from the samples ``samples[start:end]``."""
+    hist[:] = 0.0
+    cnt[:] = 0
+    if end - start >= PARALLEL_MIN_ROWS:
+        _hist_build_parallel(Xb, samples, start, end, yc, sstats, w, task, hist, cnt)
+    else:
+        _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt)
+
+
+@njit(cache=True)
+def hist_subtract(hist, cnt, other_hist, other_cnt):
+    """In place: ``hist -= other_hist`` and ``cnt -= other_cnt`` (parent minus a sibling)."""
+    d, B, S = hist.shape
+    for f in range(d):
+        for b in range(B):
+            if other_cnt[f, b] == 0:
+                continue
+            cnt[f, b] -= other_cnt[f, b]
+            for s in range(S):
+                v = hist[f, b, s] - other_hist[f, b, s]
+                hist[f, b, s] = v if cnt[f, b] > 0 else 0.0

@@ -1,0 +1,441 @@
+"""Flat, growable struct-of-arrays tree storage and the one jitted traversal.
+
+Every treelab tree -- batch (ID3 / C4.5 / CART), streaming (SGT, Hoeffding)
+or a node of an ensemble -- is a :class:`TreeArrays` named tuple of NumPy
+arrays indexed by node id, in the spirit of scikit-learn's ``Tree``.  Numba
+passes the named tuple into kernels by value, so the same arrays are read by
+the builders, the streaming learners and :func:`apply`.
+
+Node layout
+-----------
+* ``kind[i]``: :data:`LEAF`, :data:`NUMERIC` (binary: ``x <= threshold`` goes
+  to child slot 0, ``x > threshold`` to slot 1) or :data:`NOMINAL` (multiway
+  or subset split on a category code).
+* the children of a node are stored contiguously: ``first_child[i] + slot``
+  for ``slot`` in ``range(n_children[i])``.
+* ``missing_child[i]`` is the slot taken by a missing value (NaN); it is
+  learned at fit time.
+* nominal nodes map category code ``c`` to a slot through
+  ``cat_map[cat_offset[i] + c]`` for ``0 <= c < cat_count[i]``; a code outside
+  that range, or mapped to ``-1`` (a category the node never saw during
+  training), takes the missing-value slot.  **Documented default: unseen
+  categories go where missing values go.**
+* ``sizes[0]`` is the number of nodes in use, ``sizes[1]`` the number of
+  ``cat_map`` entries in use; arrays may have spare capacity beyond them.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = [
+    "TreeArrays", "LEAF", "NUMERIC", "NOMINAL",
+    "new_tree", "ensure_capacity", "add_children", "trim", "apply", "apply_serial",
+    "predict_value", "decision_path", "node_depths_ok", "extract_subtree", "n_leaves",
+    "max_depth",
+]
+
+LEAF = 0
+NUMERIC = 1
+NOMINAL = 2
+
+TreeArrays = namedtuple("TreeArrays", [
+    "feature",            # int64: split feature, -1 for a leaf
+    "kind",               # int8: LEAF / NUMERIC / NOMINAL
+    "threshold",          # float64: numeric threshold (x <= t -> slot 0)
+    "first_child",        # int64: id of child slot 0, -1 for a leaf
+    "n_children",         # int64
+    "missing_child",      # int64: slot for NaN (and unseen categories)
+    "cat_offset",         # int64: start of this node's cat_map entries, -1 if none
+    "cat_count",          # int64: number of category codes mapped
+    "parent",             # int64: -1 for the root
+    "depth",              # int64
+    "n_samples",          # int64: training samples that reached the node
+    "weighted_n_samples", # float64
+    "impurity",           # float64
+    "value",              # float64 (capacity, n_outputs): prediction at the node
+    "cat_map",            # int64: flat category -> slot table
+    "sizes",              # int64[2]: node count, cat_map entries used
+])
+
+
+@njit(cache=True)
+def new_tree(capacity, n_outputs, cat_capacity):
+    """An empty tree with room for ``capacity`` nodes and ``cat_capacity`` category entries."""
+    capacity = max(capacity, 1)
+    cat_capacity = max(cat_capacity, 1)
+    return TreeArrays(
+        np.full(capacity, -1, np.int64),
+        np.zeros(capacity, np.int8),
+        np.zeros(capacity, np.float64),
+        np.full(capacity, -1, np.int64),
+        np.zeros(capacity, np.int64),
+        np.zeros(capacity, np.int64),
+        np.full(capacity, -1, np.int64),
+        np.zeros(capacity, np.int64),
+        np.full(capacity, -1, np.int64),
+        np.zeros(capacity, np.int64),
+        np.zeros(capacity, np.int64),
+        np.zeros(capacity, np.float64),
+        np.zeros(capacity, np.float64),
+        np.zeros((capacity, n_outputs), np.float64),
+        np.full(cat_capacity, -1, np.int64),
+        np.zeros(2, np.int64),
+    )
+
+
+@njit(cache=True)
+def _grow1(a, n, fill):
+    out = np.full(n, fill, a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
+def ensure_capacity(t, extra_nodes, extra_cats):
+    """Return ``t``, or a copy with doubled capacity, so that ``extra_nodes``
+    nodes and ``extra_cats`` category entries can be added."""
+    need_n = t.sizes[0] + extra_nodes
+    need_c = t.sizes[1] + extra_cats
+    cap = t.feature.shape[0]
+    ccap = t.cat_map.shape[0]
+    if need_n <= cap and need_c <= ccap:
+        return t
+    n = cap
+    while n < need_n:
+        n *= 2
+    c = ccap
+    while c < need_c:
+        c *= 2
+    value = np.zeros((n, t.value.shape[1]), np.float64)
+    value[:cap] = t.value
+    return TreeArrays(
+        _grow1(t.feature, n, -1), _grow1(t.kind, n, 0), _grow1(t.threshold, n, 0.0),
+        _grow1(t.first_child, n, -1), _grow1(t.n_children, n, 0),
+        _grow1(t.missing_child, n, 0), _grow1(t.cat_offset, n, -1),
+        _grow1(t.cat_count, n, 0), _grow1(t.parent, n, -1), _grow1(t.depth, n, 0),
+        _grow1(t.n_samples, n, 0), _grow1(t.weighted_n_samples, n, 0.0),
+        _grow1(t.impurity, n, 0.0), value, _grow1(t.cat_map, c, -1), t.sizes,
+    )
+
+
+@njit(cache=True)
+def add_root(t):
+    """Add the root node (a leaf) to an empty tree; return its id (0)."""
+    t.sizes[0] = 1
+    t.parent[0] = -1
+    t.depth[0] = 0
+    return 0
+
+
+@njit(cache=True)
+def add_children(t, node, k):
+    """Append ``k`` leaf children of ``node`` (capacity must suffice: see
+    :func:`ensure_capacity`); return the id of the first one."""
+    first = t.sizes[0]
+    for j in range(k):
+        c = first + j
+        t.feature[c] = -1
+        t.kind[c] = LEAF
+        t.first_child[c] = -1
+        t.n_children[c] = 0
+        t.missing_child[c] = 0
+        t.cat_offset[c] = -1
+        t.cat_count[c] = 0
+        t.parent[c] = node
+        t.depth[c] = t.depth[node] + 1
+    t.sizes[0] = first + k
+    t.first_child[node] = first
+    t.n_children[node] = k
+    return first
+
+
+@njit(cache=True)
+def add_cat_map(t, node, slots):
+    """Attach a category -> slot table to ``node`` (capacity must suffice)."""
+    off = t.sizes[1]
+    for c in range(slots.shape[0]):
+        t.cat_map[off + c] = slots[c]
+    t.cat_offset[node] = off
+    t.cat_count[node] = slots.shape[0]
+    t.sizes[1] = off + slots.shape[0]
+
+
+def trim(t):
+    """A copy of ``t`` whose arrays hold exactly the nodes in use (Python side)."""
+    n = int(t.sizes[0])
+    c = int(t.sizes[1])
+    fields = {}
+    for name in TreeArrays._fields:
+        a = getattr(t, name)
+        if name == "cat_map":
+            fields[name] = np.ascontiguousarray(a[:max(c, 1)]).copy()
+        elif name == "sizes":
+            fields[name] = a.copy()
+        else:
+            fields[name] = np.ascontiguousarray(a[:n]).copy()
+    return TreeArrays(**fields)
+
+
+@njit(cache=True, inline="always")
+def _next_node(t, node, x):
+    """Child of ``node`` taken by feature value ``x`` (NaN = missing)."""
+    if np.isnan(x):
+        return t.first_child[node] + t.missing_child[node]
+    if t.kind[node] == NUMERIC:
+        if x <= t.threshold[node]:
+            return t.first_child[node]
+        return t.first_child[node] + 1
+    code = int(x)
+    slot = -1
+    if code >= 0 and code < t.cat_count[node] and code == x:
+        slot = t.cat_map[t.cat_offset[node] + code]
+    if slot < 0:
+        slot = t.missing_child[node]
+    return t.first_child[node] + slot
+
+
+@njit(cache=True)
+def leaf_of(t, x):
+    """The leaf reached by one row ``x``."""
+    node = 0
+    while t.kind[node] != LEAF:
+        node = _next_node(t, node, x[t.feature[node]])
+    return node
+
+
+@njit(cache=True, parallel=True)
+def apply(t, X):
+    """Leaf id for every row of ``X`` (float64, NaN = missing, nominal columns
+    hold category codes). Parallel over rows."""
+    n = X.shape[0]
+    out = np.empty(n, np.int64)
+    for i in prange(n):
+        node = 0
+        while t.kind[node] != LEAF:
+            node = _next_node(t, node, X[i, t.feature[node]])
+        out[i] = node
+    return out
+
+
+@njit(cache=True)
+def apply_serial(t, X):
+    """:func:`apply` without threads, for small inputs and streaming kernels."""
+    n = X.shape[0]
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        node = 0
+        while t.kind[node] != LEAF:
+            node = _next_node(t, node, X[i, t.feature[node]])
+        out[i] = node
+    return out
+
+
+@njit(cache=True, parallel=True)
+def predict_value(t, X):
+    """``t.value`` of the leaf reached by every row (n_rows x n_outputs)."""
+    n = X.shape[0]
+    k = t.value.shape[1]
+    out = np.empty((n, k), np.float64)
+    for i in prange(n):
+        node = 0
+        while t.kind[node] != LEAF:
+            node = _next_node(t, node, X[i, t.feature[node]])
+        for j in range(k):
+            out[i, j] = t.value[node, j]
+    return out
+
+
+@njit(cache=True)
+def decision_path(t, X):
+    """Nodes visited by each row, as CSR ``(indptr, indices)``, root first."""
+    n = X.shape[0]
+    indptr = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        node = 0
+        d = 1
+        while t.kind[node] != LEAF:
+            node = _next_node(t, node, X[i, t.feature[node]])
+            d += 1
+        indptr[i + 1] = indptr[i] + d
+    indices = np.empty(indptr[n], np.int64)
+    for i in range(n):
+        node = 0
+        p = indptr[i]
+        indices[p] = 0
+        while t.kind[node] != LEAF:
+            node = _next_node(t, node, X[i, t.feature[node]])
+            p += 1
+            indices[p] = node
+    return indptr, indices
+
+
+@njit(cache=True)
+def extract_subtree(t, make_leaf):
+    """A new tree holding the nodes reachable from the root when every node
+    with ``make_leaf[i]`` true is turned into a leaf (pruning).
+
+    Node ids are renumbered breadth-first so that children stay contiguous.
+    Returns ``(new_tree, old_id_of_new)``.
+    """
+    n = t.sizes[0]
+    new_id = np.full(n, -1, np.int64)
+    old_of_new = np.empty(n, np.int64)
+    out = new_tree(n, t.value.shape[1], max(t.sizes[1], 1))
+    queue = np.empty(n, np.int64)
+    queue[0] = 0
+    new_id[0] = 0
+    old_of_new[0] = 0
+    out.sizes[0] = 1
+    head = 0
+    tail = 1
+    while head < tail:
+        old = queue[head]
+        head += 1
+        nid = new_id[old]
+        out.parent[nid] = -1 if old == 0 else new_id[t.parent[old]]
+        out.depth[nid] = t.depth[old]
+        out.n_samples[nid] = t.n_samples[old]
+        out.weighted_n_samples[nid] = t.weighted_n_samples[old]
+        out.impurity[nid] = t.impurity[old]
+        out.value[nid] = t.value[old]
+        if t.kind[old] == LEAF or make_leaf[old]:
+            out.kind[nid] = LEAF
+            out.feature[nid] = -1
+            out.first_child[nid] = -1
+            out.n_children[nid] = 0
+            continue
+        out.kind[nid] = t.kind[old]
+        out.feature[nid] = t.feature[old]
+        out.threshold[nid] = t.threshold[old]
+        out.missing_child[nid] = t.missing_child[old]
+        k = t.n_children[old]
+        first = out.sizes[0]
+        out.first_child[nid] = first
+        out.n_children[nid] = k
+        out.sizes[0] = first + k
+        for j in range(k):
+            c = t.first_child[old] + j
+            new_id[c] = first + j
+            old_of_new[first + j] = c
+            queue[tail] = c
+            tail += 1
+        if t.kind[old] == NOMINAL:
+            off = out.sizes[1]
+            cc = t.cat_count[old]
+            for c in range(cc):
+                out.cat_map[off + c] = t.cat_map[t.cat_offset[old] + c]
+            out.cat_offset[nid] = off
+            out.cat_count[nid] = cc
+            out.sizes[1] = off + cc
+    return out, old_of_new[:out.sizes[0]].copy()
+
+
+@njit(cache=True)
+def n_leaves(t):
+    c = 0
+    for i in range(t.sizes[0]):
+        if t.kind[i] == LEAF:
+            c += 1
+    return c
+
+
+@njit(cache=True)
+def max_depth(t):
+    d = 0
+    for i in range(t.sizes[0]):
+        if t.depth[i] > d:
+            d = t.depth[i]
+    return d
+
+
+def node_depths_ok(t):
+    """Consistency check used by tests: children point back to their parent."""
+    for i in range(int(t.sizes[0])):
+        if t.kind[i] != LEAF:
+            for j in range(int(t.n_children[i])):
+                c = t.first_child[i] + j
+                if t.parent[c] != i or t.depth[c] != t.depth[i] + 1:
+                    return False
+    return True
+
+
+class Tree:
+    """A fitted tree: the :class:`TreeArrays` plus Python conveniences.
+
+    Attributes mirror scikit-learn's ``Tree`` where they make sense
+    (``node_count``, ``feature``, ``threshold``, ``value``, ``impurity``,
+    ``n_node_samples``, ``weighted_n_node_samples``, and, for binary nodes,
+    ``children_left`` / ``children_right``); ``stats`` keeps each node's raw
+    statistics vector (weighted class counts, or ``[w, sum wy, sum wy^2]``).
+    """
+
+    def __init__(self, arrays, stats=None):
+        self.arrays = arrays
+        self.stats = stats
+
+    # --- scikit-learn-like views ------------------------------------------------
+    @property
+    def node_count(self):
+        return int(self.arrays.sizes[0])
+
+    def _col(self, name):
+        return getattr(self.arrays, name)[:self.node_count]
+
+    feature = property(lambda self: self._col("feature"))
+    threshold = property(lambda self: self._col("threshold"))
+    value = property(lambda self: self._col("value"))
+    impurity = property(lambda self: self._col("impurity"))
+    n_node_samples = property(lambda self: self._col("n_samples"))
+    weighted_n_node_samples = property(lambda self: self._col("weighted_n_samples"))
+    kind = property(lambda self: self._col("kind"))
+    depth = property(lambda self: self._col("depth"))
+    parent = property(lambda self: self._col("parent"))
+
+    def children(self, node):
+        """Ids of the children of ``node`` (empty for a leaf)."""
+        a = self.arrays
+        return np.arange(a.first_child[node], a.first_child[node] + a.n_children[node]) \
+            if a.kind[node] != LEAF else np.empty(0, np.int64)
+
+    @property
+    def children_left(self):
+        a = self.arrays
+        fc = self._col("first_child")
+        return np.where(self.kind == LEAF, -1, fc)
+
+    @property
+    def children_right(self):
+        fc = self._col("first_child")
+        return np.where(self.kind == LEAF, -1, fc + 1)
+
+    @property
+    def max_depth(self):
+        return int(max_depth(self.arrays))
+
+    @property
+    def n_leaves(self):
+        return int(n_leaves(self.arrays))
+
+    def is_leaf(self):
+        return self.kind == LEAF
+
+    # --- traversal ----------------------------------------------------------------
+    def apply(self, X):
+        """Leaf ids for the encoded rows ``X`` (float64, C-contiguous)."""
+        return apply(self.arrays, X)
+
+    def predict(self, X):
+        return predict_value(self.arrays, X)
+
+    def decision_path(self, X):
+        return decision_path(self.arrays, X)
+
+    def __getstate__(self):
+        return {"arrays": tuple(self.arrays), "stats": self.stats}
+
+    def __setstate__(self, state):
+        self.arrays = TreeArrays(*state["arrays"])
+        self.stats = state["stats"]

@@ -1,0 +1,527 @@
+"""Batch decision trees: scikit-learn-style estimators and the textbook presets.
+
+:class:`DecisionTreeClassifier` and :class:`DecisionTreeRegressor` grow a tree
+with the engine's depth-first builder (:mod:`treelab._engine.builder`), with
+any split criterion (built-in name or :class:`~treelab.split_criteria.Criterion`),
+the exact (``splitter="best"``) or histogram (``splitter="hist"``) splitter,
+numeric thresholds, nominal attributes (pandas ``category`` columns) as
+multiway or binary subset splits, and missing values.  Post-pruning:
+minimal cost-complexity (``ccp_alpha``), C4.5 pessimistic error pruning
+(``pruning="pessimistic"``) and reduced-error pruning on a validation set
+(:meth:`BaseDecisionTree.prune_reduced_error`).
+
+Presets: :class:`ID3Classifier`, :class:`C45Classifier`,
+:class:`CARTClassifier`, :class:`CARTRegressor`.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .._engine import pruning as _pruning
+from .._engine.binning import MAX_BINS, bin_matrix, quantile_bin_edges
+from .._engine.builder import build_tree, presort
+from .._engine.splitter import TASK_CLASSIFICATION, TASK_DENSE
+from .._engine.tree import LEAF, Tree, extract_subtree, trim
+from .._sklearn_compat import (
+    BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted,
+)
+from ..data import (
+    check_classification_targets, check_random_state, check_regression_targets,
+    check_sample_weight, encode_X, fit_encode_X,
+)
+from ..split_criteria import get_criterion
+
+__all__ = [
+    "DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "C45Classifier",
+    "CARTClassifier", "CARTRegressor",
+]
+
+_MAX_INT = np.iinfo(np.int32).max
+
+
+def _check_int_or_fraction(name, value, n, lo_int):
+    """scikit-learn's rule: an int >= lo_int, or a float fraction of n."""
+    if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool):
+        if value < lo_int:
+            raise ValueError(f"{name} must be an int >= {lo_int} or a float in (0, 1], got {value}")
+        return int(value)
+    if isinstance(value, (numbers.Real, np.floating)) and not isinstance(value, bool):
+        if not 0.0 < value <= 1.0:
+            raise ValueError(f"{name} as a float must be in (0, 1], got {value}")
+        return max(lo_int, int(math.ceil(value * n)))
+    raise TypeError(f"{name} must be an int or a float, got {type(value).__name__}")
+
+
+class BaseDecisionTree(BaseEstimator):
+    """Shared fit / predict / pruning logic (not for direct use)."""
+
+    _task = None
+
+    # ------------------------------------------------------------------ params
+    def _resolve_params(self, n, d, w_total):
+        if self.splitter not in ("best", "hist"):
+            raise ValueError(f"splitter must be 'best' (exact) or 'hist' (histogram), "
+                             f"got {self.splitter!r}")
+        if self.max_depth is None:
+            max_depth = _MAX_INT
+        elif isinstance(self.max_depth, (numbers.Integral, np.integer)) and not isinstance(
+                self.max_depth, bool) and self.max_depth >= 1:
+            max_depth = int(self.max_depth)
+        else:
+            raise ValueError(f"max_depth must be None or an int >= 1, got {self.max_depth!r}")
+        min_samples_split = _check_int_or_fraction("min_samples_split", self.min_samples_split, n, 2)
+        min_samples_leaf = _check_int_or_fraction("min_samples_leaf", self.min_samples_leaf, n, 1)
+        min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
+        mwfl = self.min_weight_fraction_leaf
+        if not isinstance(mwfl, (numbers.Real, np.floating)) or not 0.0 <= mwfl <= 0.5:
+            raise ValueError(f"min_weight_fraction_leaf must be in [0, 0.5], got {mwfl!r}")
+        mid = self.min_impurity_decrease
+        if not isinstance(mid, (numbers.Real, np.floating)) or mid < 0:
+            raise ValueError(f"min_impurity_decrease must be a float >= 0, got {mid!r}")
+        mf = self.max_features
+        if mf is None:
+            max_features = d
+        elif isinstance(mf, str):
+            if mf == "sqrt":
+                max_features = max(1, int(math.sqrt(d)))
+            elif mf == "log2":
+                max_features = max(1, int(math.log2(d)))
+            else:
+                raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int or a float, got {mf!r}")
+        elif isinstance(mf, (numbers.Integral, np.integer)) and not isinstance(mf, bool):
+            if not 1 <= mf <= d:
+                raise ValueError(f"max_features must be in [1, n_features={d}], got {mf}")
+            max_features = int(mf)
+        elif isinstance(mf, (numbers.Real, np.floating)) and not isinstance(mf, bool):
+            if not 0.0 < mf <= 1.0:
+                raise ValueError(f"max_features as a float must be in (0, 1], got {mf}")
+            max_features = max(1, int(mf * d))
+        else:
+            raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int or a float, got {mf!r}")
+        if self.nominal_split not in ("binary", "multiway"):
+            raise ValueError(f"nominal_split must be 'binary' or 'multiway', got {self.nominal_split!r}")
+        mb = self.max_bins
+        if not isinstance(mb, (numbers.Integral, np.integer)) or not 2 <= mb <= MAX_BINS:
+            raise ValueError(f"max_bins must be an int in [2, {MAX_BINS}], got {mb!r}")
+        if not isinstance(self.ccp_alpha, (numbers.Real, np.floating)) or self.ccp_alpha < 0:
+            raise ValueError(f"ccp_alpha must be a float >= 0, got {self.ccp_alpha!r}")
+        if self.pruning not in (None, "cost_complexity", "pessimistic"):
+            raise ValueError(f"pruning must be None, 'cost_complexity' or 'pessimistic', "
+                             f"got {self.pruning!r}")
+        if self.pruning == "pessimistic":
+            if self._task != "classification":
+                raise ValueError("pessimistic (C4.5) pruning is for classification trees")
+            if not 0.0 < self.confidence < 1.0:
+                raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
+        return dict(max_depth=max_depth, min_samples_split=min_samples_split,
+                    min_samples_leaf=min_samples_leaf, min_weight_leaf=float(mwfl * w_total),
+                    min_impurity_decrease=float(mid), max_features=max_features)
+
+    # --------------------------------------------------------------------- fit
+    def _targets(self, y, n, sample_weight):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit(self, X, y, sample_weight=None, check_input=True):
+        """Grow the tree from the training set ``(X, y)``."""
+        name = type(self).__name__
+        Xf, enc = fit_encode_X(X, name, self.nominal_features, allow_nan=True)
+        n, d = Xf.shape
+        yc, sstats, w, n_stats = self._targets(y, n, sample_weight)
+        w_total = float(w.sum())
+        if not w_total > 0:
+            raise ValueError("Sum of sample weights is zero: nothing to learn from")
+        params = self._resolve_params(n, d, w_total)
+        crit = get_criterion(self.criterion, self._task)
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(0, np.iinfo(np.int32).max))
+        use_hist = self.splitter == "hist"
+        is_nominal = np.ascontiguousarray(enc.is_nominal, dtype=np.bool_)
+        n_cats = np.ascontiguousarray(enc.n_cats, dtype=np.int64)
+        if use_hist:
+            edges, offsets = quantile_bin_edges(Xf, is_nominal, self.max_bins,
+                                                random_state=seed)
+            n_value_bins = int(np.max(np.diff(offsets))) + 1 if d else 1
+            B = max(n_value_bins, int(n_cats.max()) if d else 0) + 1
+            if B > 256:
+                raise ValueError(
+                    f"splitter='hist' handles nominal attributes with at most {MAX_BINS} "
+                    f"categories (got {int(n_cats.max())}); use splitter='best'")
+            Xb = bin_matrix(Xf, edges, offsets, is_nominal, B - 1)
+            order = np.zeros((d, 0), np.int64)
+        else:
+            edges, offsets = np.zeros(0), np.zeros(d + 1, np.int64)
+            B = 1
+            Xb = np.zeros((0, d), np.uint8)
+            order = presort(Xf, is_nominal)
+        arrays = build_tree(
+            X=Xf, Xb=Xb, order=order, yc=yc, sstats=sstats, w=w, is_nominal=is_nominal,
+            n_cats=n_cats, edges=np.ascontiguousarray(edges, dtype=np.float64),
+            edge_offsets=np.ascontiguousarray(offsets, dtype=np.int64),
+            n_stats=n_stats, task=TASK_CLASSIFICATION if self._task == "classification" else TASK_DENSE,
+            use_hist=use_hist, missing_bin=B - 1, n_hist_bins=B,
+            multiway=self.nominal_split == "multiway", seed=seed,
+            imp_fn=crit.impurity, merit_fn=crit.merit, merit_code=crit.merit_code, **params)
+        arrays = trim(arrays)
+        self._encoding = enc
+        self.n_features_in_ = d
+        if enc.feature_names is not None:
+            self.feature_names_in_ = enc.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.max_features_ = params["max_features"]
+        self.criterion_ = crit
+        self.tree_ = self._make_tree(arrays)
+        if self.pruning == "pessimistic":
+            self._prune_pessimistic()
+        if self.ccp_alpha > 0.0 or self.pruning == "cost_complexity":
+            make_leaf, _, _ = _pruning.cost_complexity(self.tree_.arrays, float(self.ccp_alpha), False)
+            self._apply_prune(make_leaf)
+        return self
+
+    def _make_tree(self, arrays):
+        """Turn raw node statistics (kept in ``value`` by the builder) into predictions."""
+        stats = arrays.value.copy()
+        value = self._value_from_stats(stats)
+        arrays = arrays._replace(value=np.ascontiguousarray(value))
+        return Tree(arrays, stats)
+
+    def _apply_prune(self, make_leaf):
+        if not make_leaf.any():
+            return
+        new, old_ids = extract_subtree(self.tree_.arrays, make_leaf)
+        new = trim(new)
+        self.tree_ = Tree(new, self.tree_.stats[old_ids].copy())
+
+    def _prune_pessimistic(self):
+        coeff = _pruning.c45_coefficient(float(self.confidence))
+        make_leaf, _ = _pruning.pessimistic(self.tree_.arrays, self.tree_.stats,
+                                            float(self.confidence), coeff)
+        self._apply_prune(make_leaf)
+
+    # ---------------------------------------------------------------- predict
+    def _encode(self, X):
+        check_is_fitted(self)
+        return encode_X(X, self._encoding, type(self).__name__, allow_nan=True)
+
+    def apply(self, X):
+        """Index of the leaf that each sample ends up in."""
+        return self.tree_.apply(self._encode(X))
+
+    def decision_path(self, X):
+        """Nodes visited by each sample, as a CSR ``(indptr, indices)`` pair
+        (a ``scipy.sparse.csr_matrix`` of shape (n_samples, n_nodes))."""
+        from scipy.sparse import csr_matrix
+        indptr, indices = self.tree_.decision_path(self._encode(X))
+        data = np.ones(indices.shape[0], dtype=np.int8)
+        return csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, self.tree_.node_count))
+
+    def get_depth(self):
+        """Depth of the tree (a single leaf has depth 0)."""
+        check_is_fitted(self)
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves."""
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total weighted impurity decrease brought by each feature (MDI)."""
+        check_is_fitted(self)
+        a = self.tree_.arrays
+        imp = np.zeros(self.n_features_in_)
+        W = a.weighted_n_samples[0]
+        for i in range(self.tree_.node_count):
+            if a.kind[i] == LEAF:
+                continue
+            dec = a.weighted_n_samples[i] * a.impurity[i]
+            for j in range(a.n_children[i]):
+                c = a.first_child[i] + j
+                dec -= a.weighted_n_samples[c] * a.impurity[c]
+            imp[a.feature[i]] += dec / W
+        s = imp.sum()
+        return imp / s if s > 0 else imp
+
+    # ---------------------------------------------------------------- pruning
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """Effective alphas and total leaf impurities of the minimal
+        cost-complexity pruning sequence (Breiman et al. 1984), computed on a
+        tree grown on ``(X, y)`` without pruning."""
+        from .._sklearn_compat import HAVE_SKLEARN
+        params = self.get_params()
+        params.update(ccp_alpha=0.0, pruning=None)
+        est = type(self)(**params).fit(X, y, sample_weight=sample_weight)
+        _, alphas, imps = _pruning.cost_complexity(est.tree_.arrays, 0.0, True)
+        out = {"ccp_alphas": alphas, "impurities": imps}
+        if HAVE_SKLEARN:
+            from sklearn.utils import Bunch
+            return Bunch(**out)
+        return out
+
+    def prune_reduced_error(self, X_val, y_val):
+        """Reduced-error pruning (Quinlan 1987) on a validation set: bottom-up,
+        a subtree becomes a leaf whenever that does not increase the validation
+        error (misclassifications, or squared error for regression).  Returns
+        ``self``."""
+        Xf = self._encode(X_val)
+        err = self._node_validation_error(Xf, y_val)
+        make_leaf = _pruning.reduced_error(self.tree_.arrays, err)
+        self._apply_prune(make_leaf)
+        return self
+
+    def export_text(self, **kwargs):
+        """Readable text rendering of the tree (see :func:`treelab.export_text`)."""
+        from .export import export_text
+        return export_text(self, **kwargs)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "tree_")
+
+
+# ========================================================================== classifier
+class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
+    """A decision tree classifier on treelab's jitted engine.
+
+    Parameters
+    ----------
+    criterion : str or Criterion, default="gini"
+        "gini", "entropy" (information gain; alias "log_loss"), "gain_ratio",
+        "kearns_mansour", "classification_error", or a user
+        :class:`~treelab.split_criteria.Criterion`.
+    splitter : {"best", "hist"}, default="best"
+        "best": exact threshold search over sorted values (as scikit-learn);
+        "hist": quantile histograms with ``max_bins`` bins.
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_features, random_state, min_impurity_decrease, class_weight, ccp_alpha
+        As in scikit-learn.
+    max_bins : int, default=255
+        Number of quantile bins per numeric feature for ``splitter="hist"``.
+    nominal_features : None, list of int/str or bool mask
+        Columns to treat as nominal in addition to pandas ``category`` columns.
+    nominal_split : {"binary", "multiway"}, default="binary"
+        Nominal attributes split into one child per category ("multiway", ID3 /
+        C4.5) or into two subsets of categories ("binary", CART).
+    pruning : {None, "cost_complexity", "pessimistic"}, default=None
+        Post-pruning after growth.  ``ccp_alpha > 0`` always applies
+        cost-complexity pruning; "pessimistic" is C4.5's error-based pruning.
+    confidence : float, default=0.25
+        C4.5's confidence factor CF for pessimistic pruning.
+
+    Missing values (NaN) are routed to the child chosen at fit time (the side
+    with the better merit; the larger child when the node saw none).  A
+    category unseen at a node goes where missing values go.
+    """
+
+    _task = "classification"
+
+    def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=None, random_state=None, min_impurity_decrease=0.0,
+                 class_weight=None, ccp_alpha=0.0, max_bins=255, nominal_features=None,
+                 nominal_split="binary", pruning=None, confidence=0.25):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.min_impurity_decrease = min_impurity_decrease
+        self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
+        self.max_bins = max_bins
+        self.nominal_features = nominal_features
+        self.nominal_split = nominal_split
+        self.pruning = pruning
+        self.confidence = confidence
+
+    def _targets(self, y, n, sample_weight):
+        classes, yc = check_classification_targets(y, n)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"Classifier can't train when only one class is present: y has the single "
+                f"class {classes[0]!r}")
+        self.classes_ = classes
+        self.n_classes_ = int(classes.shape[0])
+        self.n_outputs_ = 1
+        w = check_sample_weight(sample_weight, n)
+        cw = self.class_weight
+        if cw is not None:
+            k = self.n_classes_
+            if cw == "balanced":
+                counts = np.bincount(yc, minlength=k).astype(np.float64)
+                per_class = n / (k * counts)
+            elif isinstance(cw, dict):
+                per_class = np.ones(k)
+                for label, val in cw.items():
+                    idx = np.flatnonzero(classes == label)
+                    if idx.size == 0:
+                        raise ValueError(f"class_weight names the class {label!r}, which is "
+                                         "not in y")
+                    per_class[idx[0]] = float(val)
+            else:
+                raise ValueError(f"class_weight must be None, 'balanced' or a dict, got {cw!r}")
+            w = w * per_class[yc]
+        return (np.ascontiguousarray(yc), np.zeros((0, self.n_classes_)), w,
+                self.n_classes_)
+
+    def _value_from_stats(self, stats):
+        tot = stats.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            v = np.where(tot > 0, stats / np.where(tot > 0, tot, 1.0), 1.0 / stats.shape[1])
+        return v
+
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class proportions of the leaf."""
+        Xf = self._encode(X)
+        return self.tree_.predict(Xf)
+
+    def predict_log_proba(self, X):
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Majority class of the leaf each sample reaches."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def _node_validation_error(self, Xf, y_val):
+        classes = self.classes_
+        y = np.asarray(y_val)
+        if y.shape[0] != Xf.shape[0]:
+            raise ValueError("X_val and y_val have different numbers of samples")
+        idx = np.searchsorted(classes, y)
+        idx = np.clip(idx, 0, len(classes) - 1)
+        known = classes[idx] == y
+        indptr, indices = self.tree_.decision_path(Xf)
+        pred = np.argmax(self.tree_.value, axis=1)
+        err = np.zeros(self.tree_.node_count)
+        for i in range(Xf.shape[0]):
+            for p in range(indptr[i], indptr[i + 1]):
+                node = indices[p]
+                if not known[i] or pred[node] != idx[i]:
+                    err[node] += 1.0
+        return err
+
+
+# ========================================================================== regressor
+class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
+    """A regression tree (CART, squared error) on treelab's jitted engine.
+
+    Parameters are those of :class:`DecisionTreeClassifier` without
+    ``class_weight``; ``criterion`` is "squared_error" (alias "variance") or a
+    regression :class:`~treelab.split_criteria.Criterion`.  Leaves predict the
+    weighted mean of their targets.
+    """
+
+    _task = "regression"
+
+    def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=None, random_state=None, min_impurity_decrease=0.0,
+                 ccp_alpha=0.0, max_bins=255, nominal_features=None, nominal_split="binary",
+                 pruning=None, confidence=0.25):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
+        self.max_bins = max_bins
+        self.nominal_features = nominal_features
+        self.nominal_split = nominal_split
+        self.pruning = pruning
+        self.confidence = confidence
+
+    def _targets(self, y, n, sample_weight):
+        y = check_regression_targets(y, n)
+        self.n_outputs_ = 1
+        w = check_sample_weight(sample_weight, n)
+        sstats = np.ascontiguousarray(np.stack([w, w * y, w * y * y], axis=1))
+        return np.zeros(0, np.int64), sstats, w, 3
+
+    def _value_from_stats(self, stats):
+        w = stats[:, 0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(w > 0, stats[:, 1] / np.where(w > 0, w, 1.0), 0.0)
+        return mean[:, None]
+
+    def predict(self, X):
+        """Weighted mean target of the leaf each sample reaches."""
+        Xf = self._encode(X)
+        return self.tree_.predict(Xf)[:, 0]
+
+    def _node_validation_error(self, Xf, y_val):
+        y = check_regression_targets(y_val, Xf.shape[0])
+        indptr, indices = self.tree_.decision_path(Xf)
+        mean = self.tree_.value[:, 0]
+        err = np.zeros(self.tree_.node_count)
+        for i in range(Xf.shape[0]):
+            for p in range(indptr[i], indptr[i + 1]):
+                node = indices[p]
+                err[node] += (y[i] - mean[node]) ** 2
+        return err
+
+
+# ========================================================================== presets
+class ID3Classifier(DecisionTreeClassifier):
+    """ID3 (Quinlan 1986): information gain, one branch per value of a nominal
+    attribute; numeric attributes get binary threshold tests; no pruning by
+    default (pre-pruning through ``max_depth`` / ``min_samples_*``)."""
+
+    def __init__(self, *, criterion="entropy", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=None, random_state=None, min_impurity_decrease=0.0,
+                 class_weight=None, ccp_alpha=0.0, max_bins=255, nominal_features=None,
+                 nominal_split="multiway", pruning=None, confidence=0.25):
+        super().__init__(criterion=criterion, splitter=splitter, max_depth=max_depth,
+                         min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                         min_weight_fraction_leaf=min_weight_fraction_leaf,
+                         max_features=max_features, random_state=random_state,
+                         min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
+                         ccp_alpha=ccp_alpha, max_bins=max_bins, nominal_features=nominal_features,
+                         nominal_split=nominal_split, pruning=pruning, confidence=confidence)
+
+
+class C45Classifier(DecisionTreeClassifier):
+    """C4.5 (Quinlan 1993): gain ratio (among tests with at least average gain),
+    multiway nominal splits, binary thresholds on numeric attributes, missing
+    values, and pessimistic error-based post-pruning with confidence 0.25."""
+
+    def __init__(self, *, criterion="gain_ratio", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=2, min_weight_fraction_leaf=0.0,
+                 max_features=None, random_state=None, min_impurity_decrease=0.0,
+                 class_weight=None, ccp_alpha=0.0, max_bins=255, nominal_features=None,
+                 nominal_split="multiway", pruning="pessimistic", confidence=0.25):
+        super().__init__(criterion=criterion, splitter=splitter, max_depth=max_depth,
+                         min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                         min_weight_fraction_leaf=min_weight_fraction_leaf,
+                         max_features=max_features, random_state=random_state,
+                         min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
+                         ccp_alpha=ccp_alpha, max_bins=max_bins, nominal_features=nominal_features,
+                         nominal_split=nominal_split, pruning=pruning, confidence=confidence)
+
+
+class CARTClassifier(DecisionTreeClassifier):
+    """CART (Breiman et al. 1984) classification: Gini, binary splits (subsets
+    of categories for nominal attributes), minimal cost-complexity pruning via
+    ``ccp_alpha`` and :meth:`cost_complexity_pruning_path`."""
+
+
+class CARTRegressor(DecisionTreeRegressor):
+    """CART regression tree: squared error (variance reduction), binary splits,
+    minimal cost-complexity pruning via ``ccp_alpha``."""
