@@ -37,6 +37,7 @@ class FeatureEncoding:
     categories: list                       # per column: pandas Index of categories, or None
     feature_names: np.ndarray | None = None
     n_cats: np.ndarray = field(default=None)
+    has_missing: np.ndarray = field(default=None)   # bool per column: NaN seen at fit
 
     def __post_init__(self):
         if self.n_cats is None:
@@ -182,7 +183,8 @@ def fit_encode_X(X, estimator_name="estimator", nominal_features=None, allow_nan
         _check_shape(n, d, estimator_name)
         enc = FeatureEncoding(d, np.zeros(d, dtype=bool), [None] * d, None)
     _check_finite(Xf, enc.is_nominal, allow_nan)
-    return np.ascontiguousarray(Xf), enc
+    enc.has_missing = np.isnan(Xf).any(axis=0)
+    return np.require(Xf, np.float64, ["C", "W"]), enc
 
 
 def encode_X(X, enc, estimator_name="estimator", allow_nan=True):
@@ -239,7 +241,7 @@ def encode_X(X, enc, estimator_name="estimator", allow_nan=True):
                                  f"{enc.n_features} features as input.")
             _check_shape(n, d, estimator_name)
     _check_finite(Xf, enc.is_nominal, allow_nan)
-    return np.ascontiguousarray(Xf)
+    return np.require(Xf, np.float64, ["C", "W"])
 
 
 def _column_or_1d(y, what="y"):
@@ -325,7 +327,7 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError("sample_weight contains NaN or infinity")
     if (w < 0).any():
         raise ValueError("Negative values in sample_weight are not allowed")
-    return np.ascontiguousarray(w)
+    return np.require(w, np.float64, ["C", "W"]).copy()
 
 
 def check_random_state(seed):

@@ -133,6 +133,14 @@ class BaseDecisionTree(BaseEstimator):
         w_total = float(w.sum())
         if not w_total > 0:
             raise ValueError("Sum of sample weights is zero: nothing to learn from")
+        keep = w > 0
+        if not keep.all():
+            # samples of weight zero take no part in the fit (not even as thresholds),
+            # so a weight of k is the same as k copies of a sample
+            Xf, w = np.ascontiguousarray(Xf[keep]), np.ascontiguousarray(w[keep])
+            yc = np.ascontiguousarray(yc[keep]) if yc.shape[0] else yc
+            sstats = np.ascontiguousarray(sstats[keep]) if sstats.shape[0] else sstats
+            n = Xf.shape[0]
         params = self._resolve_params(n, d, w_total)
         crit = get_criterion(self.criterion, self._task)
         rng = check_random_state(self.random_state)

@@ -82,7 +82,8 @@ def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
         labels = child_labels(node)
         for j in range(a.n_children[node]):
             lab = labels[j]
-            if j == a.missing_child[node] and not lab.endswith("is missing"):
+            seen_missing = enc is None or enc.has_missing is None or enc.has_missing[a.feature[node]]
+            if j == a.missing_child[node] and seen_missing and not lab.endswith("is missing"):
                 lab += " (or missing)"
             lines.append(indent + "|--- " + lab)
             rec(a.first_child[node] + j, depth + 1)
