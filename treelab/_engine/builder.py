@@ -21,13 +21,13 @@ learner turns it into predictions (class proportions, means).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit, prange, types
 
-from ..split_criteria.base import IMPURITY_TYPE, MERIT_TYPE
+from .signatures import IMPURITY_TYPE, MERIT_TYPE
 from .histogram import hist_build, hist_subtract
 from .splitter import (
     MERIT_GAIN_RATIO, TASK_CLASSIFICATION, best_nominal, best_numeric_hist,
-    best_numeric_sorted, split_merit, stats_weight,
+    best_numeric_sorted, node_impurity, split_merit, stats_weight,
 )
 from .tree import NOMINAL, NUMERIC, TreeArrays, add_cat_map, add_children, ensure_capacity, new_tree
 
@@ -36,18 +36,24 @@ __all__ = ["build_tree", "presort", "get_build_kernel"]
 EPSILON = np.finfo(np.float64).eps
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=True)
 def presort(X, is_nominal):
-    """Per numeric feature, the row indices sorted by value (NaN last)."""
+    """Per numeric feature, the row indices sorted by value (NaN last) and the
+    sorted values themselves, so that split sweeps read contiguous memory."""
     n, d = X.shape
     order = np.empty((d, n), np.int64)
-    for f in range(d):
+    vals = np.empty((d, n), np.float64)
+    for f in prange(d):
         if is_nominal[f]:
             for i in range(n):
                 order[f, i] = i
+                vals[f, i] = X[i, f]
         else:
-            order[f] = np.argsort(X[:, f], kind="mergesort")
-    return order
+            o = np.argsort(X[:, f], kind="mergesort")
+            order[f] = o
+            for p in range(n):
+                vals[f, p] = X[o[p], f]
+    return order, vals
 
 
 @njit(cache=True)
@@ -78,7 +84,6 @@ def _sample_slot(x, kind, thr, mslot, cat_slots, n_cats):
 @njit(cache=True)
 def _stable_partition(arr, start, end, slot_of, child_start, tmp):
     """Stable counting sort of ``arr[start:end]`` by ``slot_of[arr[p]]``."""
-    k = child_start.shape[0]
     pos = child_start.copy()
     for p in range(start, end):
         i = arr[p]
@@ -87,14 +92,70 @@ def _stable_partition(arr, start, end, slot_of, child_start, tmp):
         pos[s] += 1
     for p in range(start, end):
         arr[p] = tmp[p]
-    return k
 
 
-def _build_tree_py(X, Xb, order, yc, sstats, w, is_nominal, n_cats, edges, edge_offsets,
+@njit(cache=True)
+def _stable_partition_with_keys(arr, keys, start, end, slot_of, child_start, tmp, tmpk):
+    """:func:`_stable_partition` that moves ``keys`` along with ``arr``."""
+    pos = child_start.copy()
+    for p in range(start, end):
+        i = arr[p]
+        s = slot_of[i]
+        q = pos[s]
+        tmp[q] = i
+        tmpk[q] = keys[p]
+        pos[s] = q + 1
+    for p in range(start, end):
+        arr[p] = tmp[p]
+        keys[p] = tmpk[p]
+
+
+@njit(cache=True)
+def _gather_sorted(X, Xb, use_hist, missing_bin, f, samples, start, end, keys_s, ids_s):
+    """Keys of feature ``f`` for the samples of a small node, sorted ascending with
+    missing values (NaN) last, into ``keys_s[:m]`` / ``ids_s[:m]``: bin codes in
+    histogram mode, raw values otherwise."""
+    m = end - start
+    sentinel = float(missing_bin) if use_hist else np.inf
+    for p in range(m):
+        i = samples[start + p]
+        ids_s[p] = i
+        if use_hist:
+            keys_s[p] = Xb[i, f]
+        else:
+            x = X[i, f]
+            keys_s[p] = sentinel if np.isnan(x) else x
+    if m <= 16:
+        # stable insertion sort
+        for p in range(1, m):
+            k = keys_s[p]
+            i = ids_s[p]
+            q = p - 1
+            while q >= 0 and keys_s[q] > k:
+                keys_s[q + 1] = keys_s[q]
+                ids_s[q + 1] = ids_s[q]
+                q -= 1
+            keys_s[q + 1] = k
+            ids_s[q + 1] = i
+    else:
+        perm = np.argsort(keys_s[:m], kind="mergesort")
+        kt = keys_s[:m].copy()
+        it = ids_s[:m].copy()
+        for p in range(m):
+            keys_s[p] = kt[perm[p]]
+            ids_s[p] = it[perm[p]]
+    for p in range(m - 1, -1, -1):
+        if keys_s[p] == sentinel:
+            keys_s[p] = np.nan
+        else:
+            break
+
+
+def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges, edge_offsets,
                    n_stats, task, use_hist, missing_bin, n_hist_bins,
                    max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
                    min_impurity_decrease, max_features, multiway, seed,
-                   imp_fn, merit_fn, merit_code):
+                   imp_fn, merit_fn, merit_code, builtin):
     n, d = X.shape
     S = n_stats
     np.random.seed(seed)
@@ -107,7 +168,20 @@ def _build_tree_py(X, Xb, order, yc, sstats, w, is_nominal, n_cats, edges, edge_
     t.sizes[0] = 1
     samples = np.arange(n)
     tmp = np.empty(n, np.int64)
-    slot_of = np.zeros(n, np.int64)
+    tmpk = np.empty(n if not use_hist else 1, np.float64)
+    slot_of = np.zeros(n, np.int32)
+    # nodes smaller than this sort their own samples per feature instead of
+    # using a histogram (hist) or keeping presorted segments (exact)
+    small = max(32, n_hist_bins // 2) if use_hist else 48
+    keys_s = np.empty(small, np.float64)
+    ids_s = np.empty(small, np.int64)
+    kmax = max(2, max_cats)
+    child_n_buf = np.zeros(kmax, np.int64)
+    child_start_buf = np.zeros(kmax, np.int64)
+    cstats_buf = np.zeros((kmax, S), np.float64)
+    cimp_buf = np.zeros(kmax, np.float64)
+    child_slot_buf = np.zeros(kmax, np.int64)
+    expand_buf = np.zeros(kmax, np.bool_)
 
     # histogram pool (hist mode only)
     B = n_hist_bins
@@ -123,10 +197,10 @@ def _build_tree_py(X, Xb, order, yc, sstats, w, is_nominal, n_cats, edges, edge_
     _node_stats(samples, 0, n, yc, sstats, w, task, t.value[0])
     t.n_samples[0] = n
     t.weighted_n_samples[0] = stats_weight(t.value[0], task)
-    t.impurity[0] = imp_fn(t.value[0])
+    t.impurity[0] = node_impurity(t.value[0], builtin, imp_fn)
     w_total = t.weighted_n_samples[0]
     root_slot = -1
-    if use_hist:
+    if use_hist and n >= small:
         n_free -= 1
         root_slot = free[n_free]
         hist_build(Xb, samples, 0, n, yc, sstats, w, task, pool[root_slot], pcnt[root_slot])
@@ -191,7 +265,7 @@ def _build_tree_py(X, Xb, order, yc, sstats, w, is_nominal, n_cats, edges, edge_
                 status = 0
                 if is_nominal[f]:
                     nc = n_cats[f]
-                    if use_hist:
+                    if use_hist and hslot >= 0:
                         for c in range(nc):
                             cat_cnt[c] = pcnt[hslot, f, c]
                             for s in range(S):
@@ -225,21 +299,31 @@ def _build_tree_py(X, Xb, order, yc, sstats, w, is_nominal, n_cats, edges, edge_
                     status, score, ratio, kk, mslot = best_nominal(
                         cat_stats, cat_cnt, nc, miss.copy(), n_miss, parent, imp, n_node,
                         multiway, feat_cats[f], left, buf, min_samples_leaf, min_weight_leaf,
-                        task, merit_code, imp_fn, merit_fn)
+                        task, merit_code, builtin, imp_fn, merit_fn)
                     thr = 0.0
+                elif n_node < small:
+                    # small node: sort its own samples by this feature
+                    _gather_sorted(X, Xb, use_hist, missing_bin, f, samples, start, end,
+                                   keys_s, ids_s)
+                    status, score, ratio, thr, mslot = best_numeric_sorted(
+                        keys_s, ids_s, 0, n_node, use_hist,
+                        edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
+                        yc, sstats, w, parent, imp, left, miss, buf, min_samples_leaf,
+                        min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn)
+                    kk = 2
                 elif use_hist:
                     nvb = edge_offsets[f + 1] - edge_offsets[f] + 1
                     status, score, ratio, thr, mslot = best_numeric_hist(
                         pool[hslot, f], pcnt[hslot, f], nvb,
                         edges[edge_offsets[f]:edge_offsets[f + 1]], missing_bin,
                         parent, imp, n_node, left, buf, min_samples_leaf, min_weight_leaf,
-                        task, merit_code, imp_fn, merit_fn)
+                        task, merit_code, builtin, imp_fn, merit_fn)
                     kk = 2
                 else:
                     status, score, ratio, thr, mslot = best_numeric_sorted(
-                        X, f, order[f], start, end, yc, sstats, w, parent, imp,
-                        left, miss, buf, min_samples_leaf, min_weight_leaf,
-                        task, merit_code, imp_fn, merit_fn)
+                        vals[f], order[f], start, end, False, edges, yc, sstats, w, parent,
+                        imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
+                        task, merit_code, builtin, imp_fn, merit_fn)
                     kk = 2
                 feat_status[f] = status
                 visited[n_eval] = f
@@ -293,7 +377,8 @@ def _build_tree_py(X, Xb, order, yc, sstats, w, is_nominal, n_cats, edges, edge_
             cslots = feat_cats[f]
             nc = n_cats[f]
             # ---- assign samples to children and partition --------------------------
-            child_n = np.zeros(k, np.int64)
+            child_n = child_n_buf[:k]
+            child_n[:] = 0
             for p in range(start, end):
                 i = samples[p]
                 s = _sample_slot(X[i, f], kind, thr, mslot, cslots, nc)
@@ -306,25 +391,26 @@ def _build_tree_py(X, Xb, order, yc, sstats, w, is_nominal, n_cats, edges, edge_
             if not ok:
                 is_leaf = True
             else:
-                child_start = np.empty(k, np.int64)
+                child_start = child_start_buf[:k]
                 acc = start
                 for j in range(k):
                     child_start[j] = acc
                     acc += child_n[j]
                 _stable_partition(samples, start, end, slot_of, child_start, tmp)
-                if not use_hist:
+                if not use_hist and n_node >= small:
                     for g in range(d):
                         if not is_nominal[g]:
-                            _stable_partition(order[g], start, end, slot_of, child_start, tmp)
+                            _stable_partition_with_keys(order[g], vals[g], start, end, slot_of,
+                                                        child_start, tmp, tmpk)
                 # ---- children statistics and improvement ---------------------------
-                cstats = np.zeros((k, S), np.float64)
+                cstats = cstats_buf  # rows 0..k-1 in use
                 for j in range(k):
                     _node_stats(samples, child_start[j], child_start[j] + child_n[j],
                                 yc, sstats, w, task, cstats[j])
                 wsum_imp = 0.0
-                cimp = np.empty(k, np.float64)
+                cimp = cimp_buf[:k]
                 for j in range(k):
-                    cimp[j] = imp_fn(cstats[j])
+                    cimp[j] = node_impurity(cstats[j], builtin, imp_fn)
                     wsum_imp += stats_weight(cstats[j], task) * cimp[j]
                 improvement = (wn * imp - wsum_imp) / w_total if w_total > 0 else 0.0
                 if improvement + EPSILON < min_impurity_decrease:
@@ -353,13 +439,15 @@ def _build_tree_py(X, Xb, order, yc, sstats, w, is_nominal, n_cats, edges, edge_
             t.impurity[c] = cimp[j]
 
         # ---- children histograms ---------------------------------------------------
-        child_slot = np.full(k, -1, np.int64)
-        if use_hist:
-            expand = np.zeros(k, np.bool_)
+        child_slot = child_slot_buf[:k]
+        child_slot[:] = -1
+        if use_hist and hslot >= 0:
+            expand = expand_buf[:k]
             for j in range(k):
                 nj = child_n[j]
                 expand[j] = (depth + 1 < max_depth and nj >= min_samples_split
-                             and nj >= 2 * min_samples_leaf and cimp[j] > EPSILON)
+                             and nj >= 2 * min_samples_leaf and cimp[j] > EPSILON
+                             and nj >= small)
             largest = 0
             for j in range(k):
                 if child_n[j] > child_n[largest]:
@@ -452,6 +540,7 @@ def get_build_kernel():
             types.float64[:, ::1],      # X
             types.uint8[:, ::1],        # Xb
             types.int64[:, ::1],        # order
+            types.float64[:, ::1],      # vals
             types.int64[::1],           # yc
             types.float64[:, ::1],      # sstats
             types.float64[::1],         # w
@@ -461,7 +550,7 @@ def get_build_kernel():
             types.int64[::1],           # edge_offsets
             i64, i64, types.boolean, i64, i64,   # n_stats, task, use_hist, missing_bin, n_hist_bins
             i64, i64, i64, f64, f64, i64, types.boolean, i64,
-            IMPURITY_TYPE, MERIT_TYPE, i64,
+            IMPURITY_TYPE, MERIT_TYPE, i64, i64,
         )
         _KERNEL = njit(sig, cache=True)(_build_tree_py)
     return _KERNEL
@@ -470,9 +559,10 @@ def get_build_kernel():
 def build_tree(**kw):
     """Grow one tree; keyword arguments are those of the kernel (see source)."""
     k = get_build_kernel()
-    return k(kw["X"], kw["Xb"], kw["order"], kw["yc"], kw["sstats"], kw["w"],
+    return k(kw["X"], kw["Xb"], kw["order"], kw["vals"], kw["yc"], kw["sstats"], kw["w"],
              kw["is_nominal"], kw["n_cats"], kw["edges"], kw["edge_offsets"],
              kw["n_stats"], kw["task"], kw["use_hist"], kw["missing_bin"], kw["n_hist_bins"],
              kw["max_depth"], kw["min_samples_split"], kw["min_samples_leaf"],
              kw["min_weight_leaf"], kw["min_impurity_decrease"], kw["max_features"],
-             kw["multiway"], kw["seed"], kw["imp_fn"], kw["merit_fn"], kw["merit_code"])
+             kw["multiway"], kw["seed"], kw["imp_fn"], kw["merit_fn"], kw["merit_code"],
+             kw.get("builtin", 0))

@@ -21,9 +21,14 @@ import math
 import numpy as np
 from numba import njit
 
+from .impurity import (
+    BUILTIN_CLASSIFICATION_ERROR, BUILTIN_ENTROPY, BUILTIN_GINI, BUILTIN_KEARNS_MANSOUR,
+    BUILTIN_VARIANCE, classification_error, entropy, gini, kearns_mansour, variance,
+)
+
 __all__ = [
     "TASK_CLASSIFICATION", "TASK_DENSE", "MERIT_IMPURITY_DECREASE", "MERIT_GAIN_RATIO",
-    "MERIT_CUSTOM", "stats_weight", "split_merit", "best_numeric_sorted",
+    "MERIT_CUSTOM", "stats_weight", "node_impurity", "split_merit", "best_numeric_sorted",
     "best_numeric_hist", "best_nominal",
 ]
 
@@ -47,8 +52,25 @@ def stats_weight(s, task):
     return s[0]
 
 
+@njit(cache=True, inline="always")
+def node_impurity(stats, builtin, imp_fn):
+    """Impurity of one statistics vector: a built-in kernel called directly
+    (``builtin`` != 0, so the compiler can inline it) or the criterion's function."""
+    if builtin == BUILTIN_GINI:
+        return gini(stats)
+    if builtin == BUILTIN_ENTROPY:
+        return entropy(stats)
+    if builtin == BUILTIN_VARIANCE:
+        return variance(stats)
+    if builtin == BUILTIN_KEARNS_MANSOUR:
+        return kearns_mansour(stats)
+    if builtin == BUILTIN_CLASSIFICATION_ERROR:
+        return classification_error(stats)
+    return imp_fn(stats)
+
+
 @njit(cache=True)
-def split_merit(parent, parent_imp, children, task, merit_code, imp_fn, merit_fn):
+def split_merit(parent, parent_imp, children, task, merit_code, builtin, imp_fn, merit_fn):
     """(score, gain_ratio, gain) of splitting ``parent`` into the rows of ``children``.
 
     * impurity decrease: imp(parent) - sum_c (w_c / w) imp(child_c)
@@ -69,7 +91,7 @@ def split_merit(parent, parent_imp, children, task, merit_code, imp_fn, merit_fn
         wc = stats_weight(children[c], task)
         if wc > 0.0:
             p = wc / w
-            s += p * imp_fn(children[c])
+            s += p * node_impurity(children[c], builtin, imp_fn)
             si -= p * math.log2(p)
     gain = parent_imp - s
     if merit_code == MERIT_GAIN_RATIO:
@@ -93,7 +115,7 @@ def _set_pair(buf, left, parent, miss, miss_left, task):
 
 @njit(cache=True)
 def eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
-                min_samples_leaf, min_weight_leaf, task, merit_code, imp_fn, merit_fn):
+                min_samples_leaf, min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn):
     """Best of "missing right" and "missing left" for one binary candidate.
 
     ``left`` holds the non-missing samples that go left.  Returns
@@ -114,7 +136,8 @@ def eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
         if (stats_weight(buf[0], task) < min_weight_leaf
                 or stats_weight(buf[1], task) < min_weight_leaf):
             continue
-        score, ratio, _ = split_merit(parent, parent_imp, buf, task, merit_code, imp_fn, merit_fn)
+        score, ratio, _ = split_merit(parent, parent_imp, buf, task, merit_code, builtin,
+                                      imp_fn, merit_fn)
         if score > best_score:
             best_ok = True
             best_score = score
@@ -136,61 +159,178 @@ def _add_sample(acc, i, yc, sstats, w, task):
 
 
 @njit(cache=True)
-def best_numeric_sorted(X, f, order_f, start, end, yc, sstats, w, parent, parent_imp,
-                        left, miss, buf, min_samples_leaf, min_weight_leaf,
-                        task, merit_code, imp_fn, merit_fn):
-    """Exact threshold search on one numeric feature (scikit-learn's "best" splitter).
+def _proxy_sweep(keys, ids, start, end, yc, sstats, w, parent, left, min_samples_leaf,
+                 min_weight_leaf, task, builtin):
+    """Position of the best threshold by an O(1)-per-sample *proxy* of the
+    impurity decrease of a built-in criterion (no missing values).
 
-    ``order_f[start:end]`` holds the node's samples sorted by feature ``f``
-    (missing values last).  Thresholds are midpoints between consecutive
-    distinct values.  Returns ``(status, score, ratio, threshold, missing_slot)``.
+    The proxies are monotone in the weighted child impurity (scikit-learn's
+    ``proxy_impurity_improvement``): Gini: sum_c (sum_k n_ck^2) / w_c;
+    entropy: sum_c (w_c log w_c - sum_k n_ck log n_ck) negated; variance:
+    sum_c s_c^2 / w_c.  Class-count sums are updated incrementally.
+    Returns the last position ``p`` of the left child, or -1.
+    """
+    S = parent.shape[0]
+    w_par = stats_weight(parent, task)
+    left[:] = 0.0
+    n_par = end - start
+    best = -np.inf
+    best_p = -1
+    # incremental class-count aggregates
+    sq_l = 0.0          # sum_k l_k^2
+    pl = 0.0            # sum_k p_k l_k
+    sq_p = 0.0          # sum_k p_k^2
+    ent_l = 0.0         # sum_k l_k log l_k
+    ent_r = 0.0         # sum_k r_k log r_k
+    if task == TASK_CLASSIFICATION:
+        for k in range(S):
+            sq_p += parent[k] * parent[k]
+            if parent[k] > 0.0:
+                ent_r += parent[k] * math.log(parent[k])
+    w_l = 0.0
+    n_left = 0
+    for p in range(start, end - 1):
+        i = ids[p]
+        if task == TASK_CLASSIFICATION:
+            c = yc[i]
+            wi = w[i]
+            lc = left[c]
+            rc = parent[c] - lc
+            if builtin == BUILTIN_GINI:
+                sq_l += 2.0 * lc * wi + wi * wi
+                pl += parent[c] * wi
+            else:
+                if lc > 0.0:
+                    ent_l -= lc * math.log(lc)
+                lc2 = lc + wi
+                if lc2 > 0.0:
+                    ent_l += lc2 * math.log(lc2)
+                if rc > 0.0:
+                    ent_r -= rc * math.log(rc)
+                rc2 = rc - wi
+                if rc2 > 0.0:
+                    ent_r += rc2 * math.log(rc2)
+            left[c] = lc + wi
+            w_l += wi
+        else:
+            for s in range(S):
+                left[s] += sstats[i, s]
+            w_l = left[0]
+        n_left += 1
+        if keys[p + 1] <= keys[p] + FEATURE_THRESHOLD:
+            continue
+        if n_left < min_samples_leaf or n_par - n_left < min_samples_leaf:
+            continue
+        w_r = w_par - w_l
+        if w_l < min_weight_leaf or w_r < min_weight_leaf or w_l <= 0.0 or w_r <= 0.0:
+            continue
+        if builtin == BUILTIN_GINI:
+            sq_r = sq_p - 2.0 * pl + sq_l
+            v = sq_l / w_l + sq_r / w_r
+        elif builtin == BUILTIN_ENTROPY:
+            v = ent_l + ent_r - w_l * math.log(w_l) - w_r * math.log(w_r)
+        else:
+            s_l = left[1]
+            s_r = parent[1] - s_l
+            v = s_l * s_l / w_l + s_r * s_r / w_r
+        if v > best:
+            best = v
+            best_p = p
+    return best_p
+
+
+@njit(cache=True)
+def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w, parent,
+                        parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
+                        task, merit_code, builtin, imp_fn, merit_fn):
+    """Threshold search on one numeric feature over samples sorted by it.
+
+    ``keys[start:end]`` are the node's values of the feature in ascending
+    order with missing values (NaN) last, ``ids[start:end]`` the matching
+    sample ids.  With ``use_edges`` the keys are histogram bin codes and the
+    threshold after code ``b`` is ``edges_f[b]``; otherwise keys are raw
+    values and thresholds are midpoints between consecutive distinct values
+    (scikit-learn's "best" splitter).  Returns
+    ``(status, score, ratio, threshold, missing_slot)``.
     """
     n_parent = end - start
-    # missing values are sorted last
     end_nm = end
-    while end_nm > start and np.isnan(X[order_f[end_nm - 1], f]):
+    while end_nm > start and np.isnan(keys[end_nm - 1]):
         end_nm -= 1
     n_miss = end - end_nm
     miss[:] = 0.0
     for p in range(end_nm, end):
-        _add_sample(miss, order_f[p], yc, sstats, w, task)
+        _add_sample(miss, ids[p], yc, sstats, w, task)
     if end_nm == start:
         return -1, -np.inf, -np.inf, 0.0, 0
-    if n_miss == 0 and X[order_f[end_nm - 1], f] <= X[order_f[start], f] + FEATURE_THRESHOLD:
+    if n_miss == 0 and keys[end_nm - 1] <= keys[start] + FEATURE_THRESHOLD:
         return -1, -np.inf, -np.inf, 0.0, 0
     status = 0
     best_score = -np.inf
     best_ratio = -np.inf
     best_thr = 0.0
     best_slot = 1
+    lo = start
+    if (n_miss == 0 and merit_code == MERIT_IMPURITY_DECREASE
+            and (builtin == BUILTIN_GINI or builtin == BUILTIN_ENTROPY
+                 or (builtin == BUILTIN_VARIANCE and task != TASK_CLASSIFICATION))):
+        # fast path: locate the best threshold by its proxy, then evaluate only it
+        bp = _proxy_sweep(keys, ids, start, end_nm, yc, sstats, w, parent, left,
+                          min_samples_leaf, min_weight_leaf, task, builtin)
+        if bp < 0:
+            return 0, -np.inf, -np.inf, 0.0, 0
+        lo = bp
+        end_nm = bp + 1
+        left[:] = 0.0
+        for p in range(start, bp):
+            _add_sample(left, ids[p], yc, sstats, w, task)
+        n_left = bp - start
+        # keys[bp + 1] still exists: the loop below sees a proper threshold
+        last = bp
+        _add_sample(left, ids[last], yc, sstats, w, task)
+        n_left += 1
+        ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
+                                             n_miss, buf, min_samples_leaf, min_weight_leaf,
+                                             task, merit_code, builtin, imp_fn, merit_fn)
+        if not ok:
+            return 0, -np.inf, -np.inf, 0.0, 0
+        xi = keys[last]
+        if use_edges:
+            thr = edges_f[int(xi)]
+        else:
+            xn = keys[last + 1]
+            thr = xi / 2.0 + xn / 2.0
+            if thr == xn or np.isinf(thr):
+                thr = xi
+        return 1, score, ratio, thr, slot
     left[:] = 0.0
     n_left = 0
-    for p in range(start, end_nm):
-        i = order_f[p]
-        _add_sample(left, i, yc, sstats, w, task)
+    for p in range(lo, end_nm):
+        _add_sample(left, ids[p], yc, sstats, w, task)
         n_left += 1
         if p + 1 < end_nm:
-            xi = X[i, f]
-            xn = X[order_f[p + 1], f]
-            if xn <= xi + FEATURE_THRESHOLD:
+            if keys[p + 1] <= keys[p] + FEATURE_THRESHOLD:
                 continue
         elif n_miss == 0:
             break
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf, min_samples_leaf, min_weight_leaf,
-                                             task, merit_code, imp_fn, merit_fn)
+                                             task, merit_code, builtin, imp_fn, merit_fn)
         if ok and score > best_score:
             status = 1
             best_score = score
             best_ratio = ratio
             best_slot = slot
             if p + 1 < end_nm:
-                xi = X[i, f]
-                xn = X[order_f[p + 1], f]
-                thr = xi / 2.0 + xn / 2.0
-                if thr == xn or np.isinf(thr):
-                    thr = xi
-                best_thr = thr
+                xi = keys[p]
+                if use_edges:
+                    best_thr = edges_f[int(xi)]
+                else:
+                    xn = keys[p + 1]
+                    thr = xi / 2.0 + xn / 2.0
+                    if thr == xn or np.isinf(thr):
+                        thr = xi
+                    best_thr = thr
             else:
                 # every non-missing value left, missing values right
                 best_thr = np.inf
@@ -201,7 +341,7 @@ def best_numeric_sorted(X, f, order_f, start, end, yc, sstats, w, parent, parent
 @njit(cache=True)
 def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, parent_imp,
                       n_parent, left, buf, min_samples_leaf, min_weight_leaf,
-                      task, merit_code, imp_fn, merit_fn):
+                      task, merit_code, builtin, imp_fn, merit_fn):
     """Threshold search over the histogram of one numeric feature.
 
     ``hist_f[b]`` is the statistics vector of bin ``b`` and ``cnt_f[b]`` its
@@ -234,7 +374,7 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             break
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf, min_samples_leaf, min_weight_leaf,
-                                             task, merit_code, imp_fn, merit_fn)
+                                             task, merit_code, builtin, imp_fn, merit_fn)
         if ok and score > best_score:
             status = 1
             best_score = score
@@ -253,7 +393,7 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
 @njit(cache=True)
 def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n_parent,
                  multiway, cat_slots, left, buf2, min_samples_leaf, min_weight_leaf,
-                 task, merit_code, imp_fn, merit_fn):
+                 task, merit_code, builtin, imp_fn, merit_fn):
     """Best split of a nominal feature from its per-category statistics.
 
     * ``multiway``: one child per category present at the node (ID3 / C4.5);
@@ -305,7 +445,7 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
             if not ok:
                 continue
             score, ratio, _ = split_merit(parent, parent_imp, children, task, merit_code,
-                                          imp_fn, merit_fn)
+                                          builtin, imp_fn, merit_fn)
             if score > best_score:
                 best_score = score
                 best_ratio = ratio
@@ -345,7 +485,7 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
         n_left += cat_cnt[c]
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf2, min_samples_leaf, min_weight_leaf,
-                                             task, merit_code, imp_fn, merit_fn)
+                                             task, merit_code, builtin, imp_fn, merit_fn)
         if ok and score > best_score:
             best_score = score
             best_ratio = ratio

@@ -159,19 +159,21 @@ class BaseDecisionTree(BaseEstimator):
                     f"categories (got {int(n_cats.max())}); use splitter='best'")
             Xb = bin_matrix(Xf, edges, offsets, is_nominal, B - 1)
             order = np.zeros((d, 0), np.int64)
+            vals = np.zeros((d, 0), np.float64)
         else:
             edges, offsets = np.zeros(0), np.zeros(d + 1, np.int64)
             B = 1
             Xb = np.zeros((0, d), np.uint8)
-            order = presort(Xf, is_nominal)
+            order, vals = presort(Xf, is_nominal)
         arrays = build_tree(
-            X=Xf, Xb=Xb, order=order, yc=yc, sstats=sstats, w=w, is_nominal=is_nominal,
+            X=Xf, Xb=Xb, order=order, vals=vals, yc=yc, sstats=sstats, w=w, is_nominal=is_nominal,
             n_cats=n_cats, edges=np.ascontiguousarray(edges, dtype=np.float64),
             edge_offsets=np.ascontiguousarray(offsets, dtype=np.int64),
             n_stats=n_stats, task=TASK_CLASSIFICATION if self._task == "classification" else TASK_DENSE,
             use_hist=use_hist, missing_bin=B - 1, n_hist_bins=B,
             multiway=self.nominal_split == "multiway", seed=seed,
-            imp_fn=crit.impurity, merit_fn=crit.merit, merit_code=crit.merit_code, **params)
+            imp_fn=crit.impurity, merit_fn=crit.merit, merit_code=crit.merit_code,
+            builtin=crit.builtin_code, **params)
         arrays = trim(arrays)
         self._encoding = enc
         self.n_features_in_ = d

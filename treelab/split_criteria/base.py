@@ -27,7 +27,7 @@ criterion's own ``merit`` function instead.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 __all__ = [
     "IMPURITY_SIG",
@@ -41,10 +41,7 @@ __all__ = [
     "no_merit",
 ]
 
-IMPURITY_SIG = types.float64(types.float64[::1])
-MERIT_SIG = types.float64(types.float64[::1], types.float64[:, ::1])
-IMPURITY_TYPE = types.FunctionType(IMPURITY_SIG)
-MERIT_TYPE = types.FunctionType(MERIT_SIG)
+from .._engine.signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE  # noqa: E402
 
 #: merit kinds understood by the engine, and their integer codes inside kernels
 MERIT_KINDS = {"impurity_decrease": 0, "gain_ratio": 1, "custom": 2}
@@ -136,6 +133,9 @@ class Criterion:
         else:
             self.merit = (merit if _is_compiled_with(merit, MERIT_SIG)
                           else compile_merit(merit))
+
+    #: engine code of a built-in impurity it may inline (0: call ``impurity``)
+    builtin_code = 0
 
     @property
     def merit_code(self):

@@ -1,20 +1,17 @@
-"""Impurity functions for batch and streaming trees.
+"""Built-in impurity criteria as interchangeable :class:`Criterion` objects.
 
-Each function maps a node's statistics vector to its impurity and is compiled
-with :data:`treelab.split_criteria.base.IMPURITY_SIG` so the engine's cached
-kernels can call it as a first-class function.
-
-Classification statistics are weighted class counts ``n_1..n_k`` with
-``p_j = n_j / sum(n)``; regression statistics are ``[w, sum w*y, sum w*y**2]``.
-An empty node (total weight 0) has impurity 0.
+The kernels themselves live in :mod:`treelab._engine.impurity`; each criterion
+below pairs one with a merit rule (impurity decrease or gain ratio).
+Classification statistics are weighted class counts; regression statistics
+are ``[w, sum w*y, sum w*y**2]``.
 """
 from __future__ import annotations
 
-import math
-
-from numba import njit
-
-from .base import IMPURITY_SIG, Criterion
+from .._engine.impurity import (
+    BUILTIN_CLASSIFICATION_ERROR, BUILTIN_ENTROPY, BUILTIN_GINI, BUILTIN_KEARNS_MANSOUR,
+    BUILTIN_VARIANCE, classification_error, entropy, gini, kearns_mansour, variance,
+)
+from .base import Criterion
 
 __all__ = [
     "entropy", "gini", "kearns_mansour", "classification_error", "variance",
@@ -23,97 +20,27 @@ __all__ = [
 ]
 
 
-@njit(IMPURITY_SIG, cache=True)
-def entropy(counts):
-    """Shannon entropy in bits, H(D) = -sum_j p_j log2 p_j (Quinlan 1986, ID3)."""
-    total = 0.0
-    for c in counts:
-        total += c
-    if total <= 0.0:
-        return 0.0
-    h = 0.0
-    for c in counts:
-        if c > 0.0:
-            p = c / total
-            h -= p * math.log2(p)
-    return h
-
-
-@njit(IMPURITY_SIG, cache=True)
-def gini(counts):
-    """Gini index, 1 - sum_j p_j^2 (Breiman et al. 1984, CART)."""
-    total = 0.0
-    for c in counts:
-        total += c
-    if total <= 0.0:
-        return 0.0
-    s = 0.0
-    for c in counts:
-        p = c / total
-        s += p * p
-    return 1.0 - s
-
-
-@njit(IMPURITY_SIG, cache=True)
-def kearns_mansour(counts):
-    """Kearns-Mansour impurity, sum_j sqrt(p_j (1 - p_j)).
-
-    For two classes this is 2 sqrt(p (1 - p)), the function G(q) of Kearns &
-    Mansour (1996) and Dietterich, Kearns & Mansour (1996); for k classes the
-    one-vs-rest terms are summed, which keeps it concave and zero exactly on
-    pure nodes.
-    """
-    total = 0.0
-    for c in counts:
-        total += c
-    if total <= 0.0:
-        return 0.0
-    s = 0.0
-    for c in counts:
-        p = c / total
-        s += math.sqrt(p * (1.0 - p))
-    return s
-
-
-@njit(IMPURITY_SIG, cache=True)
-def classification_error(counts):
-    """Misclassification rate of the majority vote, 1 - max_j p_j."""
-    total = 0.0
-    best = 0.0
-    for c in counts:
-        total += c
-        if c > best:
-            best = c
-    if total <= 0.0:
-        return 0.0
-    return 1.0 - best / total
-
-
-@njit(IMPURITY_SIG, cache=True)
-def variance(stats):
-    """Weighted variance of the target, sum w y^2 / w - (sum w y / w)^2 (CART regression, MSE)."""
-    w = stats[0]
-    if w <= 0.0:
-        return 0.0
-    m = stats[1] / w
-    v = stats[2] / w - m * m
-    return v if v > 0.0 else 0.0
-
-
 class _BuiltinCriterion(Criterion):
-    """Built-in criteria pickle by name so a loaded model reuses the cached kernels."""
+    """Built-in criteria pickle by name so a loaded model reuses the cached kernels,
+    and carry the code by which the engine inlines their impurity."""
+
+    def __init__(self, name, impurity, task, merit_kind="impurity_decrease", builtin=0):
+        super().__init__(name, impurity, task, merit_kind)
+        self.builtin_code = builtin
 
     def __reduce__(self):
         return (get_criterion, (self.name, self.task))
 
 
-ENTROPY = _BuiltinCriterion("entropy", entropy, "classification")
-GAIN_RATIO = _BuiltinCriterion("gain_ratio", entropy, "classification", merit_kind="gain_ratio")
-GINI = _BuiltinCriterion("gini", gini, "classification")
-KEARNS_MANSOUR = _BuiltinCriterion("kearns_mansour", kearns_mansour, "classification")
+ENTROPY = _BuiltinCriterion("entropy", entropy, "classification", builtin=BUILTIN_ENTROPY)
+GAIN_RATIO = _BuiltinCriterion("gain_ratio", entropy, "classification", merit_kind="gain_ratio",
+                               builtin=BUILTIN_ENTROPY)
+GINI = _BuiltinCriterion("gini", gini, "classification", builtin=BUILTIN_GINI)
+KEARNS_MANSOUR = _BuiltinCriterion("kearns_mansour", kearns_mansour, "classification",
+                                   builtin=BUILTIN_KEARNS_MANSOUR)
 CLASSIFICATION_ERROR = _BuiltinCriterion("classification_error", classification_error,
-                                         "classification")
-VARIANCE = _BuiltinCriterion("squared_error", variance, "regression")
+                                         "classification", builtin=BUILTIN_CLASSIFICATION_ERROR)
+VARIANCE = _BuiltinCriterion("squared_error", variance, "regression", builtin=BUILTIN_VARIANCE)
 
 CLASSIFICATION_CRITERIA = {
     "entropy": ENTROPY,

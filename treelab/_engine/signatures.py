@@ -1,0 +1,16 @@
+"""Fixed numba signatures of the first-class functions the engine accepts.
+
+A criterion (or, later, a loss or a decision rule) compiled with one of these
+signatures can be passed into any cached kernel as a
+``numba.types.FunctionType`` value without recompiling the kernel.
+"""
+from numba import types
+
+__all__ = ["IMPURITY_SIG", "MERIT_SIG", "IMPURITY_TYPE", "MERIT_TYPE"]
+
+#: impurity(stats) -> float
+IMPURITY_SIG = types.float64(types.float64[::1])
+#: merit(parent_stats, children_stats) -> float
+MERIT_SIG = types.float64(types.float64[::1], types.float64[:, ::1])
+IMPURITY_TYPE = types.FunctionType(IMPURITY_SIG)
+MERIT_TYPE = types.FunctionType(MERIT_SIG)

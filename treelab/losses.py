@@ -1,0 +1,686 @@
+"""Twice-differentiable losses shared by Stochastic Gradient Trees and gradient boosting.
+
+A loss is a small Python object holding a jitted ``grad_hess`` function with
+the fixed signature :data:`GRAD_HESS_SIG`::
+
+    grad_hess(y, raw, grad, hess) -> None
+        y    float64[::1]      targets (class codes 0..k-1 as floats for classifiers)
+        raw  float64[:, ::1]   raw scores, (n_samples, n_outputs)
+        grad float64[:, ::1]   output: d loss / d raw
+        hess float64[:, ::1]   output: d^2 loss / d raw^2 (the diagonal)
+
+so the engine's cached kernels take it as a first-class function
+(``numba.types.FunctionType``, :data:`GRAD_HESS_TYPE`) and never recompile
+for a new loss.  The Python side adds ``n_outputs(n_classes)``,
+``inverse_link`` (raw score -> prediction / probabilities), ``link`` (its
+inverse), ``init_raw`` (the starting raw score: zero, as SGT starts from 0, or
+the prior), ``gradients`` and ``value`` (validated NumPy conveniences).
+
+Built-in losses (Gouk, Pfahringer & Frank, ACML 2019, Sec. "Applications";
+Friedman 2001; Chen & Guestrin 2016):
+
+* :class:`SquaredError` - l = (raw - y)^2 / 2, g = raw - y, h = 1;
+* :class:`Logistic` - binary y in {0, 1}, p = sigmoid(raw), g = p - y, h = p (1 - p);
+* :class:`Softmax` - k classes with k - 1 outputs, the last class's score
+  hard-wired to 0 as in the SGT paper; g_j = p_j - [y = j], h_j = p_j (1 - p_j)
+  (the diagonal of the Hessian);
+* multi-instance learning (:class:`MultiInstanceMax`, kernels :func:`bag_max`,
+  :func:`mi_grad_hess`): a bag's score is the maximum of its instances'
+  scores, the bag loss is the logistic loss of that score, and its gradient
+  and Hessian go only to the arg-max instance.
+
+User-defined losses: :meth:`Loss.from_functions` takes scalar Python
+functions ``grad(y, raw) -> float`` and ``hess(y, raw) -> float``, compiles
+them with numba and builds the vectorised ``grad_hess``::
+
+    def grad(y, f):
+        r = f - y
+        return r / math.sqrt(1.0 + r * r)
+    def hess(y, f):
+        r = f - y
+        return (1.0 + r * r) ** -1.5
+    pseudo_huber = Loss.from_functions(grad, hess, name="pseudo_huber")
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, types
+
+__all__ = [
+    "GRAD_HESS_SIG", "GRAD_HESS_TYPE", "SCALAR_SIG", "SCALAR_TYPE",
+    "Loss", "CustomLoss", "SquaredError", "Logistic", "Softmax", "MultiInstanceMax",
+    "compile_grad_hess", "get_loss", "LOSSES",
+    "sigmoid", "bag_max", "mi_grad_hess", "bag_offsets_from_ids",
+]
+
+GRAD_HESS_SIG = types.void(types.float64[::1], types.float64[:, ::1],
+                           types.float64[:, ::1], types.float64[:, ::1])
+GRAD_HESS_TYPE = types.FunctionType(GRAD_HESS_SIG)
+#: signature of a user's scalar ``grad(y, raw)`` / ``hess(y, raw)`` / ``value(y, raw)``
+SCALAR_SIG = types.float64(types.float64, types.float64)
+SCALAR_TYPE = types.FunctionType(SCALAR_SIG)
+
+
+# --------------------------------------------------------------------------- kernels
+
+@njit(cache=True)
+def sigmoid(z):
+    """Logistic function 1 / (1 + exp(-z)) without overflow."""
+    if z >= 0.0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+@njit(cache=True)
+def _log1pexp(z):
+    """log(1 + exp(z)) without overflow."""
+    if z > 0.0:
+        return z + math.log1p(math.exp(-z))
+    return math.log1p(math.exp(z))
+
+
+@njit(GRAD_HESS_SIG, cache=True)
+def squared_error_grad_hess(y, raw, grad, hess):
+    """l = (raw - y)^2 / 2: g = raw - y, h = 1 (every output column against y)."""
+    for i in range(raw.shape[0]):
+        for j in range(raw.shape[1]):
+            grad[i, j] = raw[i, j] - y[i]
+            hess[i, j] = 1.0
+
+
+@njit(GRAD_HESS_SIG, cache=True)
+def logistic_grad_hess(y, raw, grad, hess):
+    """l = log(1 + e^raw) - y raw, y in {0, 1}: g = p - y, h = p (1 - p), p = sigmoid(raw)."""
+    for i in range(raw.shape[0]):
+        for j in range(raw.shape[1]):
+            p = sigmoid(raw[i, j])
+            grad[i, j] = p - y[i]
+            hess[i, j] = p * (1.0 - p)
+
+
+@njit(GRAD_HESS_SIG, cache=True)
+def softmax_grad_hess(y, raw, grad, hess):
+    """Softmax cross-entropy over k = n_outputs + 1 classes, class k-1 scored 0.
+
+    p_j = e^raw_j / (1 + sum_i e^raw_i); g_j = p_j - [y = j]; h_j = p_j (1 - p_j).
+    """
+    k1 = raw.shape[1]
+    for i in range(raw.shape[0]):
+        mx = 0.0
+        for j in range(k1):
+            if raw[i, j] > mx:
+                mx = raw[i, j]
+        s = math.exp(-mx)
+        for j in range(k1):
+            s += math.exp(raw[i, j] - mx)
+        yi = y[i]
+        for j in range(k1):
+            p = math.exp(raw[i, j] - mx) / s
+            grad[i, j] = p - (1.0 if yi == j else 0.0)
+            hess[i, j] = p * (1.0 - p)
+
+
+@njit(cache=True)
+def _squared_error_value(y, raw, out):
+    for i in range(raw.shape[0]):
+        s = 0.0
+        for j in range(raw.shape[1]):
+            r = raw[i, j] - y[i]
+            s += 0.5 * r * r
+        out[i] = s
+
+
+@njit(cache=True)
+def _logistic_value(y, raw, out):
+    for i in range(raw.shape[0]):
+        s = 0.0
+        for j in range(raw.shape[1]):
+            s += _log1pexp(raw[i, j]) - y[i] * raw[i, j]
+        out[i] = s
+
+
+@njit(cache=True)
+def _softmax_value(y, raw, out):
+    k1 = raw.shape[1]
+    for i in range(raw.shape[0]):
+        mx = 0.0
+        for j in range(k1):
+            if raw[i, j] > mx:
+                mx = raw[i, j]
+        s = math.exp(-mx)
+        for j in range(k1):
+            s += math.exp(raw[i, j] - mx)
+        c = int(y[i])
+        ry = raw[i, c] if 0 <= c < k1 else 0.0
+        out[i] = mx + math.log(s) - ry
+
+
+@njit(cache=True)
+def _softmax_proba(raw, out):
+    k1 = raw.shape[1]
+    for i in range(raw.shape[0]):
+        mx = 0.0
+        for j in range(k1):
+            if raw[i, j] > mx:
+                mx = raw[i, j]
+        s = math.exp(-mx)
+        for j in range(k1):
+            s += math.exp(raw[i, j] - mx)
+        for j in range(k1):
+            out[i, j] = math.exp(raw[i, j] - mx) / s
+        out[i, k1] = math.exp(-mx) / s
+
+
+@njit(types.void(types.float64[::1], types.float64[:, ::1], types.float64[::1], SCALAR_TYPE),
+      cache=True)
+def _elementwise_value(y, raw, out, value):
+    """out_i = sum_j value(y_i, raw_ij) for a scalar first-class ``value``."""
+    for i in range(raw.shape[0]):
+        s = 0.0
+        for j in range(raw.shape[1]):
+            s += value(y[i], raw[i, j])
+        out[i] = s
+
+
+# ------------------------------------------------------------ multi-instance kernels
+
+@njit(cache=True)
+def bag_max(raw, bag_offsets):
+    """Bag scores as the maximum over each bag's instances.
+
+    ``raw`` holds instance scores (1-D); the instances of bag b are rows
+    ``bag_offsets[b]:bag_offsets[b+1]`` (instances grouped by bag, see
+    :func:`bag_offsets_from_ids`).  Returns ``(scores, argmax)``, ``argmax``
+    the row index of the first maximising instance; an empty bag scores
+    ``-inf`` with argmax -1.
+    """
+    n_bags = bag_offsets.shape[0] - 1
+    scores = np.empty(n_bags, dtype=np.float64)
+    arg = np.empty(n_bags, dtype=np.int64)
+    for b in range(n_bags):
+        best = -np.inf
+        at = -1
+        for i in range(bag_offsets[b], bag_offsets[b + 1]):
+            if at < 0 or raw[i] > best:
+                best = raw[i]
+                at = i
+        scores[b] = best
+        arg[b] = at
+    return scores, arg
+
+
+@njit(cache=True)
+def mi_grad_hess(y_bag, raw, bag_offsets, grad, hess):
+    """Gradient and Hessian of the multi-instance max-logistic loss per instance.
+
+    Bag loss l_b = log(1 + e^s_b) - y_b s_b with s_b = max over the bag's
+    instance scores ``raw``; its subgradient w.r.t. the instance scores is
+    (p_b - y_b) at the arg-max instance and 0 elsewhere, likewise the
+    Hessian p_b (1 - p_b) (Gouk et al. 2019, multi-instance learning).
+    ``grad`` and ``hess`` (1-D, like ``raw``) are overwritten.
+    """
+    for i in range(raw.shape[0]):
+        grad[i] = 0.0
+        hess[i] = 0.0
+    scores, arg = bag_max(raw, bag_offsets)
+    for b in range(scores.shape[0]):
+        at = arg[b]
+        if at < 0:
+            continue
+        p = sigmoid(scores[b])
+        grad[at] = p - y_bag[b]
+        hess[at] = p * (1.0 - p)
+
+
+def bag_offsets_from_ids(bag_ids):
+    """Group instances by bag: ``(order, offsets, bags)``.
+
+    ``order`` sorts the instances stably by bag id, so that the instances of
+    ``bags[b]`` are ``order[offsets[b]:offsets[b+1]]``; index ``raw`` and
+    ``X`` with ``order`` before calling the kernels.
+    """
+    bag_ids = np.asarray(bag_ids)
+    if bag_ids.ndim != 1:
+        raise ValueError(f"bag_ids must be 1-D, got shape {bag_ids.shape}")
+    order = np.argsort(bag_ids, kind="stable")
+    bags, counts = np.unique(bag_ids[order], return_counts=True)
+    offsets = np.zeros(len(bags) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return order.astype(np.int64), offsets, bags
+
+
+# -------------------------------------------------------------------- Python side
+
+def _is_compiled_with(func, sig):
+    sigs = getattr(func, "signatures", None)
+    if not sigs:
+        return False
+    return tuple(sig.args) in [tuple(s) for s in sigs]
+
+
+def compile_grad_hess(func, cache=True):
+    """Compile ``func(y, raw, grad, hess)`` with :data:`GRAD_HESS_SIG`.
+
+    Accepts a plain Python function or a dispatcher; with ``cache=True`` the
+    machine code is cached beside the file defining ``func``.
+    """
+    if _is_compiled_with(func, GRAD_HESS_SIG):
+        return func
+    py = getattr(func, "py_func", func)
+    return njit(GRAD_HESS_SIG, cache=cache)(py)
+
+
+def _compile_scalar(func, cache=True):
+    if _is_compiled_with(func, SCALAR_SIG):
+        return func
+    if not callable(func):
+        raise TypeError(f"expected a callable f(y, raw) -> float, got {func!r}")
+    py = getattr(func, "py_func", func)
+    return njit(SCALAR_SIG, cache=cache)(py)
+
+
+def _as_y(y):
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {y.shape}")
+    return y
+
+
+def _as_raw(raw, n=None):
+    raw = np.asarray(raw, dtype=np.float64)
+    if raw.ndim == 1:
+        raw = raw.reshape(-1, 1)
+    if raw.ndim != 2:
+        raise ValueError(f"raw scores must be 1-D or 2-D (n_samples, n_outputs), got shape {raw.shape}")
+    if n is not None and raw.shape[0] != n:
+        raise ValueError(f"raw has {raw.shape[0]} rows but y has {n} entries")
+    return np.ascontiguousarray(raw)
+
+
+class Loss:
+    """A twice-differentiable loss: a jitted ``grad_hess`` plus link functions.
+
+    Parameters
+    ----------
+    name : str
+    grad_hess : callable
+        ``grad_hess(y, raw, grad, hess)`` filling ``grad``/``hess`` in place;
+        compiled with :data:`GRAD_HESS_SIG` unless it already is.
+    value : callable, optional
+        Scalar ``value(y, raw) -> float`` per output (summed over outputs),
+        used by :meth:`value`.
+    n_outputs : int
+        Raw scores per sample (default 1).
+
+    The default links are the identity and ``init_raw`` is zero.
+    """
+
+    task = "regression"
+
+    def __init__(self, name, grad_hess, value=None, n_outputs=1):
+        if not callable(grad_hess):
+            raise TypeError("grad_hess must be callable")
+        self.name = str(name)
+        self.grad_hess = compile_grad_hess(grad_hess)
+        self._value_py = value
+        self._value = None if value is None else _compile_scalar(value)
+        self._n_outputs = int(n_outputs)
+
+    # -- construction helpers ------------------------------------------------
+    @staticmethod
+    def from_functions(grad, hess, name="custom", value=None, inverse_link=None,
+                       link=None, cache=True):
+        """A single-output loss from scalar ``grad(y, raw)`` and ``hess(y, raw)``.
+
+        The functions are compiled with :data:`SCALAR_SIG` (``cache=True``
+        stores them beside the user's file) and wrapped into an element-wise
+        ``grad_hess``.  ``value(y, raw)`` (optional) gives the loss itself;
+        ``inverse_link`` / ``link`` are optional NumPy callables (identity by
+        default).  See :class:`CustomLoss`.
+        """
+        return CustomLoss(grad, hess, name=name, value=value, inverse_link=inverse_link,
+                          link=link, cache=cache)
+
+    # -- shapes and links ----------------------------------------------------
+    def n_outputs(self, n_classes=None):
+        """Number of raw scores per sample (trees per boosting round)."""
+        return self._n_outputs
+
+    def inverse_link(self, raw):
+        """Raw scores -> predictions (identity)."""
+        return np.asarray(raw, dtype=np.float64)
+
+    def link(self, pred):
+        """Predictions -> raw scores (identity)."""
+        return np.asarray(pred, dtype=np.float64)
+
+    def init_raw(self, y, n_classes=None, strategy="zero"):
+        """Starting raw score, shape (n_outputs,): zeros (SGT) or ``"prior"``.
+
+        The base class knows only ``"zero"``; built-in losses also give the
+        loss minimiser over a constant (``"prior"``: mean, log-odds, log-ratios).
+        """
+        if strategy != "zero":
+            raise ValueError(f"{self.name}: unknown init strategy {strategy!r}; only 'zero'")
+        return np.zeros(self.n_outputs(n_classes), dtype=np.float64)
+
+    # -- NumPy conveniences ----------------------------------------------------
+    def _check_y(self, y, raw):
+        """Hook for target validation (raises ValueError)."""
+
+    def gradients(self, y, raw):
+        """``(grad, hess)`` arrays shaped like ``raw`` (2-D), after validation."""
+        y = _as_y(y)
+        raw = _as_raw(raw, len(y))
+        self._check_y(y, raw)
+        grad = np.empty_like(raw)
+        hess = np.empty_like(raw)
+        self.grad_hess(y, raw, grad, hess)
+        return grad, hess
+
+    def _value_kernel(self, y, raw, out):
+        if self._value is None:
+            raise NotImplementedError(f"loss {self.name!r} has no value function")
+        _elementwise_value(y, raw, out, self._value)
+
+    def value(self, y, raw):
+        """Per-sample loss values, shape (n_samples,)."""
+        y = _as_y(y)
+        raw = _as_raw(raw, len(y))
+        self._check_y(y, raw)
+        out = np.empty(len(y), dtype=np.float64)
+        self._value_kernel(y, raw, out)
+        return out
+
+    def __repr__(self):
+        return f"{type(self).__name__}(name={self.name!r})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.__reduce__() == other.__reduce__()
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.name))
+
+    def __reduce__(self):
+        return (Loss, (self.name, getattr(self.grad_hess, "py_func", self.grad_hess),
+                       self._value_py, self._n_outputs))
+
+
+class _BuiltinLoss(Loss):
+    """Built-in losses pickle and compare by class."""
+
+    _grad_hess = None
+    _name = ""
+
+    def __init__(self):
+        self.name = self._name
+        self.grad_hess = type(self)._grad_hess
+        self._value_py = None
+        self._value = None
+        self._n_outputs = 1
+
+    def __reduce__(self):
+        return (type(self), ())
+
+
+class SquaredError(_BuiltinLoss):
+    """Squared error (y - raw)^2 / 2 for regression; g = raw - y, h = 1."""
+
+    _name = "squared_error"
+    _grad_hess = squared_error_grad_hess
+
+    def _value_kernel(self, y, raw, out):
+        _squared_error_value(y, raw, out)
+
+    def init_raw(self, y, n_classes=None, strategy="zero"):
+        if strategy == "prior":
+            y = _as_y(y)
+            return np.full(1, float(y.mean()) if len(y) else 0.0)
+        return super().init_raw(y, n_classes, strategy)
+
+
+_PROBA_EPS = 1e-15
+
+
+class Logistic(_BuiltinLoss):
+    """Binary logistic loss (cross-entropy) on raw log-odds; y in {0, 1}."""
+
+    task = "classification"
+    _name = "logistic"
+    _grad_hess = logistic_grad_hess
+
+    def n_outputs(self, n_classes=None):
+        if n_classes is not None and int(n_classes) != 2:
+            raise ValueError(f"logistic loss is binary; got n_classes={n_classes} (use 'softmax')")
+        return 1
+
+    def _check_y(self, y, raw):
+        if not np.all((y == 0.0) | (y == 1.0)):
+            raise ValueError("logistic loss needs targets y in {0, 1}")
+
+    def inverse_link(self, raw):
+        """Raw log-odds -> P(y = 1), elementwise (same shape as ``raw``)."""
+        raw = np.asarray(raw, dtype=np.float64)
+        out = np.empty_like(raw)
+        pos = raw >= 0
+        out[pos] = 1.0 / (1.0 + np.exp(-raw[pos]))
+        e = np.exp(raw[~pos])
+        out[~pos] = e / (1.0 + e)
+        return out
+
+    def link(self, pred):
+        """P(y = 1) -> log-odds (probabilities clipped to [1e-15, 1 - 1e-15])."""
+        p = np.clip(np.asarray(pred, dtype=np.float64), _PROBA_EPS, 1.0 - _PROBA_EPS)
+        return np.log(p) - np.log1p(-p)
+
+    def predict_proba(self, raw):
+        """(n, 2) class probabilities [P(y = 0), P(y = 1)] from raw scores (n,) or (n, 1)."""
+        p = self.inverse_link(np.asarray(raw, dtype=np.float64).reshape(-1))
+        return np.column_stack([1.0 - p, p])
+
+    def _value_kernel(self, y, raw, out):
+        _logistic_value(y, raw, out)
+
+    def init_raw(self, y, n_classes=None, strategy="zero"):
+        if strategy == "prior":
+            y = _as_y(y)
+            return self.link(np.full(1, y.mean() if len(y) else 0.5))
+        return super().init_raw(y, n_classes, strategy)
+
+
+class Softmax(_BuiltinLoss):
+    """Multiclass softmax cross-entropy with k - 1 outputs (SGT convention).
+
+    Output j is the score of class j for j < k - 1; the last class's score is
+    fixed at 0 (Gouk et al. 2019: one tree per class minus one).  ``y`` holds
+    class codes 0..k-1; k = n_outputs + 1 is read from ``raw.shape[1]``.
+    The Hessian is its diagonal p_j (1 - p_j).
+    """
+
+    task = "classification"
+    _name = "softmax"
+    _grad_hess = softmax_grad_hess
+
+    def n_outputs(self, n_classes=None):
+        if n_classes is None or int(n_classes) < 2:
+            raise ValueError(f"softmax loss needs n_classes >= 2, got {n_classes!r}")
+        return int(n_classes) - 1
+
+    def _check_y(self, y, raw):
+        k = raw.shape[1] + 1
+        if not np.all((y >= 0) & (y < k) & (y == np.floor(y))):
+            raise ValueError(f"softmax loss with {raw.shape[1]} outputs needs class codes "
+                             f"y in 0..{k - 1}")
+
+    def inverse_link(self, raw):
+        """Raw scores (n, k-1) -> class probabilities (n, k)."""
+        raw = np.asarray(raw, dtype=np.float64)
+        if raw.ndim == 1:
+            raw = raw.reshape(-1, 1)
+        raw = np.ascontiguousarray(raw)
+        out = np.empty((raw.shape[0], raw.shape[1] + 1), dtype=np.float64)
+        _softmax_proba(raw, out)
+        return out
+
+    predict_proba = inverse_link
+
+    def link(self, pred):
+        """Class probabilities (n, k) -> raw scores log(p_j / p_{k-1}), (n, k-1)."""
+        p = np.clip(np.asarray(pred, dtype=np.float64), _PROBA_EPS, None)
+        lp = np.log(p)
+        return lp[..., :-1] - lp[..., -1:]
+
+    def _value_kernel(self, y, raw, out):
+        _softmax_value(y, raw, out)
+
+    def init_raw(self, y, n_classes=None, strategy="zero"):
+        if strategy == "prior":
+            y = _as_y(y)
+            k = self.n_outputs(n_classes) + 1
+            counts = np.bincount(y.astype(np.int64), minlength=k)[:k].astype(np.float64)
+            p = counts / max(counts.sum(), 1.0) if counts.sum() else np.full(k, 1.0 / k)
+            return self.link(p[None, :])[0]
+        return super().init_raw(y, n_classes, strategy)
+
+
+def _make_elementwise_grad_hess(gfun, hfun):
+    """Vectorise compiled scalar grad/hess into a GRAD_HESS_SIG function.
+
+    The result refers to ``gfun``/``hfun`` as globals, so it is compiled once
+    per process (not cached on disk); the scalar functions themselves are.
+    """
+    def grad_hess(y, raw, grad, hess):
+        for i in range(raw.shape[0]):
+            yi = y[i]
+            for j in range(raw.shape[1]):
+                r = raw[i, j]
+                grad[i, j] = gfun(yi, r)
+                hess[i, j] = hfun(yi, r)
+    return njit(GRAD_HESS_SIG, cache=False)(grad_hess)
+
+
+class CustomLoss(Loss):
+    """A single-output loss from user scalar functions ``grad(y, raw)``, ``hess(y, raw)``.
+
+    Each function maps two floats to a float and must be numba-compilable
+    (plain arithmetic and ``math``).  ``grad_hess`` applies them to every
+    entry of ``raw``.  ``value``, ``inverse_link`` and ``link`` are optional.
+    Pickles by reference to the user's functions (define them at module level).
+    """
+
+    task = "regression"
+
+    def __init__(self, grad, hess, name="custom", value=None, inverse_link=None, link=None,
+                 cache=True):
+        if not callable(grad) or not callable(hess):
+            raise TypeError("grad and hess must be callables f(y, raw) -> float")
+        self.name = str(name)
+        self._grad_py = getattr(grad, "py_func", grad)
+        self._hess_py = getattr(hess, "py_func", hess)
+        self._value_py = None if value is None else getattr(value, "py_func", value)
+        self._inverse_link = inverse_link
+        self._link = link
+        self._cache = bool(cache)
+        self.grad = _compile_scalar(grad, cache)
+        self.hess = _compile_scalar(hess, cache)
+        self._value = None if value is None else _compile_scalar(value, cache)
+        self.grad_hess = _make_elementwise_grad_hess(self.grad, self.hess)
+        self._n_outputs = 1
+
+    def inverse_link(self, raw):
+        raw = np.asarray(raw, dtype=np.float64)
+        return raw if self._inverse_link is None else np.asarray(self._inverse_link(raw))
+
+    def link(self, pred):
+        pred = np.asarray(pred, dtype=np.float64)
+        return pred if self._link is None else np.asarray(self._link(pred))
+
+    def __reduce__(self):
+        return (CustomLoss, (self._grad_py, self._hess_py, self.name, self._value_py,
+                             self._inverse_link, self._link, self._cache))
+
+
+class MultiInstanceMax:
+    """Multi-instance binary classification with the max-over-bag logistic loss.
+
+    Not a :class:`Loss` (its gradients need the bag structure); wraps
+    :func:`bag_max` and :func:`mi_grad_hess` for NumPy callers.  Bags are
+    given by ``bag_offsets`` over instances grouped by bag
+    (:func:`bag_offsets_from_ids`); ``y_bag`` holds one label in {0, 1} per bag.
+    """
+
+    name = "multi_instance_max"
+    task = "classification"
+
+    @staticmethod
+    def _check(y_bag, raw, bag_offsets):
+        y_bag = _as_y(y_bag)
+        raw = np.ascontiguousarray(raw, dtype=np.float64).reshape(-1)
+        off = np.ascontiguousarray(bag_offsets, dtype=np.int64)
+        if off.ndim != 1 or len(off) != len(y_bag) + 1:
+            raise ValueError(f"bag_offsets must have n_bags + 1 = {len(y_bag) + 1} entries")
+        if off[0] != 0 or off[-1] != len(raw) or np.any(np.diff(off) < 0):
+            raise ValueError("bag_offsets must start at 0, be non-decreasing and end at n_instances")
+        if not np.all((y_bag == 0.0) | (y_bag == 1.0)):
+            raise ValueError("multi-instance loss needs bag labels in {0, 1}")
+        return y_bag, raw, off
+
+    def n_outputs(self, n_classes=None):
+        return 1
+
+    def bag_scores(self, raw, bag_offsets):
+        """(scores, argmax) per bag; see :func:`bag_max`."""
+        raw = np.ascontiguousarray(raw, dtype=np.float64).reshape(-1)
+        return bag_max(raw, np.ascontiguousarray(bag_offsets, dtype=np.int64))
+
+    def gradients(self, y_bag, raw, bag_offsets):
+        """Per-instance ``(grad, hess)`` (1-D); non-zero only at each bag's arg-max."""
+        y_bag, raw, off = self._check(y_bag, raw, bag_offsets)
+        grad = np.empty_like(raw)
+        hess = np.empty_like(raw)
+        mi_grad_hess(y_bag, raw, off, grad, hess)
+        return grad, hess
+
+    def value(self, y_bag, raw, bag_offsets):
+        """Per-bag logistic loss at the bag score."""
+        y_bag, raw, off = self._check(y_bag, raw, bag_offsets)
+        s, _ = bag_max(raw, off)
+        return np.logaddexp(0.0, s) - y_bag * s
+
+    def predict_proba(self, raw, bag_offsets):
+        """(n_bags, 2) probabilities from the bag scores."""
+        s, _ = self.bag_scores(raw, bag_offsets)
+        p = Logistic().inverse_link(s)
+        return np.column_stack([1.0 - p, p])
+
+    def __repr__(self):
+        return "MultiInstanceMax()"
+
+
+LOSSES = {
+    "squared_error": SquaredError,
+    "logistic": Logistic,
+    "softmax": Softmax,
+}
+_ALIASES = {
+    "squared": "squared_error", "l2": "squared_error", "mse": "squared_error",
+    "log_loss": "logistic", "binary_crossentropy": "logistic", "cross_entropy": "logistic",
+    "multinomial": "softmax", "multiclass": "softmax",
+}
+
+
+def get_loss(name):
+    """A loss by name ('squared_error', 'logistic', 'softmax'); a Loss passes through."""
+    if isinstance(name, (Loss, MultiInstanceMax)):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"loss must be a name or a Loss, got {type(name).__name__}")
+    key = _ALIASES.get(name.lower(), name.lower())
+    if key == "multi_instance_max":
+        return MultiInstanceMax()
+    if key not in LOSSES:
+        raise ValueError(f"unknown loss {name!r}; choose from {sorted(LOSSES)} or pass a Loss")
+    return LOSSES[key]()
