@@ -3,11 +3,15 @@
 One jitted tree engine (``treelab._engine``), interchangeable split criteria
 (``treelab.split_criteria``) and learners built on them (``treelab.learners``).
 """
-from .learners import (
+from ._cache import invalidate_stale_caches as _invalidate_stale_caches
+
+_invalidate_stale_caches()
+
+from .learners import (  # noqa: E402
     C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
     DecisionTreeRegressor, ID3Classifier, export_text,
 )
-from .split_criteria import Criterion
+from .split_criteria import Criterion  # noqa: E402
 
 __version__ = "0.1.0"
 

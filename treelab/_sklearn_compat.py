@@ -1,81 +1,173 @@
-"""scikit-learn conventions without a hard dependency on scikit-learn.
+"""scikit-learn conventions without importing scikit-learn.
 
-When scikit-learn is installed the estimators inherit its ``BaseEstimator``
-and mixins (so they work with pipelines, ``clone``, grid search and
-``check_estimator``); otherwise minimal stand-ins give the same
-``get_params`` / ``set_params`` / ``score`` behaviour.
+treelab's estimators follow scikit-learn's API (``get_params`` /
+``set_params``, ``score``, ``__sklearn_tags__``) and pass its
+``check_estimator``, but scikit-learn is only an optional dependency and
+importing it costs about a second of start-up.  The base classes below
+implement the conventions themselves; scikit-learn objects (tags, ``Bunch``)
+are imported lazily, only when scikit-learn itself asks for them.
 """
 from __future__ import annotations
 
+import copy
 import inspect
 
 import numpy as np
 
-try:
-    from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-    HAVE_SKLEARN = True
-except ImportError:  # pragma: no cover - exercised only without scikit-learn
-    HAVE_SKLEARN = False
+__all__ = ["BaseEstimator", "ClassifierMixin", "RegressorMixin", "NotFittedError",
+           "check_is_fitted"]
 
-    class BaseEstimator:
-        """Minimal scikit-learn-style parameter handling."""
 
-        @classmethod
-        def _get_param_names(cls):
-            sig = inspect.signature(cls.__init__)
-            return sorted(p.name for p in sig.parameters.values()
-                          if p.name != "self" and p.kind != p.VAR_KEYWORD)
+class BaseEstimator:
+    """Parameter handling as in ``sklearn.base.BaseEstimator``."""
 
-        def get_params(self, deep=True):
-            return {k: getattr(self, k) for k in self._get_param_names()}
+    @classmethod
+    def _get_param_names(cls):
+        init = cls.__init__
+        if init is object.__init__:
+            return []
+        sig = inspect.signature(init)
+        for p in sig.parameters.values():
+            if p.kind == p.VAR_POSITIONAL:
+                raise RuntimeError(f"{cls.__name__} should not take *args in __init__")
+        return sorted(p.name for p in sig.parameters.values()
+                      if p.name != "self" and p.kind != p.VAR_KEYWORD)
 
-        def set_params(self, **params):
-            valid = self._get_param_names()
-            for k, v in params.items():
-                if k not in valid:
-                    raise ValueError(f"Invalid parameter {k!r} for estimator {type(self).__name__}")
-                setattr(self, k, v)
+    def get_params(self, deep=True):
+        """Parameters of this estimator (and of nested estimators if ``deep``)."""
+        out = {}
+        for key in self._get_param_names():
+            value = getattr(self, key)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                for k, v in value.get_params().items():
+                    out[f"{key}__{k}"] = v
+            out[key] = value
+        return out
+
+    def set_params(self, **params):
+        """Set parameters (``name`` or ``component__name``); returns ``self``."""
+        if not params:
             return self
+        valid = self.get_params(deep=True)
+        nested = {}
+        for key, value in params.items():
+            head, sep, sub = key.partition("__")
+            if head not in valid:
+                raise ValueError(
+                    f"Invalid parameter {head!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {sorted(self._get_param_names())!r}.")
+            if sep:
+                nested.setdefault(head, {})[sub] = value
+            else:
+                setattr(self, key, value)
+                valid[key] = value
+        for head, sub in nested.items():
+            valid[head].set_params(**sub)
+        return self
 
-        def __repr__(self):
-            args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-            return f"{type(self).__name__}({args})"
+    def __repr__(self):
+        defaults = {p.name: p.default
+                    for p in inspect.signature(type(self).__init__).parameters.values()}
+        changed = []
+        for k, v in self.get_params(deep=False).items():
+            d = defaults.get(k, inspect.Parameter.empty)
+            same = False
+            try:
+                same = d is v or (type(d) is type(v) and bool(d == v))
+            except Exception:  # noqa: BLE001 - array-like defaults
+                same = False
+            if not same:
+                changed.append(f"{k}={v!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
 
-    class ClassifierMixin:
-        _estimator_type = "classifier"
+    def __sklearn_clone__(self):
+        params = {k: copy.deepcopy(v) for k, v in self.get_params(deep=False).items()}
+        return type(self)(**params)
 
-        def score(self, X, y, sample_weight=None):
-            y = np.asarray(y)
-            pred = self.predict(X)
-            return float(np.average(pred == y, weights=sample_weight))
+    def __sklearn_tags__(self):
+        from sklearn.utils import Tags, TargetTags
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    transformer_tags=None, regressor_tags=None, classifier_tags=None)
 
-    class RegressorMixin:
-        _estimator_type = "regressor"
 
-        def score(self, X, y, sample_weight=None):
-            y = np.asarray(y, dtype=float)
-            pred = self.predict(X)
-            w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
-            ybar = np.average(y, weights=w)
-            ss_res = np.sum(w * (y - pred) ** 2)
-            ss_tot = np.sum(w * (y - ybar) ** 2)
-            return float(1.0 - ss_res / ss_tot) if ss_tot > 0 else 0.0
+class ClassifierMixin:
+    """``score`` = accuracy; tags of a classifier."""
+
+    _estimator_type = "classifier"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "classifier"
+        tags.classifier_tags = ClassifierTags()
+        tags.target_tags.required = True
+        return tags
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        pred = self.predict(X)
+        return float(np.average(pred == y, weights=sample_weight))
+
+
+class RegressorMixin:
+    """``score`` = coefficient of determination R^2; tags of a regressor."""
+
+    _estimator_type = "regressor"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import RegressorTags
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "regressor"
+        tags.regressor_tags = RegressorTags()
+        tags.target_tags.required = True
+        return tags
+
+    def score(self, X, y, sample_weight=None):
+        """R^2 of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
+        y = np.asarray(y, dtype=np.float64)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        pred = self.predict(X)
+        w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, np.float64)
+        ybar = np.average(y, weights=w)
+        ss_res = float(np.sum(w * (y - pred) ** 2))
+        ss_tot = float(np.sum(w * (y - ybar) ** 2))
+        if ss_tot == 0.0:
+            return 1.0 if ss_res == 0.0 else 0.0
+        return 1.0 - ss_res / ss_tot
+
+
+try:  # reuse scikit-learn's exception class when it is importable, without importing sklearn
+    import importlib.util as _ilu
+    _HAVE = _ilu.find_spec("sklearn") is not None
+except Exception:  # noqa: BLE001
+    _HAVE = False
 
 
 class NotFittedError(ValueError, AttributeError):
-    """Raised when an estimator is used before ``fit``."""
+    """Raised when an estimator is used before ``fit``.
+
+    When scikit-learn is installed this class is also registered as a subclass
+    of ``sklearn.exceptions.NotFittedError`` lazily (see :func:`check_is_fitted`).
+    """
 
 
-if HAVE_SKLEARN:
-    from sklearn.exceptions import NotFittedError  # noqa: F811
+def _not_fitted_error_class():
+    if _HAVE:
+        try:
+            from sklearn.exceptions import NotFittedError as SkNotFitted
+            return SkNotFitted
+        except ImportError:  # pragma: no cover
+            pass
+    return NotFittedError
 
 
 def check_is_fitted(est, attribute="tree_"):
+    """Raise ``NotFittedError`` (scikit-learn's class when available) if ``est`` is not fitted."""
     if not hasattr(est, attribute):
-        raise NotFittedError(
-            f"This {type(est).__name__} instance is not fitted yet. Call 'fit' with appropriate "
-            "arguments before using this estimator.")
-
-
-__all__ = ["BaseEstimator", "ClassifierMixin", "RegressorMixin", "NotFittedError",
-           "check_is_fitted", "HAVE_SKLEARN"]
+        cls = _not_fitted_error_class()
+        raise cls(f"This {type(est).__name__} instance is not fitted yet. Call 'fit' with "
+                  "appropriate arguments before using this estimator.")

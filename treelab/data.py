@@ -22,11 +22,17 @@ __all__ = [
     "DataConversionWarning",
 ]
 
-try:  # scikit-learn is optional at run time; use its warning class when present
-    from sklearn.exceptions import DataConversionWarning
-except ImportError:  # pragma: no cover - exercised only without scikit-learn
-    class DataConversionWarning(UserWarning):
-        """Warning used to notify implicit data conversions."""
+class DataConversionWarning(UserWarning):
+    """Warning used to notify implicit data conversions (scikit-learn's class is used
+    instead when scikit-learn is installed)."""
+
+
+def _data_conversion_warning():
+    import importlib.util
+    if importlib.util.find_spec("sklearn") is not None:
+        from sklearn.exceptions import DataConversionWarning as SkWarning
+        return SkWarning
+    return DataConversionWarning
 
 
 @dataclass
@@ -255,7 +261,7 @@ def _column_or_1d(y, what="y"):
     if arr.ndim == 2 and arr.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
                       "the shape of y to (n_samples, ), for example using ravel().",
-                      DataConversionWarning, stacklevel=3)
+                      _data_conversion_warning(), stacklevel=3)
         arr = arr.ravel()
     if arr.ndim != 1:
         raise ValueError(f"{what} should be a 1d array, got an array of shape {arr.shape} instead.")

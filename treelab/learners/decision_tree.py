@@ -55,6 +55,16 @@ def _check_int_or_fraction(name, value, n, lo_int):
     raise TypeError(f"{name} must be an int or a float, got {type(value).__name__}")
 
 
+class _Bunch(dict):
+    """A dict whose keys are also attributes (like ``sklearn.utils.Bunch``)."""
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+
 class BaseDecisionTree(BaseEstimator):
     """Shared fit / predict / pruning logic (not for direct use)."""
 
@@ -261,16 +271,11 @@ class BaseDecisionTree(BaseEstimator):
         """Effective alphas and total leaf impurities of the minimal
         cost-complexity pruning sequence (Breiman et al. 1984), computed on a
         tree grown on ``(X, y)`` without pruning."""
-        from .._sklearn_compat import HAVE_SKLEARN
         params = self.get_params()
         params.update(ccp_alpha=0.0, pruning=None)
         est = type(self)(**params).fit(X, y, sample_weight=sample_weight)
         _, alphas, imps = _pruning.cost_complexity(est.tree_.arrays, 0.0, True)
-        out = {"ccp_alphas": alphas, "impurities": imps}
-        if HAVE_SKLEARN:
-            from sklearn.utils import Bunch
-            return Bunch(**out)
-        return out
+        return _Bunch(ccp_alphas=alphas, impurities=imps)
 
     def prune_reduced_error(self, X_val, y_val):
         """Reduced-error pruning (Quinlan 1987) on a validation set: bottom-up,
