@@ -19,64 +19,25 @@ __all__ = ["quantile_bin_edges", "bin_matrix", "MAX_BINS"]
 MAX_BINS = 255
 
 
-@njit(cache=True)
 def _feature_edges(col, max_bins):
-    vals = col[~np.isnan(col)]
-    if vals.shape[0] == 0:
-        return np.empty(0, np.float64)
-    vals = np.sort(vals)
-    # distinct values
+    """Edges of one numeric column (NumPy: its sort is SIMD-accelerated)."""
+    vals = np.sort(col[~np.isnan(col)])
     n = vals.shape[0]
-    uniq = np.empty(n, np.float64)
-    u = 0
-    for i in range(n):
-        if u == 0 or vals[i] != uniq[u - 1]:
-            uniq[u] = vals[i]
-            u += 1
-    if u <= max_bins:
-        edges = np.empty(u - 1, np.float64)
-        for i in range(u - 1):
-            edges[i] = uniq[i] / 2.0 + uniq[i + 1] / 2.0
-            if edges[i] >= uniq[i + 1]:
-                edges[i] = uniq[i]
+    if n == 0:
+        return np.empty(0, np.float64)
+    distinct = np.concatenate(([True], vals[1:] != vals[:-1]))
+    uniq = vals[distinct]
+    if uniq.shape[0] <= max_bins:
+        lo, hi = uniq[:-1], uniq[1:]
+        edges = lo / 2.0 + hi / 2.0
+        bad = edges >= hi
+        edges[bad] = lo[bad]
         return edges
-    # quantiles at k / max_bins, "midpoint" interpolation, then de-duplicated
-    raw = np.empty(max_bins - 1, np.float64)
-    for k in range(1, max_bins):
-        pos = k * (n - 1) / max_bins
-        lo = int(np.floor(pos))
-        hi = int(np.ceil(pos))
-        raw[k - 1] = vals[lo] / 2.0 + vals[hi] / 2.0
-    out = np.empty(max_bins - 1, np.float64)
-    m = 0
-    for i in range(max_bins - 1):
-        # an edge equal to the largest value would leave the last bin empty
-        if raw[i] >= vals[n - 1]:
-            continue
-        if m == 0 or raw[i] > out[m - 1]:
-            out[m] = raw[i]
-            m += 1
-    return out[:m].copy()
-
-
-@njit(cache=True, parallel=True)
-def _all_edges(X, is_nominal, max_bins):
-    d = X.shape[1]
-    counts = np.zeros(d, np.int64)
-    tmp = np.empty((d, max_bins), np.float64)
-    for f in prange(d):
-        if is_nominal[f]:
-            continue
-        e = _feature_edges(np.ascontiguousarray(X[:, f]), max_bins)
-        counts[f] = e.shape[0]
-        tmp[f, :e.shape[0]] = e
-    offsets = np.zeros(d + 1, np.int64)
-    for f in range(d):
-        offsets[f + 1] = offsets[f] + counts[f]
-    edges = np.empty(offsets[d], np.float64)
-    for f in range(d):
-        edges[offsets[f]:offsets[f + 1]] = tmp[f, :counts[f]]
-    return edges, offsets
+    # quantiles at k / max_bins with "midpoint" interpolation, then de-duplicated
+    pos = np.arange(1, max_bins) * (n - 1) / max_bins
+    raw = vals[np.floor(pos).astype(np.int64)] / 2.0 + vals[np.ceil(pos).astype(np.int64)] / 2.0
+    raw = raw[raw < vals[-1]]          # an edge at the maximum would leave a bin empty
+    return np.unique(raw)
 
 
 def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=200_000, random_state=None):
@@ -94,7 +55,13 @@ def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=200_000, rand
         rng = np.random.default_rng(random_state)
         rows = np.sort(rng.choice(X.shape[0], size=subsample, replace=False))
         X = X[rows]
-    return _all_edges(np.ascontiguousarray(X), np.asarray(is_nominal, dtype=np.bool_), max_bins)
+    d = X.shape[1]
+    XT = np.ascontiguousarray(X.T)
+    per = [np.empty(0) if is_nominal[f] else _feature_edges(XT[f], max_bins) for f in range(d)]
+    offsets = np.zeros(d + 1, np.int64)
+    offsets[1:] = np.cumsum([e.shape[0] for e in per])
+    edges = np.concatenate(per) if d else np.empty(0)
+    return np.ascontiguousarray(edges, dtype=np.float64), offsets
 
 
 @njit(cache=True, parallel=True)

@@ -21,7 +21,7 @@ learner turns it into predictions (class proportions, means).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange, types
+from numba import njit, types
 
 from .signatures import IMPURITY_TYPE, MERIT_TYPE
 from .histogram import hist_build, hist_subtract
@@ -36,24 +36,15 @@ __all__ = ["build_tree", "presort", "get_build_kernel"]
 EPSILON = np.finfo(np.float64).eps
 
 
-@njit(cache=True, parallel=True)
 def presort(X, is_nominal):
     """Per numeric feature, the row indices sorted by value (NaN last) and the
-    sorted values themselves, so that split sweeps read contiguous memory."""
-    n, d = X.shape
-    order = np.empty((d, n), np.int64)
-    vals = np.empty((d, n), np.float64)
-    for f in prange(d):
-        if is_nominal[f]:
-            for i in range(n):
-                order[f, i] = i
-                vals[f, i] = X[i, f]
-        else:
-            o = np.argsort(X[:, f], kind="mergesort")
-            order[f] = o
-            for p in range(n):
-                vals[f, p] = X[o[p], f]
-    return order, vals
+    sorted values themselves (both ``(n_features, n_samples)``), so that split
+    sweeps read contiguous memory.  Nominal rows are left in input order."""
+    XT = np.ascontiguousarray(X.T)
+    order = np.argsort(XT, axis=1)          # NumPy's SIMD sort; NaN sorts last
+    order[is_nominal] = np.arange(X.shape[0])
+    vals = np.take_along_axis(XT, order, axis=1)
+    return np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(vals)
 
 
 @njit(cache=True)
