@@ -102,41 +102,57 @@ def _stable_partition_with_keys(arr, keys, start, end, slot_of, child_start, tmp
 
 
 @njit(cache=True)
-def _gather_sorted(X, Xb, use_hist, missing_bin, f, samples, start, end, keys_s, ids_s):
-    """Keys of feature ``f`` for the samples of a small node, sorted ascending with
-    missing values (NaN) last, into ``keys_s[:m]`` / ``ids_s[:m]``: bin codes in
-    histogram mode, raw values otherwise."""
+def _gather_block(X, Xb, use_hist, missing_bin, samples, start, end, yc, sstats, w, task,
+                  blk, yl, sl, wl):
+    """Copy a small node's rows into local contiguous buffers: ``blk[f, p]`` holds
+    feature ``f`` of the node's ``p``-th sample (bin code, or raw value) with missing
+    values as +inf (sorting them last), and ``yl`` / ``sl`` / ``wl`` its targets.
+    One pass over whole rows instead of one random access per feature and sample."""
     m = end - start
-    sentinel = float(missing_bin) if use_hist else np.inf
+    d = blk.shape[0]
     for p in range(m):
         i = samples[start + p]
-        ids_s[p] = i
         if use_hist:
-            keys_s[p] = Xb[i, f]
+            row = Xb[i]
+            for f in range(d):
+                c = row[f]
+                blk[f, p] = np.inf if c == missing_bin else c
         else:
-            x = X[i, f]
-            keys_s[p] = sentinel if np.isnan(x) else x
-    if m <= 16:
-        # stable insertion sort
+            for f in range(d):
+                x = X[i, f]
+                blk[f, p] = np.inf if np.isnan(x) else x
+        wl[p] = w[i]
+        if task == TASK_CLASSIFICATION:
+            yl[p] = yc[i]
+        else:
+            for s in range(sstats.shape[1]):
+                sl[p, s] = sstats[i, s]
+
+
+@njit(cache=True)
+def _sort_block_row(blk, f, m, keys_s, ids_s):
+    """``keys_s[:m]`` = feature ``f`` of the block sorted ascending (missing = NaN last),
+    ``ids_s[:m]`` = the local sample positions in that order."""
+    for p in range(m):
+        keys_s[p] = blk[f, p]
+        ids_s[p] = p
+    if m <= 24:
         for p in range(1, m):
             k = keys_s[p]
-            i = ids_s[p]
             q = p - 1
             while q >= 0 and keys_s[q] > k:
                 keys_s[q + 1] = keys_s[q]
                 ids_s[q + 1] = ids_s[q]
                 q -= 1
             keys_s[q + 1] = k
-            ids_s[q + 1] = i
+            ids_s[q + 1] = p
     else:
-        perm = np.argsort(keys_s[:m], kind="mergesort")
-        kt = keys_s[:m].copy()
-        it = ids_s[:m].copy()
+        perm = np.argsort(blk[f, :m], kind="mergesort")
         for p in range(m):
-            keys_s[p] = kt[perm[p]]
-            ids_s[p] = it[perm[p]]
+            ids_s[p] = perm[p]
+            keys_s[p] = blk[f, perm[p]]
     for p in range(m - 1, -1, -1):
-        if keys_s[p] == sentinel:
+        if np.isinf(keys_s[p]) and keys_s[p] > 0:
             keys_s[p] = np.nan
         else:
             break
@@ -166,6 +182,10 @@ def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges,
     small = max(32, n_hist_bins // 2) if use_hist else 48
     keys_s = np.empty(small, np.float64)
     ids_s = np.empty(small, np.int64)
+    blk = np.empty((d, small), np.float64)
+    yloc = np.zeros(small, np.int64)
+    wloc = np.zeros(small, np.float64)
+    sloc = np.zeros((small, S), np.float64)
     kmax = max(2, max_cats)
     child_n_buf = np.zeros(kmax, np.int64)
     child_start_buf = np.zeros(kmax, np.int64)
@@ -245,6 +265,7 @@ def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges,
             # ---- evaluate features -------------------------------------------------
             n_visited = 0
             n_eval = 0
+            gathered = False
             found_any = False
             for j in range(d):
                 if max_features < d:
@@ -294,12 +315,15 @@ def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges,
                     thr = 0.0
                 elif n_node < small:
                     # small node: sort its own samples by this feature
-                    _gather_sorted(X, Xb, use_hist, missing_bin, f, samples, start, end,
-                                   keys_s, ids_s)
+                    if not gathered:
+                        _gather_block(X, Xb, use_hist, missing_bin, samples, start, end,
+                                      yc, sstats, w, task, blk, yloc, sloc, wloc)
+                        gathered = True
+                    _sort_block_row(blk, f, n_node, keys_s, ids_s)
                     status, score, ratio, thr, mslot = best_numeric_sorted(
                         keys_s, ids_s, 0, n_node, use_hist,
                         edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
-                        yc, sstats, w, parent, imp, left, miss, buf, min_samples_leaf,
+                        yloc, sloc, wloc, parent, imp, left, miss, buf, min_samples_leaf,
                         min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn)
                     kk = 2
                 elif use_hist:

@@ -158,6 +158,38 @@ def _add_sample(acc, i, yc, sstats, w, task):
             acc[s] += sstats[i, s]
 
 
+@njit(cache=True, inline="always")
+def _proxy_value(left, parent, w_par, min_weight_leaf, task, builtin):
+    """Proxy of the impurity decrease of the split (left, parent - left) for a
+    built-in criterion, or -inf if a child is lighter than ``min_weight_leaf``
+    (see :func:`_proxy_sweep` for the formulas)."""
+    w_l = stats_weight(left, task)
+    w_r = w_par - w_l
+    if w_l < min_weight_leaf or w_r < min_weight_leaf or w_l <= 0.0 or w_r <= 0.0:
+        return -np.inf
+    if builtin == BUILTIN_VARIANCE:
+        s_l = left[1]
+        s_r = parent[1] - s_l
+        return s_l * s_l / w_l + s_r * s_r / w_r
+    v = 0.0
+    if builtin == BUILTIN_GINI:
+        sq_l = 0.0
+        sq_r = 0.0
+        for k in range(left.shape[0]):
+            r = parent[k] - left[k]
+            sq_l += left[k] * left[k]
+            sq_r += r * r
+        return sq_l / w_l + sq_r / w_r
+    for k in range(left.shape[0]):
+        lk = left[k]
+        rk = parent[k] - lk
+        if lk > 0.0:
+            v += lk * math.log(lk)
+        if rk > 0.0:
+            v += rk * math.log(rk)
+    return v - w_l * math.log(w_l) - w_r * math.log(w_r)
+
+
 @njit(cache=True)
 def _proxy_sweep(keys, ids, start, end, yc, sstats, w, parent, left, min_samples_leaf,
                  min_weight_leaf, task, builtin):
@@ -364,7 +396,43 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     left[:] = 0.0
     n_left = 0
     n_nonmissing = n_parent - n_miss
-    for b in range(n_value_bins):
+    lo = 0
+    if (n_miss == 0 and merit_code == MERIT_IMPURITY_DECREASE
+            and (builtin == BUILTIN_GINI or builtin == BUILTIN_ENTROPY
+                 or (builtin == BUILTIN_VARIANCE and task != TASK_CLASSIFICATION))):
+        # fast path: find the best bin by the criterion's proxy, then evaluate only it
+        w_par = stats_weight(parent, task)
+        best_v = -np.inf
+        best_b = -1
+        for b in range(n_value_bins):
+            if cnt_f[b] == 0:
+                continue
+            for s in range(left.shape[0]):
+                left[s] += hist_f[b, s]
+            n_left += cnt_f[b]
+            if n_left == n_nonmissing:
+                break
+            if n_left < min_samples_leaf or n_parent - n_left < min_samples_leaf:
+                continue
+            v = _proxy_value(left, parent, w_par, min_weight_leaf, task, builtin)
+            if v > best_v:
+                best_v = v
+                best_b = b
+        if best_b < 0:
+            return 0, -np.inf, -np.inf, 0.0, 0
+        left[:] = 0.0
+        n_left = 0
+        for b in range(best_b + 1):
+            for s in range(left.shape[0]):
+                left[s] += hist_f[b, s]
+            n_left += cnt_f[b]
+        ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
+                                             n_miss, buf, min_samples_leaf, min_weight_leaf,
+                                             task, merit_code, builtin, imp_fn, merit_fn)
+        if not ok:
+            return 0, -np.inf, -np.inf, 0.0, 0
+        return 1, score, ratio, edges_f[best_b], slot
+    for b in range(lo, n_value_bins):
         if cnt_f[b] == 0:
             continue
         for s in range(left.shape[0]):
