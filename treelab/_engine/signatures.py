@@ -14,3 +14,9 @@ IMPURITY_SIG = types.float64(types.float64[::1])
 MERIT_SIG = types.float64(types.float64[::1], types.float64[:, ::1])
 IMPURITY_TYPE = types.FunctionType(IMPURITY_SIG)
 MERIT_TYPE = types.FunctionType(MERIT_SIG)
+
+#: split decision rule for streaming trees: rule(evidence, params) -> split?
+#: ``evidence`` layout: see :mod:`treelab._engine.streaming` (EV_* constants)
+RULE_SIG = types.boolean(types.float64[::1], types.float64[::1])
+RULE_TYPE = types.FunctionType(RULE_SIG)
+__all__ += ["RULE_SIG", "RULE_TYPE"]

@@ -1,0 +1,389 @@
+"""Stochastic Gradient Tree kernels (Gouk, Pfahringer & Frank, ACML 2019).
+
+One jitted call learns a whole chunk of a stream.  A *forest* of ``K`` trees
+(one per raw output: 1 for regression / binary, k - 1 for k classes under
+softmax) lives in one :class:`~treelab._engine.tree.TreeArrays` whose roots are
+``roots[j]``; leaf values are raw scores.  Each leaf owns a statistics slot
+(:mod:`treelab._engine.streaming`) with the gradient/Hessian moments
+(:mod:`treelab._engine.moments`) of the instances it saw, per feature and bin,
+and in total.
+
+For every instance the trees' raw scores give the loss's gradient and
+Hessian (a first-class ``grad_hess`` function, :mod:`treelab.losses`); each
+tree's leaf adds them to its moments (missing values add to no bin).  Every
+``grace_period`` instances a leaf evaluates its candidates:
+
+* "update only": move the leaf value by v = -G/(H + lambda) (means G, H);
+* every numeric split "bins 0..b left" and every nominal multiway split
+  (one child per category), each child c with its own v_c;
+
+by the mean approximate loss change over the leaf's n instances,
+L = sum_c n_c/n (G_c v_c + H_c v_c^2 / 2) + gamma * (new leaves) / n, and
+the variance of the per-instance loss change (eq. 18:
+v^2 Var(g) + v^4/4 Var(h) + v^3 Cov(g, h) within each child, pooled across
+children).  A split side without instances is not a candidate.  The best
+(lowest L) candidate is passed to the decision rule (a first-class function,
+default: the one-sample t-test, split when p < delta and L < 0).  Applying
+it either updates the leaf value or turns the leaf into a split whose
+children start at the parent value plus their own v_c, with fresh
+statistics.  Missing values go to child 0.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit, types
+
+from .moments import (
+    N, N_MOMENTS, combine_mean_var, moments_merge, moments_update,
+    sgt_leaf_loss_stats,
+)
+from .signatures import RULE_TYPE
+from .streaming import EV_D, EV_DEPTH, EV_K, EV_MERIT, EV_N, EV_SECOND, EV_SIZE, EV_T, EV_VAR
+from .student_t import one_sample_t_test
+from .tree import LEAF, NOMINAL, NUMERIC, TreeArrays, _next_node, add_cat_map, add_children, ensure_capacity, new_tree
+
+__all__ = ["SGTState", "new_state", "new_forest", "forest_leaf", "forest_raw",
+           "get_learn_kernel", "ttest_rule", "M_UPDATES", "M_SPLITS", "M_SEEN"]
+
+SGTState = namedtuple("SGTState", [
+    "slot_of",   # int64 per node: statistics slot of a leaf, -1 otherwise
+    "stats",     # float64 (slots, features, bins, N_MOMENTS)
+    "totals",    # float64 (slots, N_MOMENTS)
+    "counts",    # int64 per slot: instances since the last reset
+    "free",      # int64 stack of free slots
+    "meta",      # int64[4]: n_free, instances seen, splits, leaf updates
+])
+M_FREE, M_SEEN, M_SPLITS, M_UPDATES = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def ttest_rule(evidence, params):
+    """SGT's split test: one-sample t-test of the per-instance loss change,
+    split when p < delta (params[0]) and the mean loss change is negative."""
+    merit = evidence[EV_MERIT]
+    if not merit > 0.0:
+        return False
+    p = one_sample_t_test(merit, evidence[EV_VAR], evidence[EV_N])
+    return p < params[0]
+
+
+def _rule_sig_compile():
+    from .signatures import RULE_SIG
+    return njit(RULE_SIG, cache=True)(ttest_rule.py_func)
+
+
+TTEST_RULE = _rule_sig_compile()
+
+
+def new_forest(n_trees):
+    """K single-leaf trees with value 0, stored in one TreeArrays; returns (t, roots)."""
+    t = new_tree(max(64, 2 * n_trees), 1, 64)
+    t.sizes[0] = n_trees
+    for j in range(n_trees):
+        t.parent[j] = -1
+        t.depth[j] = 0
+    return t, np.arange(n_trees, dtype=np.int64)
+
+
+def new_state(n_trees, n_features, n_bins_total, capacity_nodes, slots=None):
+    """Statistics for ``n_trees`` root leaves (slot j for root j)."""
+    P = max(8, 2 * n_trees) if slots is None else slots
+    slot_of = np.full(capacity_nodes, -1, np.int64)
+    slot_of[:n_trees] = np.arange(n_trees)
+    free = np.empty(P, np.int64)
+    n_free = 0
+    for s in range(P - 1, n_trees - 1, -1):
+        free[n_free] = s
+        n_free += 1
+    meta = np.zeros(4, np.int64)
+    meta[M_FREE] = n_free
+    return SGTState(slot_of, np.zeros((P, n_features, n_bins_total, N_MOMENTS)),
+                    np.zeros((P, N_MOMENTS)), np.zeros(P, np.int64), free, meta)
+
+
+@njit(cache=True)
+def forest_leaf(t, root, x):
+    node = root
+    while t.kind[node] != LEAF:
+        node = _next_node(t, node, x[t.feature[node]])
+    return node
+
+
+@njit(cache=True)
+def forest_raw(t, roots, Xc):
+    """Raw scores (n, K) of the forest for code rows ``Xc``."""
+    n = Xc.shape[0]
+    K = roots.shape[0]
+    out = np.empty((n, K), np.float64)
+    for i in range(n):
+        for j in range(K):
+            out[i, j] = t.value[forest_leaf(t, roots[j], Xc[i]), 0]
+    return out
+
+
+@njit(cache=True)
+def _take_slot(st):
+    """A zeroed statistics slot, growing the pool when none is free."""
+    if st.meta[M_FREE] == 0:
+        P = st.stats.shape[0]
+        P2 = 2 * P
+        stats = np.zeros((P2,) + st.stats.shape[1:], np.float64)
+        stats[:P] = st.stats
+        totals = np.zeros((P2, N_MOMENTS), np.float64)
+        totals[:P] = st.totals
+        counts = np.zeros(P2, np.int64)
+        counts[:P] = st.counts
+        free = np.empty(P2, np.int64)
+        nf = 0
+        for s in range(P2 - 1, P - 1, -1):
+            free[nf] = s
+            nf += 1
+        st.meta[M_FREE] = nf
+        st = SGTState(st.slot_of, stats, totals, counts, free, st.meta)
+    st.meta[M_FREE] -= 1
+    s = st.free[st.meta[M_FREE]]
+    st.stats[s] = 0.0
+    st.totals[s] = 0.0
+    st.counts[s] = 0
+    return st, s
+
+
+@njit(cache=True)
+def _release_slot(st, s):
+    st.free[st.meta[M_FREE]] = s
+    st.meta[M_FREE] += 1
+
+
+@njit(cache=True)
+def _grow_slot_of(st, cap):
+    if st.slot_of.shape[0] >= cap:
+        return st
+    so = np.full(cap, -1, np.int64)
+    so[:st.slot_of.shape[0]] = st.slot_of
+    return SGTState(so, st.stats, st.totals, st.counts, st.free, st.meta)
+
+
+@njit(cache=True)
+def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, cum, rcum):
+    """Evaluate every candidate of a leaf.  Returns
+    (best_mean, best_var, best_f, best_b, second_mean, v_update)."""
+    n = float(st.counts[slot])
+    d = is_nominal.shape[0]
+    v0, mean0, var0 = sgt_leaf_loss_stats(st.totals[slot], lam)
+    best_mean = mean0
+    best_var = var0
+    best_f = -1
+    best_b = -1
+    second = np.inf
+    for f in range(d):
+        f_mean = np.inf
+        f_var = np.inf
+        f_b = -1
+        if is_nominal[f]:
+            k = n_cats[f]
+            acc_n = 0.0
+            acc_mean = 0.0
+            acc_var = 0.0
+            for c in range(k):
+                m = st.stats[slot, f, c]
+                if m[N] <= 0.0:
+                    continue
+                _, mc, vc = sgt_leaf_loss_stats(m, lam)
+                acc_n, acc_mean, acc_var = combine_mean_var(acc_n, acc_mean, acc_var, m[N], mc, vc)
+            nonempty = 0
+            for c in range(k):
+                if st.stats[slot, f, c, N] > 0.0:
+                    nonempty += 1
+            if nonempty >= 2:
+                f_mean = acc_mean + gamma * (k - 1) / n
+                f_var = acc_var
+        else:
+            # right sides by backward accumulation: rcum[b] = bins b+1 .. n_bins-1
+            rcum[n_bins - 1] = 0.0
+            for b in range(n_bins - 2, -1, -1):
+                moments_merge(rcum[b + 1], st.stats[slot, f, b + 1], rcum[b])
+            cum[:] = 0.0
+            for b in range(n_bins - 1):
+                if st.stats[slot, f, b, N] > 0.0:
+                    moments_merge(cum, st.stats[slot, f, b], cum)
+                rest = rcum[b]
+                if cum[N] <= 0.0 or rest[N] <= 0.0:
+                    continue
+                _, ml, sl = sgt_leaf_loss_stats(cum, lam)
+                _, mr, sr = sgt_leaf_loss_stats(rest, lam)
+                _, mean, var = combine_mean_var(cum[N], ml, sl, rest[N], mr, sr)
+                mean += gamma / n
+                if mean < f_mean:
+                    f_mean = mean
+                    f_var = var
+                    f_b = b
+        if f_mean < best_mean:
+            if best_f >= 0 and best_mean < second:
+                second = best_mean
+            best_mean = f_mean
+            best_var = f_var
+            best_f = f
+            best_b = f_b
+        elif f_mean < second:
+            second = f_mean
+    return best_mean, best_var, best_f, best_b, second, v0
+
+
+@njit(cache=True)
+def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, lam, cum, rcum):
+    """Update the leaf value (f < 0) or split the leaf on feature f (threshold bin b)."""
+    if f < 0:
+        t.value[node, 0] += v0
+        st.stats[slot] = 0.0
+        st.totals[slot] = 0.0
+        st.counts[slot] = 0
+        st.meta[M_UPDATES] += 1
+        return t, st
+    if is_nominal[f]:
+        k = n_cats[f]
+        deltas = np.zeros(k, np.float64)
+        for c in range(k):
+            v, _, _ = sgt_leaf_loss_stats(st.stats[slot, f, c], lam)
+            deltas[c] = v
+    else:
+        k = 2
+        cum[:] = 0.0
+        for bb in range(b + 1):
+            if st.stats[slot, f, bb, N] > 0.0:
+                moments_merge(cum, st.stats[slot, f, bb], cum)
+        rest = rcum[0]
+        rest[:] = 0.0
+        for bb in range(n_bins - 1, b, -1):
+            if st.stats[slot, f, bb, N] > 0.0:
+                moments_merge(rest, st.stats[slot, f, bb], rest)
+        deltas = np.zeros(2, np.float64)
+        deltas[0], _, _ = sgt_leaf_loss_stats(cum, lam)
+        deltas[1], _, _ = sgt_leaf_loss_stats(rest, lam)
+    t = ensure_capacity(t, k, k if is_nominal[f] else 0)
+    st = _grow_slot_of(st, t.feature.shape[0])
+    first = add_children(t, node, k)
+    t.feature[node] = f
+    t.missing_child[node] = 0
+    t.n_samples[node] = st.counts[slot]
+    if is_nominal[f]:
+        t.kind[node] = NOMINAL
+        slots = np.arange(k)
+        add_cat_map(t, node, slots)
+    else:
+        t.kind[node] = NUMERIC
+        t.threshold[node] = b + 0.5
+    base = t.value[node, 0]
+    _release_slot(st, slot)
+    st.slot_of[node] = -1
+    for j in range(k):
+        c = first + j
+        t.value[c, 0] = base + deltas[j]
+        st, s = _take_slot(st)
+        st.slot_of[c] = s
+    st.meta[M_SPLITS] += 1
+    return t, st
+
+
+@njit(cache=True)
+def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, lam, gamma, grace, K,
+             rule_fn, rule_params, ev, cum, rcum):
+    slot = st.slot_of[node]
+    moments_update(st.totals[slot], g, h)
+    d = is_nominal.shape[0]
+    for f in range(d):
+        c = x[f]
+        if not np.isnan(c):
+            moments_update(st.stats[slot, f, int(c)], g, h)
+    st.counts[slot] += 1
+    if st.counts[slot] % grace != 0:
+        return t, st
+    best_mean, best_var, f, b, second, v0 = _best_candidate(
+        st, slot, is_nominal, n_cats, n_bins, lam, gamma, cum, rcum)
+    ev[EV_MERIT] = -best_mean
+    ev[EV_SECOND] = -second
+    ev[EV_N] = st.counts[slot]
+    ev[EV_VAR] = best_var
+    ev[EV_DEPTH] = t.depth[node]
+    ev[EV_T] = st.meta[M_SEEN]
+    ev[EV_D] = d
+    ev[EV_K] = K
+    if rule_fn(ev, rule_params):
+        t, st = _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, lam,
+                                 cum, rcum)
+    return t, st
+
+
+def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam, gamma, grace,
+              loss_fn, rule_fn, rule_params):
+    """Learn a chunk.  ``bag_offsets`` empty: one instance per row with target
+    ``y[i]`` (for several outputs, ``loss_fn`` sees all K raw scores).
+    Otherwise multi-instance bags: rows ``bag_offsets[b]:bag_offsets[b+1]``
+    form bag ``b`` with label ``y[b]``; the bag score is the maximum instance
+    score of the single tree and only the arg-max instance is learned."""
+    K = roots.shape[0]
+    raw = np.zeros((1, K), np.float64)
+    G = np.zeros((1, K), np.float64)
+    H = np.zeros((1, K), np.float64)
+    yb = np.zeros(1, np.float64)
+    leaves = np.zeros(K, np.int64)
+    ev = np.zeros(EV_SIZE, np.float64)
+    cum = np.zeros(N_MOMENTS, np.float64)
+    rcum = np.zeros((max(n_bins, 1), N_MOMENTS), np.float64)
+    if bag_offsets.shape[0] == 0:
+        for i in range(Xc.shape[0]):
+            x = Xc[i]
+            for j in range(K):
+                leaves[j] = forest_leaf(t, roots[j], x)
+                raw[0, j] = t.value[leaves[j], 0]
+            yb[0] = y[i]
+            loss_fn(yb, raw, G, H)
+            st.meta[M_SEEN] += 1
+            for j in range(K):
+                t, st = _observe(t, st, leaves[j], x, G[0, j], H[0, j], is_nominal, n_cats,
+                                 n_bins, lam, gamma, grace, K, rule_fn, rule_params, ev, cum,
+                                 rcum)
+    else:
+        for bag in range(bag_offsets.shape[0] - 1):
+            lo = bag_offsets[bag]
+            hi = bag_offsets[bag + 1]
+            best_i = lo
+            best_leaf = forest_leaf(t, roots[0], Xc[lo])
+            best_s = t.value[best_leaf, 0]
+            for i in range(lo + 1, hi):
+                lf = forest_leaf(t, roots[0], Xc[i])
+                s = t.value[lf, 0]
+                if s > best_s:
+                    best_s = s
+                    best_i = i
+                    best_leaf = lf
+            raw[0, 0] = best_s
+            yb[0] = y[bag]
+            loss_fn(yb, raw, G, H)
+            st.meta[M_SEEN] += 1
+            t, st = _observe(t, st, best_leaf, Xc[best_i], G[0, 0], H[0, 0], is_nominal, n_cats,
+                             n_bins, lam, gamma, grace, K, rule_fn, rule_params, ev, cum, rcum)
+    return t, st
+
+
+_KERNEL = None
+
+
+def get_learn_kernel():
+    """The chunk learner compiled with its explicit signature (cached on disk)."""
+    global _KERNEL
+    if _KERNEL is None:
+        from numba import typeof
+        from ..losses import GRAD_HESS_TYPE
+        t, roots = new_forest(1)
+        st = new_state(1, 1, 1, 64)
+        T = typeof(t)
+        S = typeof(st)
+        sig = types.Tuple((T, S))(
+            T, S, types.int64[::1], types.float64[:, ::1], types.float64[::1],
+            types.int64[::1], types.boolean[::1], types.int64[::1], types.int64,
+            types.float64, types.float64, types.int64,
+            GRAD_HESS_TYPE, RULE_TYPE, types.float64[::1])
+        _KERNEL = njit(sig, cache=True)(_learn_py)
+    return _KERNEL
