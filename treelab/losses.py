@@ -16,7 +16,7 @@ for a new loss.  The Python side adds ``n_outputs(n_classes)``,
 inverse), ``init_raw`` (the starting raw score: zero, as SGT starts from 0, or
 the prior), ``gradients`` and ``value`` (validated NumPy conveniences).
 
-Built-in losses (Gouk, Pfahringer & Frank, ACML 2019, Sec. "Applications";
+Built-in losses (Gouk, Pfahringer & Frank, ACML 2019;
 Friedman 2001; Chen & Guestrin 2016):
 
 * :class:`SquaredError` - l = (raw - y)^2 / 2, g = raw - y, h = 1;
@@ -487,6 +487,7 @@ class Logistic(_BuiltinLoss):
     def init_raw(self, y, n_classes=None, strategy="zero"):
         if strategy == "prior":
             y = _as_y(y)
+            self._check_y(y, None)
             return self.link(np.full(1, y.mean() if len(y) else 0.5))
         return super().init_raw(y, n_classes, strategy)
 
@@ -509,10 +510,10 @@ class Softmax(_BuiltinLoss):
             raise ValueError(f"softmax loss needs n_classes >= 2, got {n_classes!r}")
         return int(n_classes) - 1
 
-    def _check_y(self, y, raw):
-        k = raw.shape[1] + 1
+    def _check_y(self, y, raw, k=None):
+        k = raw.shape[1] + 1 if k is None else k
         if not np.all((y >= 0) & (y < k) & (y == np.floor(y))):
-            raise ValueError(f"softmax loss with {raw.shape[1]} outputs needs class codes "
+            raise ValueError(f"softmax loss with {k - 1} outputs needs class codes "
                              f"y in 0..{k - 1}")
 
     def inverse_link(self, raw):
@@ -540,7 +541,8 @@ class Softmax(_BuiltinLoss):
         if strategy == "prior":
             y = _as_y(y)
             k = self.n_outputs(n_classes) + 1
-            counts = np.bincount(y.astype(np.int64), minlength=k)[:k].astype(np.float64)
+            self._check_y(y, None, k)
+            counts = np.bincount(y.astype(np.int64), minlength=k).astype(np.float64)
             p = counts / max(counts.sum(), 1.0) if counts.sum() else np.full(k, 1.0 / k)
             return self.link(p[None, :])[0]
         return super().init_raw(y, n_classes, strategy)

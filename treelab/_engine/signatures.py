@@ -20,3 +20,27 @@ MERIT_TYPE = types.FunctionType(MERIT_SIG)
 RULE_SIG = types.boolean(types.float64[::1], types.float64[::1])
 RULE_TYPE = types.FunctionType(RULE_SIG)
 __all__ += ["RULE_SIG", "RULE_TYPE"]
+
+
+_WAP_CACHE = {}
+
+
+def function_pointer(func, sig):
+    """``func`` (a dispatcher compiled with ``sig``) as a first-class function value
+    whose address is looked up once per process: passing it to a kernel costs
+    nanoseconds instead of a dispatcher lookup on every call (which matters for
+    per-instance streaming calls such as ``learn_one``)."""
+    from numba.core.types.function_type import CompileResultWAP
+    key = (id(func), id(sig))
+    wap = _WAP_CACHE.get(key)
+    if wap is None or wap[0] is not func:
+        py = getattr(func, "py_func", None)
+        if py is None or not hasattr(func, "overloads"):
+            return func
+        cres = func.overloads.get(tuple(sig.args))
+        if cres is None:
+            func.compile(sig)
+            cres = func.overloads[tuple(sig.args)]
+        wap = (func, CompileResultWAP(cres))
+        _WAP_CACHE[key] = wap
+    return wap[1]

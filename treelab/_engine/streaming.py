@@ -51,30 +51,48 @@ def fit_equal_width_range(X, is_nominal):
     return lo, hi
 
 
+@njit(cache=True, inline="always")
+def _code(x, lo, hi, n_bins, nominal, n_cat):
+    if np.isnan(x):
+        return np.nan
+    if nominal:
+        c = int(x)
+        return float(c) if (c == x and 0 <= c < n_cat) else np.nan
+    w = hi - lo
+    if not w > 0.0:
+        return 0.0
+    b = int(np.floor(n_bins * ((x - lo) / w)))
+    if b < 0:
+        b = 0
+    elif b >= n_bins:
+        b = n_bins - 1
+    return float(b)
+
+
 @njit(cache=True, parallel=True)
-def equal_width_codes(X, lo, hi, n_bins, is_nominal, n_cats):
-    """Codes of ``X``: equal-width bin of [lo, hi] (clipped) for numeric features,
-    category code for nominal ones (NaN when the code is not a known category),
-    NaN for missing values.  A feature with lo == hi has a single bin 0."""
+def _codes_parallel(X, lo, hi, n_bins, is_nominal, n_cats):
     n, d = X.shape
     out = np.empty((n, d), np.float64)
     for i in prange(n):
         for f in range(d):
-            x = X[i, f]
-            if np.isnan(x):
-                out[i, f] = np.nan
-            elif is_nominal[f]:
-                c = int(x)
-                out[i, f] = c if (c == x and 0 <= c < n_cats[f]) else np.nan
-            else:
-                w = hi[f] - lo[f]
-                if not w > 0.0:
-                    out[i, f] = 0.0
-                    continue
-                b = int(np.floor(n_bins * ((x - lo[f]) / w)))
-                if b < 0:
-                    b = 0
-                elif b >= n_bins:
-                    b = n_bins - 1
-                out[i, f] = b
+            out[i, f] = _code(X[i, f], lo[f], hi[f], n_bins, is_nominal[f], n_cats[f])
     return out
+
+
+@njit(cache=True)
+def _codes_serial(X, lo, hi, n_bins, is_nominal, n_cats):
+    n, d = X.shape
+    out = np.empty((n, d), np.float64)
+    for i in range(n):
+        for f in range(d):
+            out[i, f] = _code(X[i, f], lo[f], hi[f], n_bins, is_nominal[f], n_cats[f])
+    return out
+
+
+def equal_width_codes(X, lo, hi, n_bins, is_nominal, n_cats):
+    """Codes of ``X``: equal-width bin of [lo, hi] (clipped) for numeric features,
+    category code for nominal ones (NaN when the code is not a known category),
+    NaN for missing values.  A feature with lo == hi has a single bin 0.
+    Threads are used only for large chunks (their start-up costs more than a row)."""
+    kern = _codes_parallel if X.shape[0] >= 20_000 else _codes_serial
+    return kern(X, lo, hi, n_bins, is_nominal, n_cats)

@@ -4,6 +4,8 @@ from .decision_tree import (
     DecisionTreeRegressor, ID3Classifier,
 )
 from .export import export_text
+from .sgt import SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor, TTestRule
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier",
-           "C45Classifier", "CARTClassifier", "CARTRegressor", "export_text"]
+           "C45Classifier", "CARTClassifier", "CARTRegressor", "export_text",
+           "SGTClassifier", "SGTRegressor", "SGTMultiInstanceClassifier", "TTestRule"]

@@ -15,17 +15,19 @@ the t-test (``rule=``), e.g. a Hoeffding or C-Tree bound for ablations.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 import pandas as pd
 
 from .._engine import sgt as _sgt
+from .._engine.signatures import RULE_SIG, function_pointer
 from .._engine.streaming import equal_width_codes, fit_equal_width_range
 from .._engine.tree import LEAF, TreeArrays, max_depth as _max_depth, n_leaves as _n_leaves
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import encode_X, fit_encode_X
-from ..losses import Logistic, Softmax, SquaredError
+from ..losses import GRAD_HESS_SIG, Logistic, Softmax, SquaredError
 
 __all__ = ["SGTClassifier", "SGTRegressor", "SGTMultiInstanceClassifier", "TTestRule"]
 
@@ -112,23 +114,25 @@ class _BaseSGT(BaseEstimator):
         names = self._feature_order()
         if len(x) != enc.n_features or any(k not in x for k in names):
             raise ValueError(f"expected the features {names}, got {sorted(x)}")
-        row = np.empty((1, enc.n_features), np.float64)
+        vals = [0.0] * enc.n_features
+        cat_index = self._cat_index
         for j, k in enumerate(names):
             v = x[k]
-            if enc.is_nominal[j]:
-                if v is None or (isinstance(v, float) and np.isnan(v)):
-                    row[0, j] = np.nan
+            ci = cat_index[j]
+            if ci is not None:
+                if v is None or (isinstance(v, float) and v != v):
+                    vals[j] = math.nan
                 else:
-                    idx = self._cat_index[j].get(v, -1)
-                    row[0, j] = idx
+                    vals[j] = ci.get(v, -1)
             else:
                 try:
-                    row[0, j] = np.nan if v is None else float(v)
+                    v = math.nan if v is None else float(v)
                 except (TypeError, ValueError):
                     raise TypeError(f"feature {k!r} must be numeric, got {v!r}") from None
-        if np.isinf(row).any():
-            raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
-        return row
+                if math.isinf(v):
+                    raise ValueError(f"feature {k!r} is infinite; X may not contain infinity")
+                vals[j] = v
+        return np.array([vals], dtype=np.float64)
 
     def _frame_with_categories(self, df):
         nf = self.nominal_features
@@ -183,22 +187,25 @@ class _BaseSGT(BaseEstimator):
                                      self._forest.feature.shape[0])
 
     def _codes(self, Xf):
-        enc = self._encoding
-        return equal_width_codes(Xf, self._lo, self._hi, int(self.n_bins),
-                                 np.ascontiguousarray(enc.is_nominal, dtype=np.bool_),
-                                 np.ascontiguousarray(enc.n_cats, dtype=np.int64))
+        return equal_width_codes(Xf, self._lo, self._hi, int(self.n_bins), self._is_nominal,
+                                 self._n_cats)
+
+    @property
+    def _is_nominal(self):
+        return np.ascontiguousarray(self._encoding.is_nominal, dtype=np.bool_)
+
+    @property
+    def _n_cats(self):
+        return np.ascontiguousarray(self._encoding.n_cats, dtype=np.int64)
 
     def _learn_codes(self, Xc, y, bag_offsets):
-        rule = self._rule
         kernel = _sgt.get_learn_kernel()
-        enc = self._encoding
         self._forest, self._state = kernel(
             self._forest, self._state, self._roots, np.ascontiguousarray(Xc),
-            np.ascontiguousarray(y, dtype=np.float64), bag_offsets,
-            np.ascontiguousarray(enc.is_nominal, dtype=np.bool_),
-            np.ascontiguousarray(enc.n_cats, dtype=np.int64), int(self.n_bins),
-            float(self.lambda_), float(self.gamma), int(self.grace_period),
-            self._loss.grad_hess, rule.rule_fn, np.ascontiguousarray(rule.params, dtype=np.float64))
+            np.ascontiguousarray(y, dtype=np.float64), bag_offsets, self._is_nominal,
+            self._n_cats, int(self.n_bins), float(self.lambda_), float(self.gamma),
+            int(self.grace_period), function_pointer(self._loss.grad_hess, GRAD_HESS_SIG),
+            function_pointer(self._rule.rule_fn, RULE_SIG), self._rule_params)
 
     def _partial_fit_encoded(self, Xf, ycode):
         """Learn encoded rows (float64 matrix, float64 targets) in stream order."""
@@ -226,6 +233,7 @@ class _BaseSGT(BaseEstimator):
 
     def _init_stream(self):
         self._rule = self._validate_params()
+        self._rule_params = np.ascontiguousarray(self._rule.params, dtype=np.float64)
         self._buf_X, self._buf_y = [], []
 
     # ------------------------------------------------------------ model size
@@ -373,6 +381,7 @@ class SGTClassifier(ClassifierMixin, _BaseSGT):
             raise ValueError("classes must be unique")
         self.classes_ = np.sort(classes)
         self.n_classes_ = int(classes.shape[0])
+        self._class_code = {c: i for i, c in enumerate(self.classes_.tolist())}
         self._loss = Logistic() if self.n_classes_ == 2 else Softmax()
 
     def _codes_of(self, y):
@@ -381,7 +390,8 @@ class SGTClassifier(ClassifierMixin, _BaseSGT):
             y = y.ravel()
         if y.ndim != 1:
             raise ValueError(f"y should be a 1d array, got shape {y.shape}")
-        if pd.isna(pd.Series(y, dtype=object)).any():
+        if (np.isnan(y).any() if y.dtype.kind == "f"
+                else y.dtype.kind == "O" and pd.isna(pd.Series(y, dtype=object)).any()):
             raise ValueError("Input y contains NaN (missing class labels are not allowed).")
         idx = np.searchsorted(self.classes_, y)
         idx = np.clip(idx, 0, self.n_classes_ - 1)
@@ -462,7 +472,10 @@ class SGTClassifier(ClassifierMixin, _BaseSGT):
                 self._buf_X, self._raw_labels = [], []
                 self._partial_fit_encoded(Xb, self._codes_of(labels))
                 return self
-        self._partial_fit_encoded(row, self._codes_of(np.asarray([y])))
+        code = self._class_code.get(y)
+        if code is None:
+            self._codes_of(np.asarray([y]))   # raises the unknown-label error
+        self._partial_fit_encoded(row, np.array([float(code)]))
         return self
 
     def _proba_from_raw(self, raw):
