@@ -31,6 +31,9 @@ from ..losses import GRAD_HESS_SIG, Logistic, Softmax, SquaredError
 
 __all__ = ["SGTClassifier", "SGTRegressor", "SGTMultiInstanceClassifier", "TTestRule"]
 
+#: rows ``learn_one`` queues before one kernel call learns them (see ``_learn_row``)
+_PENDING_MAX = 256
+
 
 class TTestRule:
     """SGT's split test (Gouk et al. 2019): a one-sample t-test of the mean
@@ -159,6 +162,7 @@ class _BaseSGT(BaseEstimator):
         return cache
 
     def __getstate__(self):
+        self._flush()
         state = self.__dict__.copy()
         state.pop("_cat_index_cache", None)
         if "_forest" in state:
@@ -207,8 +211,30 @@ class _BaseSGT(BaseEstimator):
             int(self.grace_period), function_pointer(self._loss.grad_hess, GRAD_HESS_SIG),
             function_pointer(self._rule.rule_fn, RULE_SIG), self._rule_params)
 
+    def _learn_row(self, row, ycode):
+        """Learn one encoded row.  Once the trees exist, rows are queued and learned
+        in one kernel call per ``_PENDING_MAX`` rows -- or as soon as anything reads
+        the model (predictions, sizes, pickling, another chunk), so the result is
+        exactly that of learning each row at once."""
+        if hasattr(self, "_forest"):
+            self._pending_rows.append(row)
+            self._pending_y.append(ycode)
+            if len(self._pending_rows) >= _PENDING_MAX:
+                self._flush()
+        else:
+            self._partial_fit_encoded(row, np.array([ycode], dtype=np.float64))
+
+    def _flush(self):
+        rows = self.__dict__.get("_pending_rows")
+        if rows:
+            X = np.concatenate(rows)
+            y = np.array(self._pending_y, dtype=np.float64)
+            self._pending_rows, self._pending_y = [], []
+            self._learn_codes(self._codes(X), y, np.zeros(0, np.int64))
+
     def _partial_fit_encoded(self, Xf, ycode):
         """Learn encoded rows (float64 matrix, float64 targets) in stream order."""
+        self._flush()
         if not hasattr(self, "_forest"):
             self._buf_X.append(Xf)
             self._buf_y.append(ycode)
@@ -227,11 +253,13 @@ class _BaseSGT(BaseEstimator):
         return hasattr(self, "_forest")
 
     def _raw(self, Xf):
+        self._flush()
         if not hasattr(self, "_forest"):
             return np.zeros((Xf.shape[0], self._n_trees()))
         return _sgt.forest_raw(self._forest, self._roots, np.ascontiguousarray(self._codes(Xf)))
 
     def _init_stream(self):
+        self._pending_rows, self._pending_y = [], []
         self._rule = self._validate_params()
         self._rule_params = np.ascontiguousarray(self._rule.params, dtype=np.float64)
         self._buf_X, self._buf_y = [], []
@@ -240,26 +268,32 @@ class _BaseSGT(BaseEstimator):
     @property
     def n_nodes(self):
         """Number of nodes in all trees."""
+        self._flush()
         return int(self._forest.sizes[0]) if hasattr(self, "_forest") else self._n_trees()
 
     @property
     def n_leaves(self):
+        self._flush()
         return int(_n_leaves(self._forest)) if hasattr(self, "_forest") else self._n_trees()
 
     @property
     def depth(self):
+        self._flush()
         return int(_max_depth(self._forest)) if hasattr(self, "_forest") else 0
 
     @property
     def n_splits(self):
+        self._flush()
         return int(self._state.meta[_sgt.M_SPLITS]) if hasattr(self, "_state") else 0
 
     @property
     def n_leaf_updates(self):
+        self._flush()
         return int(self._state.meta[_sgt.M_UPDATES]) if hasattr(self, "_state") else 0
 
     @property
     def n_seen(self):
+        self._flush()
         seen = int(self._state.meta[_sgt.M_SEEN]) if hasattr(self, "_state") else 0
         return seen + sum(len(b) for b in getattr(self, "_buf_y", []))
 
@@ -320,7 +354,8 @@ class SGTRegressor(RegressorMixin, _BaseSGT):
 
     def fit(self, X, y, sample_weight=None):
         """Learn ``(X, y)`` as one stream from scratch."""
-        for attr in ("_forest", "_state", "_buf_X", "_encoding", "_cat_index_cache"):
+        for attr in ("_forest", "_state", "_buf_X", "_encoding", "_cat_index_cache",
+                     "_pending_rows", "_pending_y"):
             self.__dict__.pop(attr, None)
         return self.partial_fit(X, y, sample_weight)
 
@@ -333,7 +368,7 @@ class SGTRegressor(RegressorMixin, _BaseSGT):
         yv = float(y)
         if not np.isfinite(yv):
             raise ValueError(f"target must be finite, got {y!r}")
-        self._partial_fit_encoded(row, np.array([yv]))
+        self._learn_row(row, yv)
         return self
 
     def predict(self, X):
@@ -441,7 +476,7 @@ class SGTClassifier(ClassifierMixin, _BaseSGT):
     def fit(self, X, y, classes=None, sample_weight=None):
         """Learn ``(X, y)`` as one stream from scratch."""
         for attr in ("_forest", "_state", "_buf_X", "_encoding", "_cat_index_cache",
-                     "classes_", "_raw_labels"):
+                     "classes_", "_raw_labels", "_pending_rows", "_pending_y"):
             self.__dict__.pop(attr, None)
         if classes is None and self.classes is None:
             classes = np.unique(np.asarray(y))
@@ -475,7 +510,7 @@ class SGTClassifier(ClassifierMixin, _BaseSGT):
         code = self._class_code.get(y)
         if code is None:
             self._codes_of(np.asarray([y]))   # raises the unknown-label error
-        self._partial_fit_encoded(row, np.array([float(code)]))
+        self._learn_row(row, float(code))
         return self
 
     def _proba_from_raw(self, raw):
@@ -562,7 +597,8 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
     def fit(self, X, y, bags):
         """Train on bags for ``n_epochs`` epochs."""
         from ..data import check_random_state
-        for attr in ("_forest", "_state", "_buf_X", "_encoding", "_cat_index_cache", "classes_"):
+        for attr in ("_forest", "_state", "_buf_X", "_encoding", "_cat_index_cache", "classes_",
+                     "_pending_rows", "_pending_y"):
             self.__dict__.pop(attr, None)
         self._init_stream()
         _check_positive_int("n_epochs", self.n_epochs)
