@@ -385,5 +385,9 @@ def get_learn_kernel():
             types.int64[::1], types.boolean[::1], types.int64[::1], types.int64,
             types.float64, types.float64, types.int64,
             GRAD_HESS_TYPE, RULE_TYPE, types.float64[::1])
-        _KERNEL = njit(sig, cache=True)(_learn_py)
+        disp = njit(sig, cache=True)(_learn_py)
+        # the compiled entry point skips the dispatcher's per-call type resolution
+        # (tens of microseconds with named-tuple arguments: it matters for learn_one);
+        # callers pass exactly the signature's types
+        _KERNEL = disp.overloads[disp.signatures[0]].entry_point
     return _KERNEL

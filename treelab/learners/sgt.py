@@ -258,6 +258,48 @@ class _BaseSGT(BaseEstimator):
             return np.zeros((Xf.shape[0], self._n_trees()))
         return _sgt.forest_raw(self._forest, self._roots, np.ascontiguousarray(self._codes(Xf)))
 
+    def _raw_one(self, row):
+        """Raw scores of one encoded row, traversed in Python: for a single row this
+        is faster than any kernel call (whose argument unboxing dominates)."""
+        self._flush()
+        K = self._n_trees()
+        if not hasattr(self, "_forest"):
+            return [0.0] * K
+        t = self._forest
+        enc = self._encoding
+        lo, hi, nb = self._lo, self._hi, int(self.n_bins)
+        codes = {}
+        out = []
+        kind, feature, threshold = t.kind, t.feature, t.threshold
+        first, missing = t.first_child, t.missing_child
+        for root in self._roots.tolist():
+            node = root
+            while kind[node] != LEAF:
+                f = int(feature[node])
+                c = codes.get(f)
+                if c is None:
+                    v = row[f]
+                    if v != v:
+                        c = math.nan
+                    elif enc.is_nominal[f]:
+                        c = float(v) if (0 <= v < enc.n_cats[f] and v == int(v)) else math.nan
+                    else:
+                        w = hi[f] - lo[f]
+                        c = 0.0 if not w > 0 else float(min(max(math.floor(nb * ((v - lo[f]) / w)), 0), nb - 1))
+                    codes[f] = c
+                if c != c:
+                    node = int(first[node] + missing[node])
+                elif kind[node] == 1:
+                    node = int(first[node] + (0 if c <= threshold[node] else 1))
+                else:
+                    slot = -1
+                    ci = int(c)
+                    if 0 <= ci < t.cat_count[node]:
+                        slot = int(t.cat_map[t.cat_offset[node] + ci])
+                    node = int(first[node] + (slot if slot >= 0 else missing[node]))
+            out.append(float(t.value[node, 0]))
+        return out
+
     def _init_stream(self):
         self._pending_rows, self._pending_y = [], []
         self._rule = self._validate_params()
@@ -380,7 +422,10 @@ class SGTRegressor(RegressorMixin, _BaseSGT):
     def predict_one(self, x):
         if not hasattr(self, "_encoding"):
             return 0.0
-        return float(self._raw(self._row_from_dict(x))[0, 0])
+        raw = self._raw_one(self._row_from_dict(x)[0])
+        if self._loss.name == "squared_error":
+            return raw[0]
+        return float(self._loss.inverse_link(np.array([raw]))[0, 0])
 
 
 # =========================================================================== classifier
@@ -536,7 +581,7 @@ class SGTClassifier(ClassifierMixin, _BaseSGT):
         """Class probabilities of one instance as a dict (river's convention)."""
         if not hasattr(self, "classes_") or not hasattr(self, "_encoding"):
             return {}
-        p = self._proba_from_raw(self._raw(self._row_from_dict(x)))[0]
+        p = self._proba_from_raw(np.array([self._raw_one(self._row_from_dict(x)[0])]))[0]
         return {c: float(v) for c, v in zip(self.classes_.tolist(), p)}
 
     def predict_one(self, x):

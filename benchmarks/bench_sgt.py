@@ -1,0 +1,259 @@
+"""Stochastic Gradient Tree benchmark: treelab vs river vs MOA (capymoa), one run, same stream.
+
+Streams (200,000 x 10 numeric features in [0, 1]):
+* classification: labels from a random depth-5 axis-aligned tree, 10 % label noise;
+* regression: Friedman #1 plus N(0, 1) noise.
+
+Every learner is evaluated prequentially (test-then-train).  treelab runs
+through chunked ``partial_fit`` (predict a chunk of ``--chunk`` rows, then
+learn it: one jitted call each) and through river-style ``predict_one`` /
+``learn_one``; river per instance; MOA's ``StochasticGradientTree`` through
+capymoa with the whole loop inside the JVM (an ARFF stream and
+``prequential_evaluation(optimise=True)``), so its time is not Python
+overhead.  Prints instances per second, ratios, prequential accuracy / MAE,
+model size and peak memory (Python allocations via tracemalloc; the JVM's
+used-heap growth for MOA).
+
+Targets (issue 3): treelab >= 5x MOA's throughput through chunked partial_fit
+(so >= 60x river's), >= 5x river's through learn_one, prequential accuracy
+>= MOA's.
+
+Run:  python benchmarks/bench_sgt.py [--n 200000] [--n-one 50000] [--n-river 200000]
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import tempfile
+import time
+import tracemalloc
+
+import numpy as np
+
+
+# ----------------------------------------------------------------------------- streams
+def random_tree_labels(X, depth=5, seed=0):
+    """Labels of a random axis-aligned tree of the given depth (thresholds inside each cell)."""
+    rng = np.random.default_rng(seed)
+    d = X.shape[1]
+    y = np.empty(X.shape[0], dtype=np.int64)
+
+    def grow(idx, lo, hi, level):
+        if level == depth:
+            y[idx] = rng.integers(0, 2)
+            return
+        f = rng.integers(0, d)
+        thr = rng.uniform(lo[f] + 0.2 * (hi[f] - lo[f]), hi[f] - 0.2 * (hi[f] - lo[f]))
+        left = X[idx, f] <= thr
+        hi_l, lo_r = hi.copy(), lo.copy()
+        hi_l[f] = thr
+        lo_r[f] = thr
+        grow(idx[left], lo, hi_l, level + 1)
+        grow(idx[~left], lo_r, hi, level + 1)
+
+    grow(np.arange(X.shape[0]), np.zeros(d), np.ones(d), 0)
+    return y
+
+
+def classification_stream(n, seed=0, noise=0.1):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 10))
+    y = random_tree_labels(X, depth=5, seed=seed + 1)
+    flip = rng.random(n) < noise
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+def regression_stream(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 10))
+    y = (10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3]
+         + 5 * X[:, 4] + rng.normal(size=n))
+    return X, y
+
+
+# ---------------------------------------------------------------------------- helpers
+def _score(task, y, pred):
+    return float(np.mean(pred == y)) if task == "classification" else float(np.mean(np.abs(pred - y)))
+
+
+class _Peak:
+    def __enter__(self):
+        gc.collect()
+        tracemalloc.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+
+
+def run_treelab_chunked(task, X, y, chunk):
+    from treelab import SGTClassifier, SGTRegressor
+    model = SGTClassifier(classes=[0, 1]) if task == "classification" else SGTRegressor()
+    preds = np.empty(len(y), dtype=float)
+    with _Peak() as mem:
+        t0 = time.perf_counter()
+        for s in range(0, len(y), chunk):
+            Xc, yc = X[s:s + chunk], y[s:s + chunk]
+            preds[s:s + chunk] = model.predict(Xc) if s else (0 if task == "classification" else 0.0)
+            model.partial_fit(Xc, yc)
+        secs = time.perf_counter() - t0
+    return dict(secs=secs, score=_score(task, y, preds), nodes=model.n_nodes,
+                leaves=model.n_leaves, peak=mem.peak)
+
+
+def run_treelab_one(task, rows, y):
+    from treelab import SGTClassifier, SGTRegressor
+    model = SGTClassifier(classes=[0, 1]) if task == "classification" else SGTRegressor()
+    preds = np.empty(len(y), dtype=float)
+    yl = y.tolist()
+    with _Peak() as mem:
+        t0 = time.perf_counter()
+        for i, (x, yi) in enumerate(zip(rows, yl)):
+            p = model.predict_one(x)
+            preds[i] = (p if p is not None else 0) if task == "classification" else p
+            model.learn_one(x, yi)
+        secs = time.perf_counter() - t0
+    return dict(secs=secs, score=_score(task, y, preds), nodes=model.n_nodes,
+                leaves=model.n_leaves, peak=mem.peak)
+
+
+def run_river(task, rows, y):
+    from river import tree
+    model = tree.SGTClassifier() if task == "classification" else tree.SGTRegressor()
+    preds = np.empty(len(y), dtype=float)
+    yl = [bool(v) for v in y] if task == "classification" else y.tolist()
+    with _Peak() as mem:
+        t0 = time.perf_counter()
+        for i, (x, yi) in enumerate(zip(rows, yl)):
+            p = model.predict_one(x)
+            preds[i] = float(bool(p)) if task == "classification" else p
+            model.learn_one(x, yi)
+        secs = time.perf_counter() - t0
+    size = {}
+    for attr in ("n_nodes", "n_leaves", "n_splits"):
+        if hasattr(model, attr):
+            size[attr] = getattr(model, attr)
+    return dict(secs=secs, score=_score(task, y, preds), nodes=size.get("n_nodes"),
+                leaves=size.get("n_leaves"), peak=mem.peak)
+
+
+def _write_arff(path, X, y, task):
+    with open(path, "w") as fh:
+        fh.write("@relation bench\n")
+        for j in range(X.shape[1]):
+            fh.write(f"@attribute x{j} numeric\n")
+        fh.write("@attribute class {0,1}\n" if task == "classification" else "@attribute y numeric\n")
+        fh.write("@data\n")
+        fmt = ",".join(["%.10g"] * X.shape[1])
+        for i in range(X.shape[0]):
+            fh.write(fmt % tuple(X[i]) + ("," + (str(int(y[i])) if task == "classification"
+                                               else "%.10g" % y[i])) + "\n")
+
+
+def run_moa(task, X, y):
+    from capymoa.evaluation import prequential_evaluation
+    from capymoa.stream import ARFFStream
+    import jpype
+    if task == "classification":
+        from capymoa.classifier import StochasticGradientTree
+    else:
+        from capymoa.regressor import StochasticGradientTree
+    tmp = tempfile.mkdtemp(prefix="treelab-bench-")
+    path = os.path.join(tmp, "stream.arff")
+    _write_arff(path, X, y, task)
+    stream = ARFFStream(path)
+    learner = StochasticGradientTree(schema=stream.get_schema())
+    rt = jpype.JClass("java.lang.Runtime").getRuntime()
+    jpype.JClass("java.lang.System").gc()
+    used0 = rt.totalMemory() - rt.freeMemory()
+    t0 = time.perf_counter()
+    res = prequential_evaluation(stream, learner, optimise=True)
+    secs = time.perf_counter() - t0
+    used1 = rt.totalMemory() - rt.freeMemory()
+    cum = res.cumulative
+    score = cum.accuracy() / 100.0 if task == "classification" else cum.mae()
+    nodes = leaves = None
+    try:
+        for m in learner.moa_learner.getModelMeasurements():
+            name = str(m.getName())
+            if name == "nodes":
+                nodes = int(m.getValue())
+            elif name == "leaf nodes":
+                leaves = int(m.getValue())
+    except Exception:  # noqa: BLE001 - model measurements are optional
+        pass
+    return dict(secs=secs, score=score, nodes=nodes, leaves=leaves, peak=max(used1 - used0, 0))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=200_000)
+    ap.add_argument("--n-one", type=int, default=50_000,
+                    help="instances for the learn_one runs (treelab and river)")
+    ap.add_argument("--n-river", type=int, default=None,
+                    help="instances for river (default: --n-one)")
+    ap.add_argument("--chunk", type=int, default=1000)
+    ap.add_argument("--skip-moa", action="store_true")
+    ap.add_argument("--skip-river", action="store_true")
+    ap.add_argument("--tasks", default="classification,regression")
+    args = ap.parse_args(argv)
+    n_river = args.n_river or args.n_one
+
+    import treelab
+    print(f"treelab {treelab.__version__}, {os.cpu_count()} cores, stream of {args.n} instances")
+    # compile / load kernels outside the timed region
+    from treelab import SGTClassifier, SGTRegressor
+    Xw, yw = classification_stream(3000, seed=99)
+    SGTClassifier(classes=[0, 1]).partial_fit(Xw, yw).predict(Xw[:5])
+    SGTRegressor().partial_fit(*regression_stream(3000, seed=99)).predict(Xw[:5])
+
+    for task in args.tasks.split(","):
+        X, y = classification_stream(args.n) if task == "classification" else regression_stream(args.n)
+        metric = "accuracy" if task == "classification" else "MAE"
+        rows = [{f"x{j}": v for j, v in enumerate(r)} for r in X[:max(args.n_one, n_river)].tolist()]
+        res = {}
+        res["treelab partial_fit"] = (args.n, run_treelab_chunked(task, X, y, args.chunk))
+        res["treelab learn_one"] = (args.n_one, run_treelab_one(task, rows[:args.n_one], y[:args.n_one]))
+        if not args.skip_river:
+            try:
+                res["river"] = (n_river, run_river(task, rows[:n_river], y[:n_river]))
+            except ImportError:
+                print("river is not installed: skipped")
+        if not args.skip_moa:
+            try:
+                res["MOA (capymoa)"] = (args.n, run_moa(task, X, y))
+            except ImportError:
+                print("capymoa is not installed: skipped")
+        print(f"\n[{task}] prequential {metric}; throughput in instances/s")
+        for name, (n, r) in res.items():
+            r["ips"] = n / r["secs"]
+            print(f"  {name:22s} n={n:7d}  {r['ips']:11.0f} inst/s  {metric} {r['score']:.4f}  "
+                  f"nodes {r['nodes']}  leaves {r['leaves']}  peak memory {r['peak'] / 2**20:.1f} MiB")
+        tl = res["treelab partial_fit"][1]
+        one = res["treelab learn_one"][1]
+        if "MOA (capymoa)" in res:
+            moa = res["MOA (capymoa)"][1]
+            ratio = tl["ips"] / moa["ips"]
+            print(f"  treelab partial_fit / MOA throughput: {ratio:.1f}x "
+                  f"[target >= 5x: {'met' if ratio >= 5 else 'MISSED'}]")
+            if task == "classification":
+                ok = tl["score"] >= moa["score"]
+                print(f"  accuracy treelab {tl['score']:.4f} vs MOA {moa['score']:.4f} "
+                      f"[target >= MOA: {'met' if ok else 'MISSED'}]")
+            else:
+                print(f"  MAE treelab {tl['score']:.4f} vs MOA {moa['score']:.4f}")
+        if "river" in res:
+            rv = res["river"][1]
+            r1 = tl["ips"] / rv["ips"]
+            r2 = one["ips"] / rv["ips"]
+            print(f"  treelab partial_fit / river: {r1:.0f}x [target >= 60x: "
+                  f"{'met' if r1 >= 60 else 'MISSED'}]")
+            print(f"  treelab learn_one / river: {r2:.1f}x [target >= 5x: "
+                  f"{'met' if r2 >= 5 else 'MISSED'}]")
+
+
+if __name__ == "__main__":
+    main()
