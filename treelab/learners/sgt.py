@@ -89,15 +89,34 @@ class _BaseSGT(BaseEstimator):
 
     # ------------------------------------------------------------- encoding
     def _encode_chunk(self, X):
+        """Encode a chunk; the first chunk's encoding is only *proposed* (kept in
+        ``_new_encoding``) and committed by :meth:`_commit_encoding` once the whole
+        chunk was accepted, so a rejected first chunk leaves no trace."""
         name = type(self).__name__
         if not hasattr(self, "_encoding"):
-            Xf, enc = fit_encode_X(X, name, self.nominal_features, allow_nan=True)
+            nf = self.nominal_features
+            if isinstance(nf, dict):
+                if isinstance(X, pd.DataFrame):
+                    X = self._frame_with_categories(X)
+                nf = list(nf.keys())
+            Xf, enc = fit_encode_X(X, name, nf, allow_nan=True)
+            if isinstance(self.nominal_features, dict) and not isinstance(X, pd.DataFrame):
+                for k, cats in self.nominal_features.items():
+                    if isinstance(k, (int, np.integer)):
+                        enc.categories[int(k)] = pd.Index(list(cats))
+                enc.n_cats = np.array([0 if c is None else len(c) for c in enc.categories],
+                                      dtype=np.int64)
+            self._new_encoding = enc
+            return Xf
+        return encode_X(X, self._encoding, name, allow_nan=True)
+
+    def _commit_encoding(self):
+        enc = self.__dict__.pop("_new_encoding", None)
+        if enc is not None:
             self._encoding = enc
             self.n_features_in_ = enc.n_features
             if enc.feature_names is not None:
                 self.feature_names_in_ = enc.feature_names
-            return Xf
-        return encode_X(X, self._encoding, name, allow_nan=True)
 
     def _row_from_dict(self, x):
         """One row (1 x d float64) from a river-style feature dict."""
@@ -112,7 +131,9 @@ class _BaseSGT(BaseEstimator):
                         raise TypeError(
                             f"feature {k!r} has the non-numeric value {x[k]!r}; declare nominal "
                             "features with nominal_features={name: [categories...]}")
-            return self._encode_chunk(self._frame_with_categories(df))
+            Xf = self._encode_chunk(self._frame_with_categories(df))
+            self._commit_encoding()
+            return Xf
         enc = self._encoding
         names = self._feature_order()
         if len(x) != enc.n_features or any(k not in x for k in names):
@@ -209,7 +230,7 @@ class _BaseSGT(BaseEstimator):
             np.ascontiguousarray(y, dtype=np.float64), bag_offsets, self._is_nominal,
             self._n_cats, int(self.n_bins), float(self.lambda_), float(self.gamma),
             int(self.grace_period), function_pointer(self._loss.grad_hess, GRAD_HESS_SIG),
-            function_pointer(self._rule.rule_fn, RULE_SIG), self._rule_params)
+            function_pointer(self._rule.rule_fn, RULE_SIG), self._current_rule_params())
 
     def _learn_row(self, row, ycode):
         """Learn one encoded row.  Once the trees exist, rows are queued and learned
@@ -300,23 +321,42 @@ class _BaseSGT(BaseEstimator):
             out.append(float(t.value[node, 0]))
         return out
 
+    def _current_rule_params(self):
+        """The rule's parameters, re-read when ``rule`` / ``delta`` changed (set_params)."""
+        key = (id(self.rule), self.delta)
+        if self.__dict__.get("_rule_key") != key:
+            self._rule = self._validate_params()
+            self._rule_params = np.ascontiguousarray(self._rule.params, dtype=np.float64)
+            self._rule_key = key
+        return self._rule_params
+
     def _init_stream(self):
         self._pending_rows, self._pending_y = [], []
+        self._raw_labels = []
         self._rule = self._validate_params()
         self._rule_params = np.ascontiguousarray(self._rule.params, dtype=np.float64)
+        self._rule_key = (id(self.rule), self.delta)
         self._buf_X, self._buf_y = [], []
 
     # ------------------------------------------------------------ model size
+    def _initial_trees(self):
+        """Before the trees exist the model is its single-leaf trees (0 when the
+        number of trees is not known yet: classes not fixed)."""
+        try:
+            return self._n_trees()
+        except AttributeError:
+            return 0
+
     @property
     def n_nodes(self):
         """Number of nodes in all trees."""
         self._flush()
-        return int(self._forest.sizes[0]) if hasattr(self, "_forest") else self._n_trees()
+        return int(self._forest.sizes[0]) if hasattr(self, "_forest") else self._initial_trees()
 
     @property
     def n_leaves(self):
         self._flush()
-        return int(_n_leaves(self._forest)) if hasattr(self, "_forest") else self._n_trees()
+        return int(_n_leaves(self._forest)) if hasattr(self, "_forest") else self._initial_trees()
 
     @property
     def depth(self):
@@ -337,7 +377,7 @@ class _BaseSGT(BaseEstimator):
     def n_seen(self):
         self._flush()
         seen = int(self._state.meta[_sgt.M_SEEN]) if hasattr(self, "_state") else 0
-        return seen + sum(len(b) for b in getattr(self, "_buf_y", []))
+        return seen + sum(len(b) for b in getattr(self, "_buf_X", []))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -391,6 +431,7 @@ class SGTRegressor(RegressorMixin, _BaseSGT):
             self._loss = SquaredError() if self.loss is None else self.loss
         Xf = self._encode_chunk(X)
         y = self._targets(y, Xf.shape[0])
+        self._commit_encoding()
         self._partial_fit_encoded(Xf, y)
         return self
 
@@ -491,37 +532,56 @@ class SGTClassifier(ClassifierMixin, _BaseSGT):
         Xf = self._encode_chunk(X)
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None")
-        if len(y) != Xf.shape[0]:
-            raise ValueError(f"X has {Xf.shape[0]} rows but y has {len(y)}")
-        if not hasattr(self, "classes_"):
-            given = classes if classes is not None else self.classes
-            if given is not None:
-                self._set_classes(given)
-            else:
-                # classes still unknown: buffer raw labels until the range is fitted
-                yl = np.asarray(y)
-                if yl.ndim == 2 and yl.shape[1] == 1:
-                    yl = yl.ravel()
-                if pd.isna(pd.Series(yl, dtype=object)).any():
-                    raise ValueError("Input y contains NaN (missing class labels are not allowed).")
-                self._raw_labels = getattr(self, "_raw_labels", []) + [yl]
-                self._buf_X.append(Xf)
-                n_buf = sum(len(b) for b in self._buf_X)
-                if n_buf < self.n_range_samples:
-                    return self
-                labels = np.concatenate(self._raw_labels)
-                self._set_classes(np.unique(labels))
-                Xb = np.concatenate(self._buf_X)
-                self._buf_X, self._raw_labels = [], []
-                self._partial_fit_encoded(Xb, self._codes_of(labels))
-                return self
-        self._partial_fit_encoded(Xf, self._codes_of(y))
+        yl = np.asarray(y)
+        if yl.ndim == 2 and yl.shape[1] == 1:
+            yl = yl.ravel()
+        if yl.ndim != 1 or yl.shape[0] != Xf.shape[0]:
+            raise ValueError(f"X has {Xf.shape[0]} rows but y has shape {yl.shape}")
+        if not hasattr(self, "classes_") and (classes is not None or self.classes is not None):
+            self._set_classes(classes if classes is not None else self.classes)
+        if hasattr(self, "classes_"):
+            codes = self._codes_of(yl)            # validates every label before any change
+            self._commit_encoding()
+            self._partial_fit_encoded(Xf, codes)
+            return self
+        self._learn_unknown_classes(Xf, yl)
         return self
+
+    def _learn_unknown_classes(self, Xf, labels):
+        """Classes not declared: buffer rows and labels; the classes are the labels
+        among the first ``n_range_samples`` instances (later new labels raise)."""
+        if (labels.dtype.kind == "f" and np.isnan(labels).any()) or (
+                labels.dtype.kind == "O" and pd.isna(pd.Series(labels, dtype=object)).any()):
+            raise ValueError("Input y contains NaN (missing class labels are not allowed).")
+        buffered = sum(len(b) for b in self._buf_X)
+        need = self.n_range_samples - buffered
+        if labels.shape[0] >= need:
+            all_labels = np.concatenate(self._raw_labels + [labels]) if self._raw_labels else labels
+            classes = np.unique(all_labels[:self.n_range_samples])
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    f"the first {self.n_range_samples} instances hold the single class "
+                    f"{classes[0]!r}; pass classes=[...] to declare the classes")
+            self._set_classes(classes)
+            try:
+                codes = self._codes_of(all_labels)
+            except ValueError:
+                for attr in ("classes_", "n_classes_", "_class_code", "_loss"):
+                    self.__dict__.pop(attr, None)
+                raise
+            self._commit_encoding()
+            Xb = np.concatenate(self._buf_X + [Xf]) if self._buf_X else Xf
+            self._buf_X, self._raw_labels = [], []
+            self._partial_fit_encoded(Xb, codes)
+        else:
+            self._commit_encoding()
+            self._raw_labels = self._raw_labels + [labels]
+            self._buf_X.append(Xf)
 
     def fit(self, X, y, classes=None, sample_weight=None):
         """Learn ``(X, y)`` as one stream from scratch."""
         for attr in ("_forest", "_state", "_buf_X", "_encoding", "_cat_index_cache",
-                     "classes_", "_raw_labels", "_pending_rows", "_pending_y"):
+                     "classes_", "_raw_labels", "_pending_rows", "_pending_y", "_new_encoding"):
             self.__dict__.pop(attr, None)
         if classes is None and self.classes is None:
             classes = np.unique(np.asarray(y))
@@ -534,28 +594,15 @@ class SGTClassifier(ClassifierMixin, _BaseSGT):
         if not hasattr(self, "_buf_X"):
             self._init_stream()
         row = self._row_from_dict(x)
-        return self.partial_fit_encoded_row(row, y)
-
-    def partial_fit_encoded_row(self, row, y):
-        if not hasattr(self, "classes_"):
-            given = self.classes
-            if given is not None:
-                self._set_classes(given)
-            else:
-                self._raw_labels = getattr(self, "_raw_labels", []) + [np.asarray([y])]
-                self._buf_X.append(row)
-                if len(self._buf_X) < self.n_range_samples:
-                    return self
-                labels = np.concatenate(self._raw_labels)
-                self._set_classes(np.unique(labels))
-                Xb = np.concatenate(self._buf_X)
-                self._buf_X, self._raw_labels = [], []
-                self._partial_fit_encoded(Xb, self._codes_of(labels))
-                return self
-        code = self._class_code.get(y)
-        if code is None:
-            self._codes_of(np.asarray([y]))   # raises the unknown-label error
-        self._learn_row(row, float(code))
+        if not hasattr(self, "classes_") and self.classes is not None:
+            self._set_classes(self.classes)
+        if hasattr(self, "classes_"):
+            code = self._class_code.get(y)
+            if code is None:
+                self._codes_of(np.asarray([y]))   # raises the unknown-label error
+            self._learn_row(row, float(code))
+        else:
+            self._learn_unknown_classes(row, np.asarray([y]))
         return self
 
     def _proba_from_raw(self, raw):
@@ -571,11 +618,13 @@ class SGTClassifier(ClassifierMixin, _BaseSGT):
 
     def predict_proba(self, X):
         check_is_fitted(self, "classes_")
+        check_is_fitted(self, "_encoding")
         Xf = encode_X(X, self._encoding, type(self).__name__, allow_nan=True)
         return self._proba_from_raw(self._raw(Xf))
 
     def predict(self, X):
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def predict_proba_one(self, x):
         """Class probabilities of one instance as a dict (river's convention)."""
@@ -665,6 +714,7 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
         classes = np.unique(yb)
         if classes.shape[0] != 2:
             raise ValueError(f"multi-instance SGT is binary; got classes {list(classes)}")
+        self._commit_encoding()
         self.classes_ = classes
         self.n_classes_ = 2
         self._loss = Logistic()
