@@ -33,7 +33,7 @@ from numba import njit, prange
 __all__ = [
     "TreeArrays", "LEAF", "NUMERIC", "NOMINAL",
     "new_tree", "ensure_capacity", "add_children", "trim", "apply", "apply_serial",
-    "predict_value", "decision_path", "node_depths_ok", "extract_subtree", "n_leaves",
+    "predict_value", "predict_value_serial", "PARALLEL_MIN_ROWS", "decision_path", "node_depths_ok", "extract_subtree", "n_leaves",
     "max_depth",
 ]
 
@@ -233,6 +233,25 @@ def apply_serial(t, X):
     return out
 
 
+@njit(cache=True)
+def predict_value_serial(t, X):
+    """:func:`predict_value` without threads."""
+    n = X.shape[0]
+    k = t.value.shape[1]
+    out = np.empty((n, k), np.float64)
+    for i in range(n):
+        node = 0
+        while t.kind[node] != LEAF:
+            node = _next_node(t, node, X[i, t.feature[node]])
+        for j in range(k):
+            out[i, j] = t.value[node, j]
+    return out
+
+
+#: inputs with fewer rows are traversed without threads (thread start-up costs more)
+PARALLEL_MIN_ROWS = 5_000
+
+
 @njit(cache=True, parallel=True)
 def predict_value(t, X):
     """``t.value`` of the leaf reached by every row (n_rows x n_outputs)."""
@@ -425,9 +444,13 @@ class Tree:
     # --- traversal ----------------------------------------------------------------
     def apply(self, X):
         """Leaf ids for the encoded rows ``X`` (float64, C-contiguous)."""
+        if X.shape[0] < PARALLEL_MIN_ROWS:
+            return apply_serial(self.arrays, X)
         return apply(self.arrays, X)
 
     def predict(self, X):
+        if X.shape[0] < PARALLEL_MIN_ROWS:
+            return predict_value_serial(self.arrays, X)
         return predict_value(self.arrays, X)
 
     def decision_path(self, X):
