@@ -113,6 +113,15 @@ def _check_finite(Xf, is_nominal, allow_nan, what="X"):
             raise ValueError(f"Input {what} contains NaN.")
 
 
+def _feature_names(frame):
+    """Column labels as feature names when they are all strings (scikit-learn's rule:
+    other labels, e.g. the integers of ``pd.DataFrame(array)``, are no feature names)."""
+    cols = list(frame.columns)
+    if cols and all(isinstance(c, str) for c in cols):
+        return np.asarray(cols, dtype=object)
+    return None
+
+
 def _resolve_nominal(nominal_features, n_features, names):
     mask = np.zeros(n_features, dtype=bool)
     if nominal_features is None:
@@ -134,14 +143,39 @@ def _resolve_nominal(nominal_features, n_features, names):
     return mask
 
 
+def _resolve_nominal_frame(nominal_features, frame):
+    """:func:`_resolve_nominal` for a DataFrame: items may be any column label."""
+    cols = list(frame.columns)
+    d = len(cols)
+    if nominal_features is None:
+        return np.zeros(d, dtype=bool)
+    nf = np.asarray(nominal_features, dtype=object)
+    if nf.dtype == bool or (nf.size and all(isinstance(v, (bool, np.bool_)) for v in nf.ravel())):
+        return _resolve_nominal(np.asarray(nominal_features, dtype=bool), d, None)
+    mask = np.zeros(d, dtype=bool)
+    for item in np.atleast_1d(nf):
+        if item in cols:
+            mask[cols.index(item)] = True
+        elif isinstance(item, (numbers.Integral, np.integer)):
+            if not 0 <= int(item) < d:
+                raise ValueError(f"nominal_features index {item} out of range for {d} features")
+            mask[int(item)] = True
+        elif str(item) in [str(c) for c in cols]:
+            mask[[str(c) for c in cols].index(str(item))] = True
+        else:
+            raise ValueError(f"nominal_features names {item!r}, which is not a column of X")
+    return mask
+
+
 def _encode_column_nominal(values, categories, col_name):
-    """Codes of ``values`` in ``categories`` (NaN for missing, -1 for unseen)."""
+    """Codes of ``values`` in ``categories`` (NaN for missing, -1 for a value absent
+    from the fitted categories, which the trees route like a missing value)."""
     s = pd.Series(values)
     missing = s.isna().to_numpy()
-    cat = pd.Categorical(s, categories=categories)
-    codes = cat.codes.astype(np.float64)
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        s = s.astype(object)
+    codes = pd.Index(categories).get_indexer(s.where(~missing, None)).astype(np.float64)
     codes[missing] = np.nan
-    # values absent from the fitted categories: code -1 -> routed like missing values
     return codes
 
 
@@ -150,10 +184,10 @@ def fit_encode_X(X, estimator_name="estimator", nominal_features=None, allow_nan
     _check_2d(X)
     names = None
     if isinstance(X, pd.DataFrame):
-        names = np.asarray([str(c) for c in X.columns], dtype=object)
+        names = _feature_names(X)
         n, d = X.shape
         _check_shape(n, d, estimator_name)
-        mask = _resolve_nominal(nominal_features, d, names)
+        mask = _resolve_nominal_frame(nominal_features, X)
         Xf = np.empty((n, d), dtype=np.float64)
         cats = []
         for j, col in enumerate(X.columns):
@@ -183,6 +217,7 @@ def fit_encode_X(X, estimator_name="estimator", nominal_features=None, allow_nan
             arr = np.asarray(X, dtype=object) if not isinstance(X, np.ndarray) else X
             if arr.ndim != 2:
                 _numeric_array(X, estimator_name)  # raises the right shape error
+            # integer column labels: no feature names, as for any NumPy input
             return fit_encode_X(pd.DataFrame(arr), estimator_name, nominal_features, allow_nan)
         Xf = _numeric_array(X, estimator_name)
         n, d = Xf.shape
@@ -197,12 +232,13 @@ def encode_X(X, enc, estimator_name="estimator", allow_nan=True):
     """Validate ``X`` at predict time against the fitted encoding."""
     _check_2d(X)
     if isinstance(X, pd.DataFrame):
-        names = np.asarray([str(c) for c in X.columns], dtype=object)
+        names = _feature_names(X)
         if enc.feature_names is None:
-            if not all(isinstance(c, (int, np.integer)) for c in X.columns):
+            if names is not None:
                 warnings.warn(f"X has feature names, but {estimator_name} was fitted without "
                               "feature names", UserWarning)
-        elif len(names) != len(enc.feature_names) or (names != enc.feature_names).any():
+        elif names is None or len(names) != len(enc.feature_names) or (
+                names != enc.feature_names).any():
             raise ValueError(
                 "The feature names should match those that were passed during fit. "
                 f"Fit with {list(enc.feature_names)}, got {list(names)}.")

@@ -139,7 +139,7 @@ class BaseDecisionTree(BaseEstimator):
         name = type(self).__name__
         Xf, enc = fit_encode_X(X, name, self.nominal_features, allow_nan=True)
         n, d = Xf.shape
-        yc, sstats, w, n_stats = self._targets(y, n, sample_weight)
+        yc, sstats, w, n_stats, fitted = self._targets(y, n, sample_weight)
         w_total = float(w.sum())
         if not w_total > 0:
             raise ValueError("Sum of sample weights is zero: nothing to learn from")
@@ -185,6 +185,8 @@ class BaseDecisionTree(BaseEstimator):
             imp_fn=crit.impurity, merit_fn=crit.merit, merit_code=crit.merit_code,
             builtin=crit.builtin_code, **params)
         arrays = trim(arrays)
+        for key, value in fitted.items():
+            setattr(self, key, value)
         self._encoding = enc
         self.n_features_in_ = d
         if enc.feature_names is not None:
@@ -228,13 +230,15 @@ class BaseDecisionTree(BaseEstimator):
 
     def apply(self, X):
         """Index of the leaf that each sample ends up in."""
-        return self.tree_.apply(self._encode(X))
+        Xf = self._encode(X)
+        return self.tree_.apply(Xf)
 
     def decision_path(self, X):
         """Nodes visited by each sample, as a CSR ``(indptr, indices)`` pair
         (a ``scipy.sparse.csr_matrix`` of shape (n_samples, n_nodes))."""
         from scipy.sparse import csr_matrix
-        indptr, indices = self.tree_.decision_path(self._encode(X))
+        Xf = self._encode(X)
+        indptr, indices = self.tree_.decision_path(Xf)
         data = np.ones(indices.shape[0], dtype=np.int8)
         return csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, self.tree_.node_count))
 
@@ -290,6 +294,7 @@ class BaseDecisionTree(BaseEstimator):
 
     def export_text(self, **kwargs):
         """Readable text rendering of the tree (see :func:`treelab.export_text`)."""
+        check_is_fitted(self)
         from .export import export_text
         return export_text(self, **kwargs)
 
@@ -366,13 +371,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             raise ValueError(
                 f"Classifier can't train when only one class is present: y has the single "
                 f"class {classes[0]!r}")
-        self.classes_ = classes
-        self.n_classes_ = int(classes.shape[0])
-        self.n_outputs_ = 1
+        fitted = {"classes_": classes, "n_classes_": int(classes.shape[0]), "n_outputs_": 1}
         w = check_sample_weight(sample_weight, n)
         cw = self.class_weight
         if cw is not None:
-            k = self.n_classes_
+            k = fitted["n_classes_"]
             if cw == "balanced":
                 counts = np.bincount(yc, minlength=k).astype(np.float64)
                 per_class = n / (k * counts)
@@ -387,8 +390,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             else:
                 raise ValueError(f"class_weight must be None, 'balanced' or a dict, got {cw!r}")
             w = w * per_class[yc]
-        return (np.ascontiguousarray(yc), np.zeros((0, self.n_classes_)), w,
-                self.n_classes_)
+        k = fitted["n_classes_"]
+        return np.ascontiguousarray(yc), np.zeros((0, k)), w, k, fitted
 
     def _value_from_stats(self, stats):
         tot = stats.sum(axis=1, keepdims=True)
@@ -464,10 +467,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     def _targets(self, y, n, sample_weight):
         y = check_regression_targets(y, n)
-        self.n_outputs_ = 1
         w = check_sample_weight(sample_weight, n)
         sstats = np.ascontiguousarray(np.stack([w, w * y, w * y * y], axis=1))
-        return np.zeros(0, np.int64), sstats, w, 3
+        return np.zeros(0, np.int64), sstats, w, 3, {"n_outputs_": 1}
 
     def _value_from_stats(self, stats):
         w = stats[:, 0]

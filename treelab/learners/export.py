@@ -22,6 +22,8 @@ def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
     Leaves show the predicted class (with class weights if ``show_weights``)
     or the predicted value.
     """
+    from .._sklearn_compat import check_is_fitted
+    check_is_fitted(estimator)
     tree = estimator.tree_
     a = tree.arrays
     enc = getattr(estimator, "_encoding", None)

@@ -126,6 +126,10 @@ class Criterion:
         self.name = str(name)
         self.task = task
         self.merit_kind = merit_kind
+        # what the user passed, pickled by reference (a module-level function or
+        # @njit dispatcher of the user's own module)
+        self._impurity_src = impurity
+        self._merit_src = merit
         self.impurity = (impurity if _is_compiled_with(impurity, IMPURITY_SIG)
                          else compile_impurity(impurity))
         if merit is None:
@@ -151,6 +155,5 @@ class Criterion:
     # Criteria are compared and pickled by name for the built-ins (see impurity.py);
     # user criteria pickle by reference to their defining functions.
     def __reduce__(self):
-        return (Criterion, (self.name, getattr(self.impurity, "py_func", self.impurity),
-                            self.task, self.merit_kind,
-                            None if self.merit is no_merit else getattr(self.merit, "py_func", self.merit)))
+        return (Criterion, (self.name, self._impurity_src, self.task, self.merit_kind,
+                            self._merit_src))
