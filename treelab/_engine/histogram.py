@@ -9,14 +9,11 @@ subtraction (LightGBM's trick).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .splitter import TASK_CLASSIFICATION
 
-__all__ = ["hist_build", "hist_subtract", "PARALLEL_MIN_ROWS"]
-
-#: nodes with at least this many rows build their histogram with threads
-PARALLEL_MIN_ROWS = 20_000
+__all__ = ["hist_build", "hist_subtract"]
 
 
 @njit(cache=True)
@@ -41,31 +38,14 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt):
                 cnt[f, b] += 1
 
 
-@njit(cache=True, parallel=True)
-def _hist_build_parallel(Xb, samples, start, end, yc, sstats, w, task, hist, cnt):
-    d = Xb.shape[1]
-    S = hist.shape[2]
-    for f in prange(d):
-        for p in range(start, end):
-            i = samples[p]
-            b = Xb[i, f]
-            if task == TASK_CLASSIFICATION:
-                hist[f, b, yc[i]] += w[i]
-            else:
-                for s in range(S):
-                    hist[f, b, s] += sstats[i, s]
-            cnt[f, b] += 1
-
-
 @njit(cache=True)
 def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt):
     """Fill ``hist``/``cnt`` (zeroed here) from the samples ``samples[start:end]``."""
     hist[:] = 0.0
     cnt[:] = 0
-    if end - start >= PARALLEL_MIN_ROWS:
-        _hist_build_parallel(Xb, samples, start, end, yc, sstats, w, task, hist, cnt)
-    else:
-        _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt)
+    # serial on purpose: a cached kernel calling a parallel=True one can crash when
+    # only one of the two cache entries is rebuilt (numba issue #8578)
+    _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt)
 
 
 @njit(cache=True)
