@@ -10,6 +10,9 @@ Streaming equal-width bins live in the streaming engine.
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import njit, prange
 
@@ -57,7 +60,16 @@ def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=200_000, rand
         X = X[rows]
     d = X.shape[1]
     XT = np.ascontiguousarray(X.T)
-    per = [np.empty(0) if is_nominal[f] else _feature_edges(XT[f], max_bins) for f in range(d)]
+
+    def one(f):
+        return np.empty(0) if is_nominal[f] else _feature_edges(XT[f], max_bins)
+
+    if X.shape[0] * d >= 1_000_000 and (os.cpu_count() or 1) > 1:
+        # NumPy's sort releases the GIL: features are binned on threads
+        with ThreadPoolExecutor(max_workers=min(d, os.cpu_count())) as pool:
+            per = list(pool.map(one, range(d)))
+    else:
+        per = [one(f) for f in range(d)]
     offsets = np.zeros(d + 1, np.int64)
     offsets[1:] = np.cumsum([e.shape[0] for e in per])
     edges = np.concatenate(per) if d else np.empty(0)

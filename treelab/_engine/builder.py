@@ -20,6 +20,9 @@ learner turns it into predictions (class proportions, means).
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import njit, types
 
@@ -41,10 +44,25 @@ def presort(X, is_nominal):
     sorted values themselves (both ``(n_features, n_samples)``), so that split
     sweeps read contiguous memory.  Nominal rows are left in input order."""
     XT = np.ascontiguousarray(X.T)
-    order = np.argsort(XT, axis=1)          # NumPy's SIMD sort; NaN sorts last
-    order[is_nominal] = np.arange(X.shape[0])
-    vals = np.take_along_axis(XT, order, axis=1)
-    return np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(vals)
+    n, d = X.shape
+    order = np.empty((d, n), np.int64)
+    vals = np.empty((d, n), np.float64)
+
+    def one(f):
+        if is_nominal[f]:
+            order[f] = np.arange(n)
+        else:
+            order[f] = np.argsort(XT[f])        # NumPy's SIMD sort; NaN sorts last
+        vals[f] = XT[f][order[f]]
+
+    if n * d >= 1_000_000 and (os.cpu_count() or 1) > 1:
+        # NumPy's sort releases the GIL: one feature per thread
+        with ThreadPoolExecutor(max_workers=min(d, os.cpu_count())) as pool:
+            list(pool.map(one, range(d)))
+    else:
+        for f in range(d):
+            one(f)
+    return order, vals
 
 
 @njit(cache=True)
@@ -244,6 +262,7 @@ def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges,
     feat_cats = np.full((d, max_cats), -1, np.int64)
     features = np.arange(d)
     visited = np.zeros(d, np.int64)
+    proxy_best = np.full(1, -np.inf)
 
     while top > 0:
         top -= 1
@@ -266,6 +285,7 @@ def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges,
             n_visited = 0
             n_eval = 0
             gathered = False
+            proxy_best[0] = -np.inf
             found_any = False
             for j in range(d):
                 if max_features < d:
@@ -324,7 +344,8 @@ def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges,
                         keys_s, ids_s, 0, n_node, use_hist,
                         edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
                         yloc, sloc, wloc, parent, imp, left, miss, buf, min_samples_leaf,
-                        min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn)
+                        min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn,
+                        proxy_best)
                     kk = 2
                 elif use_hist:
                     nvb = edge_offsets[f + 1] - edge_offsets[f] + 1
@@ -332,13 +353,13 @@ def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges,
                         pool[hslot, f], pcnt[hslot, f], nvb,
                         edges[edge_offsets[f]:edge_offsets[f + 1]], missing_bin,
                         parent, imp, n_node, left, buf, min_samples_leaf, min_weight_leaf,
-                        task, merit_code, builtin, imp_fn, merit_fn)
+                        task, merit_code, builtin, imp_fn, merit_fn, proxy_best)
                     kk = 2
                 else:
                     status, score, ratio, thr, mslot = best_numeric_sorted(
                         vals[f], order[f], start, end, False, edges, yc, sstats, w, parent,
                         imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
-                        task, merit_code, builtin, imp_fn, merit_fn)
+                        task, merit_code, builtin, imp_fn, merit_fn, proxy_best)
                     kk = 2
                 feat_status[f] = status
                 visited[n_eval] = f
@@ -353,6 +374,10 @@ def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges,
                     feat_mslot[f] = mslot
                     feat_k[f] = kk
                 if max_features < d and n_visited >= max_features and found_any:
+                    break
+                if status == 1 and n_node == 2 and max_features >= d:
+                    # two samples: every admissible split is the same partition with
+                    # the same merit, and ties go to the first feature evaluated
                     break
             # ---- choose the feature ------------------------------------------------
             if merit_code == MERIT_GAIN_RATIO:

@@ -268,13 +268,13 @@ def _proxy_sweep(keys, ids, start, end, yc, sstats, w, parent, left, min_samples
         if v > best:
             best = v
             best_p = p
-    return best_p
+    return best_p, best
 
 
 @njit(cache=True)
 def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w, parent,
                         parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
-                        task, merit_code, builtin, imp_fn, merit_fn):
+                        task, merit_code, builtin, imp_fn, merit_fn, proxy_best):
     """Threshold search on one numeric feature over samples sorted by it.
 
     ``keys[start:end]`` are the node's values of the feature in ascending
@@ -307,10 +307,15 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
             and (builtin == BUILTIN_GINI or builtin == BUILTIN_ENTROPY
                  or (builtin == BUILTIN_VARIANCE and task != TASK_CLASSIFICATION))):
         # fast path: locate the best threshold by its proxy, then evaluate only it
-        bp = _proxy_sweep(keys, ids, start, end_nm, yc, sstats, w, parent, left,
-                          min_samples_leaf, min_weight_leaf, task, builtin)
+        bp, bv = _proxy_sweep(keys, ids, start, end_nm, yc, sstats, w, parent, left,
+                              min_samples_leaf, min_weight_leaf, task, builtin)
         if bp < 0:
             return 0, -np.inf, -np.inf, 0.0, 0
+        if bv <= proxy_best[0]:
+            # the proxy orders splits of one node exactly as the merit does: this
+            # feature cannot beat an earlier one, so skip its full evaluation
+            return 1, -np.inf, -np.inf, 0.0, 0
+        proxy_best[0] = bv
         lo = bp
         end_nm = bp + 1
         left[:] = 0.0
@@ -373,7 +378,7 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
 @njit(cache=True)
 def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, parent_imp,
                       n_parent, left, buf, min_samples_leaf, min_weight_leaf,
-                      task, merit_code, builtin, imp_fn, merit_fn):
+                      task, merit_code, builtin, imp_fn, merit_fn, proxy_best):
     """Threshold search over the histogram of one numeric feature.
 
     ``hist_f[b]`` is the statistics vector of bin ``b`` and ``cnt_f[b]`` its
@@ -420,6 +425,9 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
                 best_b = b
         if best_b < 0:
             return 0, -np.inf, -np.inf, 0.0, 0
+        if best_v <= proxy_best[0]:
+            return 1, -np.inf, -np.inf, 0.0, 0
+        proxy_best[0] = best_v
         left[:] = 0.0
         n_left = 0
         for b in range(best_b + 1):
