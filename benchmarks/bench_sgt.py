@@ -79,21 +79,38 @@ def _score(task, y, pred):
 
 
 class _Peak:
+    """Peak Python-side allocation (tracemalloc) -- or nothing, when not tracing:
+    tracing slows allocation-heavy Python code (river) many times over, so every
+    learner runs twice, once timed without tracing and once traced for memory."""
+
+    def __init__(self, trace):
+        self.trace = trace
+        self.peak = 0
+
     def __enter__(self):
         gc.collect()
-        tracemalloc.start()
+        if self.trace:
+            tracemalloc.start()
         return self
 
     def __exit__(self, *exc):
-        self.peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
+        if self.trace:
+            self.peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
 
 
-def run_treelab_chunked(task, X, y, chunk):
+def timed_and_traced(fn, *args):
+    """Run ``fn`` untraced (its time and scores are kept) and traced (its peak memory)."""
+    res = fn(*args, trace=False)
+    res["peak"] = fn(*args, trace=True)["peak"]
+    return res
+
+
+def run_treelab_chunked(task, X, y, chunk, trace=False):
     from treelab import SGTClassifier, SGTRegressor
     model = SGTClassifier(classes=[0, 1]) if task == "classification" else SGTRegressor()
     preds = np.empty(len(y), dtype=float)
-    with _Peak() as mem:
+    with _Peak(trace) as mem:
         t0 = time.perf_counter()
         for s in range(0, len(y), chunk):
             Xc, yc = X[s:s + chunk], y[s:s + chunk]
@@ -104,12 +121,12 @@ def run_treelab_chunked(task, X, y, chunk):
                 leaves=model.n_leaves, peak=mem.peak)
 
 
-def run_treelab_one(task, rows, y):
+def run_treelab_one(task, rows, y, trace=False):
     from treelab import SGTClassifier, SGTRegressor
     model = SGTClassifier(classes=[0, 1]) if task == "classification" else SGTRegressor()
     preds = np.empty(len(y), dtype=float)
     yl = y.tolist()
-    with _Peak() as mem:
+    with _Peak(trace) as mem:
         t0 = time.perf_counter()
         for i, (x, yi) in enumerate(zip(rows, yl)):
             p = model.predict_one(x)
@@ -120,12 +137,12 @@ def run_treelab_one(task, rows, y):
                 leaves=model.n_leaves, peak=mem.peak)
 
 
-def run_river(task, rows, y):
+def run_river(task, rows, y, trace=False):
     from river import tree
     model = tree.SGTClassifier() if task == "classification" else tree.SGTRegressor()
     preds = np.empty(len(y), dtype=float)
     yl = [bool(v) for v in y] if task == "classification" else y.tolist()
-    with _Peak() as mem:
+    with _Peak(trace) as mem:
         t0 = time.perf_counter()
         for i, (x, yi) in enumerate(zip(rows, yl)):
             p = model.predict_one(x)
@@ -195,10 +212,13 @@ def main(argv=None):
                     help="instances for the learn_one runs (treelab and river)")
     ap.add_argument("--n-river", type=int, default=None,
                     help="instances for river (default: --n-one)")
-    ap.add_argument("--chunk", type=int, default=1000)
+    ap.add_argument("--chunk", type=int, default=100,
+                    help="rows per partial_fit call (each chunk is predicted before it is "
+                         "learned, so larger chunks trade prequential accuracy for speed)")
     ap.add_argument("--skip-moa", action="store_true")
     ap.add_argument("--skip-river", action="store_true")
     ap.add_argument("--tasks", default="classification,regression")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the synthetic streams")
     args = ap.parse_args(argv)
     n_river = args.n_river or args.n_one
 
@@ -211,15 +231,19 @@ def main(argv=None):
     SGTRegressor().partial_fit(*regression_stream(3000, seed=99)).predict(Xw[:5])
 
     for task in args.tasks.split(","):
-        X, y = classification_stream(args.n) if task == "classification" else regression_stream(args.n)
+        X, y = (classification_stream(args.n, seed=args.seed) if task == "classification"
+                else regression_stream(args.n, seed=args.seed))
         metric = "accuracy" if task == "classification" else "MAE"
         rows = [{f"x{j}": v for j, v in enumerate(r)} for r in X[:max(args.n_one, n_river)].tolist()]
         res = {}
-        res["treelab partial_fit"] = (args.n, run_treelab_chunked(task, X, y, args.chunk))
-        res["treelab learn_one"] = (args.n_one, run_treelab_one(task, rows[:args.n_one], y[:args.n_one]))
+        res["treelab partial_fit"] = (args.n, timed_and_traced(run_treelab_chunked, task, X, y,
+                                                                args.chunk))
+        res["treelab learn_one"] = (args.n_one, timed_and_traced(run_treelab_one, task,
+                                                                 rows[:args.n_one], y[:args.n_one]))
         if not args.skip_river:
             try:
-                res["river"] = (n_river, run_river(task, rows[:n_river], y[:n_river]))
+                res["river"] = (n_river, timed_and_traced(run_river, task, rows[:n_river],
+                                                          y[:n_river]))
             except ImportError:
                 print("river is not installed: skipped")
         if not args.skip_moa:
