@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import shutil
 import tempfile
 import time
 import tracemalloc
@@ -186,10 +187,13 @@ def run_moa(task, X, y):
     rt = jpype.JClass("java.lang.Runtime").getRuntime()
     jpype.JClass("java.lang.System").gc()
     used0 = rt.totalMemory() - rt.freeMemory()
-    t0 = time.perf_counter()
-    res = prequential_evaluation(stream, learner, optimise=True)
-    secs = time.perf_counter() - t0
-    used1 = rt.totalMemory() - rt.freeMemory()
+    try:
+        t0 = time.perf_counter()
+        res = prequential_evaluation(stream, learner, optimise=True)
+        secs = time.perf_counter() - t0
+        used1 = rt.totalMemory() - rt.freeMemory()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     cum = res.cumulative
     score = cum.accuracy() / 100.0 if task == "classification" else cum.mae()
     nodes = leaves = None
