@@ -42,7 +42,7 @@ from .moments import (
 from .signatures import RULE_TYPE
 from .streaming import EV_D, EV_DEPTH, EV_K, EV_MERIT, EV_N, EV_SECOND, EV_SIZE, EV_T, EV_VAR
 from .student_t import one_sample_t_test
-from .tree import LEAF, NOMINAL, NUMERIC, TreeArrays, _next_node, add_cat_map, add_children, ensure_capacity, new_tree
+from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, leaf_from, new_tree
 
 __all__ = ["SGTState", "new_state", "new_forest", "forest_leaf", "forest_raw",
            "get_learn_kernel", "ttest_rule", "M_UPDATES", "M_SPLITS", "M_SEEN"]
@@ -103,12 +103,7 @@ def new_state(n_trees, n_features, n_bins_total, capacity_nodes, slots=None):
                     np.zeros((P, N_MOMENTS)), np.zeros(P, np.int64), free, meta)
 
 
-@njit(cache=True)
-def forest_leaf(t, root, x):
-    node = root
-    while t.kind[node] != LEAF:
-        node = _next_node(t, node, x[t.feature[node]])
-    return node
+forest_leaf = leaf_from
 
 
 @njit(cache=True)

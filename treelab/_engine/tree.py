@@ -197,13 +197,20 @@ def _next_node(t, node, x):
     return t.first_child[node] + slot
 
 
-@njit(cache=True)
-def leaf_of(t, x):
-    """The leaf reached by one row ``x``."""
-    node = 0
+@njit(cache=True, inline="always")
+def leaf_from(t, root, x):
+    """The leaf reached by one row ``x`` from node ``root`` (a forest stores
+    several trees in one TreeArrays, each with its own root)."""
+    node = root
     while t.kind[node] != LEAF:
         node = _next_node(t, node, x[t.feature[node]])
     return node
+
+
+@njit(cache=True, inline="always")
+def leaf_of(t, x):
+    """The leaf reached by one row ``x`` (tree rooted at node 0)."""
+    return leaf_from(t, 0, x)
 
 
 @njit(cache=True, parallel=True)
@@ -213,10 +220,7 @@ def apply(t, X):
     n = X.shape[0]
     out = np.empty(n, np.int64)
     for i in prange(n):
-        node = 0
-        while t.kind[node] != LEAF:
-            node = _next_node(t, node, X[i, t.feature[node]])
-        out[i] = node
+        out[i] = leaf_of(t, X[i])
     return out
 
 
@@ -226,10 +230,7 @@ def apply_serial(t, X):
     n = X.shape[0]
     out = np.empty(n, np.int64)
     for i in range(n):
-        node = 0
-        while t.kind[node] != LEAF:
-            node = _next_node(t, node, X[i, t.feature[node]])
-        out[i] = node
+        out[i] = leaf_of(t, X[i])
     return out
 
 
@@ -240,9 +241,7 @@ def predict_value_serial(t, X):
     k = t.value.shape[1]
     out = np.empty((n, k), np.float64)
     for i in range(n):
-        node = 0
-        while t.kind[node] != LEAF:
-            node = _next_node(t, node, X[i, t.feature[node]])
+        node = leaf_of(t, X[i])
         for j in range(k):
             out[i, j] = t.value[node, j]
     return out
@@ -259,9 +258,7 @@ def predict_value(t, X):
     k = t.value.shape[1]
     out = np.empty((n, k), np.float64)
     for i in prange(n):
-        node = 0
-        while t.kind[node] != LEAF:
-            node = _next_node(t, node, X[i, t.feature[node]])
+        node = leaf_of(t, X[i])
         for j in range(k):
             out[i, j] = t.value[node, j]
     return out
