@@ -194,12 +194,6 @@ def test_half_gini_grows_the_gini_tree_up_to_ties(splitter, nominal_split):
     print(f"{n_ties} exactly tied splits broken differently")
 
 
-@pytest.mark.xfail(strict=True, reason="bug (tie-breaking): with built-in gini/entropy/variance "
-                                       "and no missing values the exact splitter picks the "
-                                       "threshold by an O(1) proxy, a user criterion by the full "
-                                       "merit; between thresholds of exactly equal merit "
-                                       "rounding then picks different ones, so a positive "
-                                       "multiple of Gini does not grow the identical tree")
 def test_half_gini_tree_is_identical_even_with_tied_thresholds():
     # x <= 4 and x <= 8 have exactly the same Gini gain (1/3 weighted child impurity)
     X = np.array([[9.0], [9.0], [1.0], [6.0], [7.0], [6.0], [7.0], [2.0]])

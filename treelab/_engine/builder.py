@@ -30,7 +30,7 @@ from .signatures import IMPURITY_TYPE, MERIT_TYPE
 from .histogram import hist_build, hist_subtract
 from .splitter import (
     MERIT_GAIN_RATIO, TASK_CLASSIFICATION, best_nominal, best_numeric_hist,
-    best_numeric_sorted, node_impurity, split_merit, stats_weight,
+    best_numeric_sorted, better, node_impurity, split_merit, stats_weight,
 )
 from .tree import NOMINAL, NUMERIC, TreeArrays, add_cat_map, add_children, ensure_capacity, new_tree
 
@@ -395,14 +395,14 @@ def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges,
                     for j in range(n_eval):
                         f = visited[j]
                         if feat_status[f] == 1 and feat_score[f] >= avg - 1e-12:
-                            if feat_ratio[f] > best_val:
+                            if better(feat_ratio[f], best_val):
                                 best_val = feat_ratio[f]
                                 best_f = f
             else:
                 best_val = -np.inf
                 for j in range(n_eval):
                     f = visited[j]
-                    if feat_status[f] == 1 and feat_score[f] > best_val:
+                    if feat_status[f] == 1 and better(feat_score[f], best_val):
                         best_val = feat_score[f]
                         best_f = f
             if best_f < 0:

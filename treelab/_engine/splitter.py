@@ -138,7 +138,7 @@ def eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
             continue
         score, ratio, _ = split_merit(parent, parent_imp, buf, task, merit_code, builtin,
                                       imp_fn, merit_fn)
-        if score > best_score:
+        if better(score, best_score):
             best_ok = True
             best_score = score
             best_ratio = ratio
@@ -156,6 +156,21 @@ def _add_sample(acc, i, yc, sstats, w, task):
     else:
         for s in range(acc.shape[0]):
             acc[s] += sstats[i, s]
+
+
+#: relative margin by which a candidate must beat the best so far: candidates whose
+#: merits agree to rounding are ties, and ties go to the first candidate (lowest
+#: threshold, first feature), whichever code path (sorted rows or histogram bins)
+#: computed them -- so a weight of k and k copies of a row grow the same tree
+TIE_RTOL = 1e-12
+
+
+@njit(cache=True, inline="always")
+def better(v, best):
+    """``v`` beats ``best`` by more than rounding (see :data:`TIE_RTOL`)."""
+    if math.isinf(best):
+        return v > best
+    return v > best + TIE_RTOL * abs(best)
 
 
 @njit(cache=True, inline="always")
@@ -265,7 +280,7 @@ def _proxy_sweep(keys, ids, start, end, yc, sstats, w, parent, left, min_samples
             s_l = left[1]
             s_r = parent[1] - s_l
             v = s_l * s_l / w_l + s_r * s_r / w_r
-        if v > best:
+        if better(v, best):
             best = v
             best_p = p
     return best_p, best
@@ -311,7 +326,7 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
                               min_samples_leaf, min_weight_leaf, task, builtin)
         if bp < 0:
             return 0, -np.inf, -np.inf, 0.0, 0
-        if bv <= proxy_best[0]:
+        if not better(bv, proxy_best[0]):
             # the proxy orders splits of one node exactly as the merit does: this
             # feature cannot beat an earlier one, so skip its full evaluation
             return 1, -np.inf, -np.inf, 0.0, 0
@@ -353,7 +368,7 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf, min_samples_leaf, min_weight_leaf,
                                              task, merit_code, builtin, imp_fn, merit_fn)
-        if ok and score > best_score:
+        if ok and better(score, best_score):
             status = 1
             best_score = score
             best_ratio = ratio
@@ -420,12 +435,12 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             if n_left < min_samples_leaf or n_parent - n_left < min_samples_leaf:
                 continue
             v = _proxy_value(left, parent, w_par, min_weight_leaf, task, builtin)
-            if v > best_v:
+            if better(v, best_v):
                 best_v = v
                 best_b = b
         if best_b < 0:
             return 0, -np.inf, -np.inf, 0.0, 0
-        if best_v <= proxy_best[0]:
+        if not better(best_v, proxy_best[0]):
             return 1, -np.inf, -np.inf, 0.0, 0
         proxy_best[0] = best_v
         left[:] = 0.0
@@ -451,7 +466,7 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf, min_samples_leaf, min_weight_leaf,
                                              task, merit_code, builtin, imp_fn, merit_fn)
-        if ok and score > best_score:
+        if ok and better(score, best_score):
             status = 1
             best_score = score
             best_ratio = ratio
@@ -522,7 +537,7 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
                 continue
             score, ratio, _ = split_merit(parent, parent_imp, children, task, merit_code,
                                           builtin, imp_fn, merit_fn)
-            if score > best_score:
+            if better(score, best_score):
                 best_score = score
                 best_ratio = ratio
                 best_slot = mslot
@@ -562,7 +577,7 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf2, min_samples_leaf, min_weight_leaf,
                                              task, merit_code, builtin, imp_fn, merit_fn)
-        if ok and score > best_score:
+        if ok and better(score, best_score):
             best_score = score
             best_ratio = ratio
             best_j = j
