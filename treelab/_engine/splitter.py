@@ -286,6 +286,21 @@ def _proxy_sweep(keys, ids, start, end, yc, sstats, w, parent, left, min_samples
     return best_p, best
 
 
+@njit(cache=True, inline="always")
+def _threshold_after(keys, p, use_edges, edges_f):
+    """Threshold between sorted keys ``p`` and ``p + 1``: the bin's upper edge for
+    bin codes, else the midpoint (the lower value if the midpoint rounds onto the
+    upper one), as scikit-learn."""
+    xi = keys[p]
+    if use_edges:
+        return edges_f[int(xi)]
+    xn = keys[p + 1]
+    thr = xi / 2.0 + xn / 2.0
+    if thr == xn or np.isinf(thr):
+        thr = xi
+    return thr
+
+
 @njit(cache=True)
 def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w, parent,
                         parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
@@ -317,7 +332,6 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
     best_ratio = -np.inf
     best_thr = 0.0
     best_slot = 1
-    lo = start
     if (n_miss == 0 and merit_code == MERIT_IMPURITY_DECREASE
             and (builtin == BUILTIN_GINI or builtin == BUILTIN_ENTROPY
                  or (builtin == BUILTIN_VARIANCE and task != TASK_CLASSIFICATION))):
@@ -331,8 +345,6 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
             # feature cannot beat an earlier one, so skip its full evaluation
             return 1, -np.inf, -np.inf, 0.0, 0
         proxy_best[0] = bv
-        lo = bp
-        end_nm = bp + 1
         left[:] = 0.0
         for p in range(start, bp):
             _add_sample(left, ids[p], yc, sstats, w, task)
@@ -346,18 +358,10 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
                                              task, merit_code, builtin, imp_fn, merit_fn)
         if not ok:
             return 0, -np.inf, -np.inf, 0.0, 0
-        xi = keys[last]
-        if use_edges:
-            thr = edges_f[int(xi)]
-        else:
-            xn = keys[last + 1]
-            thr = xi / 2.0 + xn / 2.0
-            if thr == xn or np.isinf(thr):
-                thr = xi
-        return 1, score, ratio, thr, slot
+        return 1, score, ratio, _threshold_after(keys, last, use_edges, edges_f), slot
     left[:] = 0.0
     n_left = 0
-    for p in range(lo, end_nm):
+    for p in range(start, end_nm):
         _add_sample(left, ids[p], yc, sstats, w, task)
         n_left += 1
         if p + 1 < end_nm:
@@ -374,15 +378,7 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
             best_ratio = ratio
             best_slot = slot
             if p + 1 < end_nm:
-                xi = keys[p]
-                if use_edges:
-                    best_thr = edges_f[int(xi)]
-                else:
-                    xn = keys[p + 1]
-                    thr = xi / 2.0 + xn / 2.0
-                    if thr == xn or np.isinf(thr):
-                        thr = xi
-                    best_thr = thr
+                best_thr = _threshold_after(keys, p, use_edges, edges_f)
             else:
                 # every non-missing value left, missing values right
                 best_thr = np.inf
@@ -416,7 +412,6 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     left[:] = 0.0
     n_left = 0
     n_nonmissing = n_parent - n_miss
-    lo = 0
     if (n_miss == 0 and merit_code == MERIT_IMPURITY_DECREASE
             and (builtin == BUILTIN_GINI or builtin == BUILTIN_ENTROPY
                  or (builtin == BUILTIN_VARIANCE and task != TASK_CLASSIFICATION))):
@@ -455,7 +450,7 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         if not ok:
             return 0, -np.inf, -np.inf, 0.0, 0
         return 1, score, ratio, edges_f[best_b], slot
-    for b in range(lo, n_value_bins):
+    for b in range(n_value_bins):
         if cnt_f[b] == 0:
             continue
         for s in range(left.shape[0]):
