@@ -101,6 +101,20 @@ def logistic_grad_hess(y, raw, grad, hess):
             hess[i, j] = p * (1.0 - p)
 
 
+@njit(cache=True, inline="always")
+def _softmax_shift(raw, i):
+    """(m, s) for row ``i`` with the implicit last score 0: m = max(0, raw_i) and
+    s = e^-m + sum_j e^(raw_ij - m), so p_j = e^(raw_ij - m) / s (overflow-free)."""
+    mx = 0.0
+    for j in range(raw.shape[1]):
+        if raw[i, j] > mx:
+            mx = raw[i, j]
+    s = math.exp(-mx)
+    for j in range(raw.shape[1]):
+        s += math.exp(raw[i, j] - mx)
+    return mx, s
+
+
 @njit(GRAD_HESS_SIG, cache=True)
 def softmax_grad_hess(y, raw, grad, hess):
     """Softmax cross-entropy over k = n_outputs + 1 classes, class k-1 scored 0.
@@ -109,13 +123,7 @@ def softmax_grad_hess(y, raw, grad, hess):
     """
     k1 = raw.shape[1]
     for i in range(raw.shape[0]):
-        mx = 0.0
-        for j in range(k1):
-            if raw[i, j] > mx:
-                mx = raw[i, j]
-        s = math.exp(-mx)
-        for j in range(k1):
-            s += math.exp(raw[i, j] - mx)
+        mx, s = _softmax_shift(raw, i)
         yi = y[i]
         for j in range(k1):
             p = math.exp(raw[i, j] - mx) / s
@@ -146,13 +154,7 @@ def _logistic_value(y, raw, out):
 def _softmax_value(y, raw, out):
     k1 = raw.shape[1]
     for i in range(raw.shape[0]):
-        mx = 0.0
-        for j in range(k1):
-            if raw[i, j] > mx:
-                mx = raw[i, j]
-        s = math.exp(-mx)
-        for j in range(k1):
-            s += math.exp(raw[i, j] - mx)
+        mx, s = _softmax_shift(raw, i)
         c = int(y[i])
         ry = raw[i, c] if 0 <= c < k1 else 0.0
         out[i] = mx + math.log(s) - ry
@@ -162,13 +164,7 @@ def _softmax_value(y, raw, out):
 def _softmax_proba(raw, out):
     k1 = raw.shape[1]
     for i in range(raw.shape[0]):
-        mx = 0.0
-        for j in range(k1):
-            if raw[i, j] > mx:
-                mx = raw[i, j]
-        s = math.exp(-mx)
-        for j in range(k1):
-            s += math.exp(raw[i, j] - mx)
+        mx, s = _softmax_shift(raw, i)
         for j in range(k1):
             out[i, j] = math.exp(raw[i, j] - mx) / s
         out[i, k1] = math.exp(-mx) / s

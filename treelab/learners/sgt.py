@@ -608,13 +608,7 @@ class SGTClassifier(ClassifierMixin, _BaseSGT):
     def _proba_from_raw(self, raw):
         if not hasattr(self, "classes_"):
             return None
-        if self.n_classes_ == 2:
-            p1 = 1.0 / (1.0 + np.exp(-raw[:, 0]))
-            return np.stack([1.0 - p1, p1], axis=1)
-        full = np.concatenate([raw, np.zeros((raw.shape[0], 1))], axis=1)
-        full -= full.max(axis=1, keepdims=True)
-        e = np.exp(full)
-        return e / e.sum(axis=1, keepdims=True)
+        return self._loss.predict_proba(raw)   # Logistic: (n, 2); Softmax: (n, k)
 
     def predict_proba(self, X):
         check_is_fitted(self, "classes_")
