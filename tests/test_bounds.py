@@ -58,6 +58,7 @@ def test_hoeffding_ranges():
 
 
 def test_mcdiarmid_hand_values():
+    # Formulas as recalled (the paper's theorems could not be retrieved; see bounds.py).
     # Gini (Rutkowski et al. 2013, Thm 2): 8 sqrt(ln(1e7)/400) = 8 * 0.2007367 = 1.6058939
     assert mcdiarmid_gini_bound(1e-7, 200) == pytest.approx(1.6058939268062917, rel=1e-12)
     # information gain (Thm 1), K=2, n=1000:
@@ -72,6 +73,7 @@ def test_mcdiarmid_hand_values():
 
 
 def test_ctree_hand_values():
+    # reconstructed radii (bounds.py: the paper's eqs. 4-6 could not be retrieved)
     m, d = 1000, 0.05
     # entropy: [3 ln(1000) sqrt(2 ln(40)/1000) + ln(1 + 3/1000)] / ln 2
     #        = [3 * 6.907755 * 0.0858903 + 0.0029955] / 0.693147 = 2.572321 bits
@@ -93,6 +95,55 @@ def test_ctree_hand_values():
     assert ctree_practical_radius(0.5, 100, 0, 1000, 10) == pytest.approx(0.21459660262893474,
                                                                           rel=1e-12)
     assert ctree_practical_radius(0.5, 100, 0, 1000, 10) == ctree_practical_radius(0.5, 100, 1, 1000, 10)
+
+
+def test_ctree_hand_values_second_point():
+    """A second (m, delta, k, v, h, t, d) point for every C-Tree formula, computed by hand.
+
+    The radii are the reconstructions documented in bounds.py (the paper's
+    eqs. 4-6 could not be retrieved); eq. 8 and the Theorem 4 schedule are
+    the expressions of the project design.
+    """
+    m, d = 500, 1e-3
+    # entropy, k=3 classes, v=4 branches:
+    #   [3 ln(500) sqrt(2 ln(2/0.001)/500) + ln(1 + (3*4 - 1)/500)] / ln 2
+    #   3 ln 500 = 18.6438243, sqrt(2 * 7.6009025 / 500) = 0.1743663, ln(1.022) = 0.0217615
+    #   -> (3.2508547 + 0.0217615) / 0.6931472 = 4.7213873 bits
+    assert ctree_entropy_radius(d, m, 3, 4) == pytest.approx(
+        (3 * math.log(500) * math.sqrt(2 * math.log(2000) / 500) + math.log(1.022)) / math.log(2),
+        rel=1e-12)
+    assert ctree_entropy_radius(d, m, 3, 4) == pytest.approx(4.721387344850833, rel=1e-12)
+    # Gini, k=3, v=4: 2 sqrt(2 ln(2000)/500) + 4 (1 - 1/3)/500 = 0.3487326 + 0.0053333 = 0.3540660
+    assert ctree_gini_radius(d, m, 3, 4) == pytest.approx(
+        2 * math.sqrt(2 * math.log(2000) / 500) + 4 * (2 / 3) / 500, rel=1e-12)
+    assert ctree_gini_radius(d, m, 3, 4) == pytest.approx(0.3540659520438195, rel=1e-12)
+    # Kearns-Mansour, k=2, v=3: N = 2 (1 + 3) = 8 frequencies,
+    #   (1 + sqrt 1) sqrt 2 (1 + sqrt 3) sqrt(ln(2*8/0.001)/500)
+    #   = 7.7274066 * sqrt(9.6803440/500) = 7.7274066 * 0.1391427 = 1.0752121
+    assert ctree_km_radius(d, m, 2, 3) == pytest.approx(
+        2 * math.sqrt(2) * (1 + math.sqrt(3)) * math.sqrt(math.log(16000) / 500), rel=1e-12)
+    assert ctree_km_radius(d, m, 2, 3) == pytest.approx(1.0752121375401942, rel=1e-12)
+    # Theorem 4 schedule, delta=1e-7, h=5, t=1e6, d=50, m=2000:
+    #   1e-7 / (6 * 7 * 1e6 * 50 * 2000) = 1e-7 / 4.2e12 = 2.3809524e-20
+    assert ctree_delta_schedule(1e-7, 5, 1e6, 50, 2000) == pytest.approx(2.380952380952381e-20,
+                                                                          rel=1e-12)
+    # root, single attribute, first example: delta / (1 * 2 * 1 * 1 * 1)
+    assert ctree_delta_schedule(1e-7, 0, 1, 1, 1) == pytest.approx(5e-8, rel=1e-12)
+    # eq. 8, c=0.1, m=2000, h=5, t=1e6, d=50:
+    #   ln(2000^2 * 5^2 * 1e6 * 50) = ln(5e15) = 36.1482143
+    #   0.1 sqrt(36.1482143 / 2000) = 0.1 * 0.1344400 = 0.0134440
+    assert ctree_practical_radius(0.1, 2000, 5, 1e6, 50) == pytest.approx(
+        0.1 * math.sqrt(math.log(5e15) / 2000), rel=1e-12)
+    assert ctree_practical_radius(0.1, 2000, 5, 1e6, 50) == pytest.approx(0.013443997602525968,
+                                                                         rel=1e-12)
+    # the kernel with the schedule, Gini, delta=0.01, h=3, t=5000, d=7, n=400 (k=2, v=2):
+    #   delta' = 0.01 / (4 * 5 * 5000 * 7 * 400) = 3.5714286e-11, ln(2/delta') = 24.7486175
+    #   eps = 2 sqrt(2 * 24.7486175 / 400) + 2 (1 - 1/2)/400 = 0.7035427 + 0.0025 = 0.7060427
+    ctx = make_context(depth=3, t=5000, n_features=7)
+    eps = ctree_radius_kernel(CTreeRule(criterion="gini", delta=0.01).radius_params, 400.0, ctx)
+    assert eps == pytest.approx(0.7060427140932035, rel=1e-12)
+    assert eps == pytest.approx(
+        2 * math.sqrt(2 * math.log(2 / (0.01 / 2.8e8)) / 400) + 1 / 400, rel=1e-12)
 
 
 def test_ctree_edge_cases():

@@ -9,7 +9,7 @@ _invalidate_stale_caches()
 
 from .learners import (  # noqa: E402
     C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
-    DecisionTreeRegressor, ID3Classifier, SGTClassifier, SGTMultiInstanceClassifier,
+    DecisionTreeRegressor, HoeffdingTreeClassifier, ID3Classifier, SGTClassifier, SGTMultiInstanceClassifier,
     SGTRegressor, export_text,
 )
 from .split_criteria import Criterion  # noqa: E402
@@ -18,4 +18,5 @@ __version__ = "0.1.0"
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "C45Classifier",
            "CARTClassifier", "CARTRegressor", "export_text", "Criterion", "SGTClassifier",
-           "SGTRegressor", "SGTMultiInstanceClassifier", "__version__"]
+           "SGTRegressor", "SGTMultiInstanceClassifier", "HoeffdingTreeClassifier",
+           "__version__"]

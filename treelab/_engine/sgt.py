@@ -23,14 +23,13 @@ the variance of the per-instance loss change (eq. 18:
 v^2 Var(g) + v^4/4 Var(h) + v^3 Cov(g, h) within each child, pooled across
 children).  A split side without instances is not a candidate.  The best
 (lowest L) candidate is passed to the decision rule (a first-class function,
-default: the one-sample t-test, split when p < delta and L < 0).  Applying
+default: the one-sample t-test of :mod:`treelab.split_criteria.rules`,
+split when p < delta and L < 0).  Applying
 it either updates the leaf value or turns the leaf into a split whose
 children start at the parent value plus their own v_c, with fresh
 statistics.  Missing values go to child 0.
 """
 from __future__ import annotations
-
-from collections import namedtuple
 
 import numpy as np
 from numba import njit, types
@@ -40,41 +39,17 @@ from .moments import (
     sgt_leaf_loss_stats,
 )
 from .signatures import RULE_TYPE
-from .streaming import EV_D, EV_DEPTH, EV_K, EV_MERIT, EV_N, EV_SECOND, EV_SIZE, EV_T, EV_VAR
-from .student_t import one_sample_t_test
+from .streaming import (
+    EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MERIT, EV_N, EV_SECOND, EV_SIZE, EV_T, EV_VAR,
+    M_SEEN, M_SPLITS, M_UPDATES, StreamState, grow_slot_of, new_state as _new_state,
+    release_slot, take_slot,
+)
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, leaf_from, new_tree
 
 __all__ = ["SGTState", "new_state", "new_forest", "forest_leaf", "forest_raw",
-           "get_learn_kernel", "ttest_rule", "M_UPDATES", "M_SPLITS", "M_SEEN"]
+           "get_learn_kernel", "M_UPDATES", "M_SPLITS", "M_SEEN"]
 
-SGTState = namedtuple("SGTState", [
-    "slot_of",   # int64 per node: statistics slot of a leaf, -1 otherwise
-    "stats",     # float64 (slots, features, bins, N_MOMENTS)
-    "totals",    # float64 (slots, N_MOMENTS)
-    "counts",    # int64 per slot: instances since the last reset
-    "free",      # int64 stack of free slots
-    "meta",      # int64[4]: n_free, instances seen, splits, leaf updates
-])
-M_FREE, M_SEEN, M_SPLITS, M_UPDATES = 0, 1, 2, 3
-
-
-@njit(cache=True)
-def ttest_rule(evidence, params):
-    """SGT's split test: one-sample t-test of the per-instance loss change,
-    split when p < delta (params[0]) and the mean loss change is negative."""
-    merit = evidence[EV_MERIT]
-    if not merit > 0.0:
-        return False
-    p = one_sample_t_test(merit, evidence[EV_VAR], evidence[EV_N])
-    return p < params[0]
-
-
-def _rule_sig_compile():
-    from .signatures import RULE_SIG
-    return njit(RULE_SIG, cache=True)(ttest_rule.py_func)
-
-
-TTEST_RULE = _rule_sig_compile()
+SGTState = StreamState
 
 
 def new_forest(n_trees):
@@ -88,19 +63,8 @@ def new_forest(n_trees):
 
 
 def new_state(n_trees, n_features, n_bins_total, capacity_nodes, slots=None):
-    """Statistics for ``n_trees`` root leaves (slot j for root j)."""
-    P = max(8, 2 * n_trees) if slots is None else slots
-    slot_of = np.full(capacity_nodes, -1, np.int64)
-    slot_of[:n_trees] = np.arange(n_trees)
-    free = np.empty(P, np.int64)
-    n_free = 0
-    for s in range(P - 1, n_trees - 1, -1):
-        free[n_free] = s
-        n_free += 1
-    meta = np.zeros(4, np.int64)
-    meta[M_FREE] = n_free
-    return SGTState(slot_of, np.zeros((P, n_features, n_bins_total, N_MOMENTS)),
-                    np.zeros((P, N_MOMENTS)), np.zeros(P, np.int64), free, meta)
+    """Moment statistics for ``n_trees`` root leaves (slot j for root j)."""
+    return _new_state(n_trees, n_features, n_bins_total, N_MOMENTS, capacity_nodes, 1, slots)
 
 
 forest_leaf = leaf_from
@@ -116,48 +80,6 @@ def forest_raw(t, roots, Xc):
         for j in range(K):
             out[i, j] = t.value[forest_leaf(t, roots[j], Xc[i]), 0]
     return out
-
-
-@njit(cache=True)
-def _take_slot(st):
-    """A zeroed statistics slot, growing the pool when none is free."""
-    if st.meta[M_FREE] == 0:
-        P = st.stats.shape[0]
-        P2 = 2 * P
-        stats = np.zeros((P2,) + st.stats.shape[1:], np.float64)
-        stats[:P] = st.stats
-        totals = np.zeros((P2, N_MOMENTS), np.float64)
-        totals[:P] = st.totals
-        counts = np.zeros(P2, np.int64)
-        counts[:P] = st.counts
-        free = np.empty(P2, np.int64)
-        nf = 0
-        for s in range(P2 - 1, P - 1, -1):
-            free[nf] = s
-            nf += 1
-        st.meta[M_FREE] = nf
-        st = SGTState(st.slot_of, stats, totals, counts, free, st.meta)
-    st.meta[M_FREE] -= 1
-    s = st.free[st.meta[M_FREE]]
-    st.stats[s] = 0.0
-    st.totals[s] = 0.0
-    st.counts[s] = 0
-    return st, s
-
-
-@njit(cache=True)
-def _release_slot(st, s):
-    st.free[st.meta[M_FREE]] = s
-    st.meta[M_FREE] += 1
-
-
-@njit(cache=True)
-def _grow_slot_of(st, cap):
-    if st.slot_of.shape[0] >= cap:
-        return st
-    so = np.full(cap, -1, np.int64)
-    so[:st.slot_of.shape[0]] = st.slot_of
-    return SGTState(so, st.stats, st.totals, st.counts, st.free, st.meta)
 
 
 @njit(cache=True)
@@ -215,7 +137,7 @@ def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, cum, rcum)
                     f_var = var
                     f_b = b
         if f_mean < best_mean:
-            if best_f >= 0 and best_mean < second:
+            if best_mean < second:      # the runner-up may be "update only"
                 second = best_mean
             best_mean = f_mean
             best_var = f_var
@@ -257,7 +179,7 @@ def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, la
         deltas[0], _, _ = sgt_leaf_loss_stats(cum, lam)
         deltas[1], _, _ = sgt_leaf_loss_stats(rest, lam)
     t = ensure_capacity(t, k, k if is_nominal[f] else 0)
-    st = _grow_slot_of(st, t.feature.shape[0])
+    st = grow_slot_of(st, t.feature.shape[0])
     first = add_children(t, node, k)
     t.feature[node] = f
     t.missing_child[node] = 0
@@ -270,12 +192,12 @@ def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, la
         t.kind[node] = NUMERIC
         t.threshold[node] = b + 0.5
     base = t.value[node, 0]
-    _release_slot(st, slot)
+    release_slot(st, slot)
     st.slot_of[node] = -1
     for j in range(k):
         c = first + j
         t.value[c, 0] = base + deltas[j]
-        st, s = _take_slot(st)
+        st, s = take_slot(st)
         st.slot_of[c] = s
     st.meta[M_SPLITS] += 1
     return t, st
@@ -304,6 +226,7 @@ def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, lam, gamma, grace
     ev[EV_T] = st.meta[M_SEEN]
     ev[EV_D] = d
     ev[EV_K] = K
+    ev[EV_BRANCHES] = 0.0 if f < 0 else (float(n_cats[f]) if is_nominal[f] else 2.0)
     if rule_fn(ev, rule_params):
         t, st = _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, lam,
                                  cum, rcum)

@@ -10,18 +10,25 @@ threshold ``b + 0.5`` on codes, so the engine's one traversal
 (:func:`treelab._engine.tree.apply`) serves streaming trees unchanged, and
 training and prediction bin values identically.
 
-Per-leaf statistics live in arrays indexed by a *slot*: ``slot_of[node]`` is
-the slot of a leaf (-1 for internal nodes); when a leaf splits its slot is
-freed and each child takes a fresh, zeroed one.
+Per-leaf statistics live in arrays indexed by a *slot*
+(:class:`StreamState`): ``slot_of[node]`` is the slot of a leaf (-1 for
+internal nodes); when a leaf splits its slot is freed and each child takes a
+fresh, zeroed one.  The layout of a slot's per-feature, per-bin statistics
+vector depends on the learner: gradient/Hessian moments for SGT
+(:mod:`treelab._engine.moments`), class counts for Hoeffding trees.
 """
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
 
 __all__ = [
     "equal_width_codes", "fit_equal_width_range", "EV_MERIT", "EV_SECOND", "EV_N",
-    "EV_VAR", "EV_DEPTH", "EV_T", "EV_D", "EV_K", "EV_SIZE",
+    "EV_VAR", "EV_DEPTH", "EV_T", "EV_D", "EV_K", "EV_BRANCHES", "EV_SIZE",
+    "StreamState", "new_state", "take_slot", "release_slot", "grow_slot_of",
+    "M_FREE", "M_SEEN", "M_SPLITS", "M_UPDATES",
 ]
 
 # evidence vector passed to decision rules (RULE_SIG)
@@ -33,7 +40,83 @@ EV_DEPTH = 4     # depth of the leaf
 EV_T = 5         # instances seen by the whole tree
 EV_D = 6         # number of features
 EV_K = 7         # number of classes / outputs
-EV_SIZE = 8
+EV_BRANCHES = 8  # branches of the best candidate (0: the best is "no split")
+EV_SIZE = 9
+
+StreamState = namedtuple("StreamState", [
+    "slot_of",   # int64 per node: statistics slot of a leaf, -1 otherwise
+    "stats",     # float64 (slots, features, bins, S): per-feature, per-bin statistics
+    "totals",    # float64 (slots, S): the leaf's statistics over all its instances
+    "counts",    # int64 per slot: instances since the last reset
+    "aux",       # float64 (slots, A): per-leaf extras (e.g. naive-Bayes hit counts)
+    "free",      # int64 stack of free slots
+    "meta",      # int64[4]: n_free, instances seen, splits, leaf updates
+])
+M_FREE, M_SEEN, M_SPLITS, M_UPDATES = 0, 1, 2, 3
+
+
+def new_state(n_roots, n_features, n_bins_total, n_stats, capacity_nodes, n_aux=1, slots=None):
+    """Statistics for ``n_roots`` root leaves (slot j for root j), zeroed."""
+    P = max(8, 2 * n_roots) if slots is None else slots
+    slot_of = np.full(capacity_nodes, -1, np.int64)
+    slot_of[:n_roots] = np.arange(n_roots)
+    free = np.empty(P, np.int64)
+    n_free = 0
+    for s in range(P - 1, n_roots - 1, -1):
+        free[n_free] = s
+        n_free += 1
+    meta = np.zeros(4, np.int64)
+    meta[M_FREE] = n_free
+    return StreamState(slot_of, np.zeros((P, n_features, n_bins_total, n_stats)),
+                       np.zeros((P, n_stats)), np.zeros(P, np.int64),
+                       np.zeros((P, max(n_aux, 1))), free, meta)
+
+
+@njit(cache=True)
+def take_slot(st):
+    """``(st, s)``: a zeroed statistics slot ``s``, the pool doubled when none is free."""
+    if st.meta[M_FREE] == 0:
+        P = st.stats.shape[0]
+        P2 = 2 * P
+        stats = np.zeros((P2,) + st.stats.shape[1:], np.float64)
+        stats[:P] = st.stats
+        totals = np.zeros((P2, st.totals.shape[1]), np.float64)
+        totals[:P] = st.totals
+        counts = np.zeros(P2, np.int64)
+        counts[:P] = st.counts
+        aux = np.zeros((P2, st.aux.shape[1]), np.float64)
+        aux[:P] = st.aux
+        free = np.empty(P2, np.int64)
+        nf = 0
+        for s in range(P2 - 1, P - 1, -1):
+            free[nf] = s
+            nf += 1
+        st.meta[M_FREE] = nf
+        st = StreamState(st.slot_of, stats, totals, counts, aux, free, st.meta)
+    st.meta[M_FREE] -= 1
+    s = st.free[st.meta[M_FREE]]
+    st.stats[s] = 0.0
+    st.totals[s] = 0.0
+    st.counts[s] = 0
+    st.aux[s] = 0.0
+    return st, s
+
+
+@njit(cache=True)
+def release_slot(st, s):
+    """Return slot ``s`` to the pool."""
+    st.free[st.meta[M_FREE]] = s
+    st.meta[M_FREE] += 1
+
+
+@njit(cache=True)
+def grow_slot_of(st, cap):
+    """``st`` with ``slot_of`` covering ``cap`` nodes."""
+    if st.slot_of.shape[0] >= cap:
+        return st
+    so = np.full(cap, -1, np.int64)
+    so[:st.slot_of.shape[0]] = st.slot_of
+    return StreamState(so, st.stats, st.totals, st.counts, st.aux, st.free, st.meta)
 
 
 def fit_equal_width_range(X, is_nominal):

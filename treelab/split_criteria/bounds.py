@@ -19,11 +19,14 @@ The decision itself is :func:`decide_split` (jitted, plain floats)::
 
 Why two thresholds: VFDT (Domingos & Hulten 2000) applies Hoeffding's bound to
 the *difference* of the two merits, treated as one random variable of range R,
-so one radius suffices.  The C-Tree paper (De Rosa & Cesa-Bianchi, IJCNN 2015)
-bounds each estimated gain separately, ``|G_hat - G| <= eps``; the true best
-then beats the true runner-up only when the empirical gap exceeds ``2 eps``
-(its footnote on the Hoeffding-tree rule discusses exactly this point).  Each
-rule takes ``two_eps`` so both readings can be compared in ablations.
+so one radius suffices.  A rule that bounds each estimated gain separately,
+``|G_hat - G| <= eps`` (the form of the C-Tree paper's confidence intervals,
+De Rosa & Cesa-Bianchi, IJCNN 2015, as described in the project design), needs
+the empirical gap to exceed ``2 eps`` before the true best is known to beat the
+true runner-up.  Whether the paper's own test uses ``2 eps`` (and what its
+footnote on the Hoeffding-tree rule says) could **not** be checked against the
+paper's text (see "Sources" below), so both readings are offered: each rule
+takes ``two_eps`` and :class:`CTreeRule` defaults to ``2 eps``.
 
 Engine interface
 ----------------
@@ -42,34 +45,67 @@ vector built by :func:`make_context`::
 
 Sources and what was (not) confirmed
 ------------------------------------
+The papers were looked for in the stored copies of public pages available to
+this project.  The De Rosa & Cesa-Bianchi papers and the Rutkowski et al.
+paper *are* stored, but only their opening (title, authors, abstract, start of
+the introduction) could be retrieved; no passage with an equation, theorem,
+algorithm or experimental setting could be reached.  Pages found:
+
+- https://www.paperzz.com/doc/7331943/splitting-with-confidence-in-decision-trees-with-applicat...
+  (IJCNN 2015 paper; abstract and first lines of Sec. I only);
+- https://ar5iv.org/html/1604.03278 (extended version, arXiv 1604.03278;
+  abstract only); https://www.jair.org/index.php/jair/article/view/11102 and
+  https://air.unimi.it/handle/2434/423486 (abstracts);
+- https://vdocuments.mx/decision-trees-for-mining-data-streams-based-on-the-mcdiarmids.html
+  (Rutkowski et al., TKDE 2013; abstract and first lines of Sec. 1 only).
+
+What the retrieved text confirms: the C-Tree paper derives confidence
+intervals for the splitting gain of exactly three criteria -- entropy, Gini
+index and the index of Kearns & Mansour -- which "depend in a more detailed
+way on the tree parameters"; Rutkowski et al. "prove two theorems presenting
+the McDiarmid's bound for both the information gain ... and for Gini index".
+Nothing else below could be checked against the papers:
+
 * Hoeffding / VFDT -- Domingos & Hulten, "Mining high-speed data streams",
   KDD 2000: ``eps = sqrt(R^2 ln(1/delta) / (2 n))`` and the tie-break
-  ``eps < tau``.  Standard; confirmed.
+  ``eps < tau``.  Standard (the same formula appears in the stored VFDT
+  pseudo-code of https://speakerdeck.com/abifet/classification and in MOA /
+  streamDM documentation); confirmed.
 * McDiarmid -- Rutkowski, Pietruczuk, Duda & Jaworski, "Decision trees for
   mining data streams based on the McDiarmid's bound", IEEE TKDE 25(6), 2013,
-  Theorem 1 (information gain) and Theorem 2 (Gini gain).  The paper's text
-  could not be retrieved here; the formulas are the published ones as recalled
-  (they match the paper's abstract-level description and later citations) but
-  were not re-read from the source.
+  Theorem 1 (information gain) and Theorem 2 (Gini gain).  The theorems'
+  text could not be retrieved (nor from later works restating them: Matuszyk
+  et al., IDA 2013, and Rutkowski et al.'s 2014 Gaussian-approximation paper
+  are stored with abstracts only).  The formulas are the published ones *as
+  recalled*, not re-read from the source.
 * C-Tree -- De Rosa & Cesa-Bianchi, "Splitting with confidence in decision
   trees with application to stream mining", IJCNN 2015.  The union-bound
   schedule ``delta / ((h+1)(h+2) t d m)`` (Theorem 4) and the practical radius
-  ``c sqrt(ln(m^2 h^2 t d) / m)`` (eq. 8) are implemented exactly as stated in
-  the project design.  **The paper's text (eqs. 4-6) could not be retrieved**,
-  so ``eps_ent``, ``eps_Gini`` and ``eps_KM`` here are *reconstructions*:
+  ``c sqrt(ln(m^2 h^2 t d) / m)`` (eq. 8) are implemented as given in the
+  project design; the paper's text could not be read to confirm either
+  expression.  **The paper's eqs. 4-6 could not be retrieved**, so
+  ``eps_ent``, ``eps_Gini`` and ``eps_KM`` here are *reconstructions*:
   rigorous two-sided confidence radii for the plug-in gain estimates, derived
-  with the same tools the paper uses (McDiarmid's inequality, the
+  with the tools such bounds are built from (McDiarmid's inequality, the
   Antos-Kontoyiannis bounded-difference constant of the plug-in entropy, a
-  Chernoff bound), and with the same dependence on ``m`` and ``delta``
-  (``ln(m) sqrt(ln(1/delta)/m)`` for entropy, ``sqrt(ln(1/delta)/m)`` for Gini
-  and Kearns-Mansour).  Their constants may differ from the paper's; each
-  docstring gives the derivation.  Experiments in the paper use eq. 8, which
-  is exact here.
+  Chernoff bound), with dependence ``ln(m) sqrt(ln(1/delta)/m)`` for entropy
+  and ``sqrt(ln(1/delta)/m)`` for Gini and Kearns-Mansour.  Their constants
+  (and possibly their form) may differ from the paper's; each docstring gives
+  the derivation, and the tests check the derivation's ingredients
+  numerically.  According to the project design the paper's experiments
+  use eq. 8, with every constant folded into ``c``; the reconstructions do not
+  affect that mode.
 
 Scales: every radius is on the scale of treelab's merits
 (:mod:`treelab.split_criteria.impurity`): information gain in **bits**, Gini
-gain with Gini ``1 - sum p_j^2``, Kearns-Mansour gain with
-``sum_j sqrt(p_j (1 - p_j))`` (= ``2 sqrt(q (1 - q))`` for two classes).
+gain with Gini ``1 - sum p_j^2`` (``2 q (1 - q)`` for two classes),
+Kearns-Mansour gain with ``sum_j sqrt(p_j (1 - p_j))`` (= ``2 sqrt(q (1 - q))``
+for two classes).  The reconstructed radii are derived directly on these
+scales.  Which scale the paper's eqs. 4-6 assume (nats or bits; Gini as
+``2q(1-q)`` or ``4q(1-q)``; Kearns-Mansour as ``sqrt(q(1-q))`` or
+``2 sqrt(q(1-q))``) could not be checked; a radius transcribed from the paper
+later must be rescaled to these merits (e.g. doubled if the paper's index is
+``sqrt(q(1-q))``).
 """
 from __future__ import annotations
 
@@ -178,7 +214,9 @@ def hoeffding_range(code, n_classes):
     * classification error: ``1 - 1/k``, the largest misclassification rate of
       the majority vote, hence the largest possible error reduction (0.5 for
       two classes).  With this criterion the Hoeffding rule is the
-      classification-error baseline (CorrH-Tree) of the C-Tree paper;
+      classification-error baseline (CorrH-Tree) of the C-Tree paper as the
+      project design describes it (the paper's definition could not be
+      retrieved to check it);
     * gain ratio: ``1`` (information gain never exceeds the split information);
     * anything else: ``nan`` -- the caller must give ``value_range``.
 
@@ -208,8 +246,12 @@ def mcdiarmid_gini_bound(delta, n):
     has bounded differences (each at most ``8/n``), so by McDiarmid's
     inequality the best attribute (by Gini gain) at the node is the same as with
     infinitely many examples, with probability ``1 - delta``, when
-    ``gain(a) - gain(b) > eps``.  Formula as recalled from the paper (its text
-    could not be retrieved here to re-check the constant 8).
+    ``gain(a) - gain(b) > eps``.
+
+    Status: formula *as recalled*; the paper is stored only with its abstract
+    (https://vdocuments.mx/decision-trees-for-mining-data-streams-based-on-the-mcdiarmids.html),
+    so the constant 8 and the form could not be re-checked.  Scale: Gini
+    ``1 - sum p_j^2``, as in CART and treelab.
     """
     if n <= 0 or delta <= 0.0:
         return math.inf
@@ -220,7 +262,10 @@ def mcdiarmid_gini_bound(delta, n):
 
 @njit(cache=True)
 def mcdiarmid_entropy_constant(n_classes, n):
-    """``C_Gain(K, n) = 6 (K log2(e n) + log2(2 n)) + 2 log2(K)`` of Rutkowski et al. 2013, Theorem 1."""
+    """``C_Gain(K, n) = 6 (K log2(e n) + log2(2 n)) + 2 log2(K)`` of Rutkowski et al. 2013, Theorem 1.
+
+    As recalled (the theorem's text could not be retrieved); logarithms base 2.
+    """
     k = n_classes if n_classes >= 2.0 else 2.0
     return 6.0 * (k * math.log2(math.e * n) + math.log2(2.0 * n)) + 2.0 * math.log2(k)
 
@@ -233,8 +278,11 @@ def mcdiarmid_entropy_bound(n_classes, delta, n):
     ``C_Gain(K, n) = 6 (K log2(e n) + log2(2 n)) + 2 log2 K`` for ``K`` classes
     (:func:`mcdiarmid_entropy_constant`); gains in bits.  The bound is known to
     be very loose (it exceeds the largest possible gain ``log2 K`` until ``n``
-    is in the hundreds of thousands).  Formula as recalled from the paper (its
-    text could not be retrieved here to re-check it).
+    is in the hundreds of thousands).
+
+    Status: formula *as recalled*; the paper's Theorem 1 could not be
+    retrieved (only the abstract is stored), so it was not re-checked.  Scale:
+    information gain in bits (log2), as in ID3 and treelab.
     """
     if n <= 0 or delta <= 0.0:
         return math.inf
@@ -248,9 +296,11 @@ def ctree_entropy_radius(delta, m, n_classes=2.0, n_branches=2.0):
     """C-Tree-style confidence radius of the information gain (bits); *reconstruction* of eq. 4.
 
     De Rosa & Cesa-Bianchi (IJCNN 2015) eq. 4 bounds ``|G_hat - G|`` for the
-    entropy gain of one candidate split from ``m`` examples at a leaf.  The
-    paper's exact constants could not be retrieved; this function implements a
-    rigorous radius of the same form, derived as follows.  With plug-in
+    entropy gain of one candidate split from ``m`` examples at a leaf.  Status:
+    the paper's equation could not be retrieved (only its abstract is stored),
+    so this is **not** the paper's formula but a rigorous radius derived as
+    below.  Scale: information gain in **bits** (treelab's entropy merit,
+    ``-sum p log2 p``); the derivation is in nats and divided by ``ln 2``.  With plug-in
     estimates the gain is the empirical mutual information
     ``I_hat = H_hat(Y) + H_hat(X) - H_hat(X, Y)`` (X = branch, Y = class).
 
@@ -287,8 +337,10 @@ def ctree_gini_radius(delta, m, n_classes=2.0, n_branches=2.0):
     """C-Tree-style confidence radius of the Gini gain; *reconstruction* of eq. 5.
 
     De Rosa & Cesa-Bianchi (IJCNN 2015) eq. 5 bounds ``|G_hat - G|`` for the
-    Gini gain.  The paper's exact constants could not be retrieved; this is a
-    rigorous radius of the same form.  With counts ``n_j`` (class j), ``n_kv``
+    Gini gain.  Status: the paper's equation could not be retrieved, so this is
+    **not** the paper's formula but a rigorous radius derived as below.  Scale:
+    Gini ``1 - sum_j p_j^2`` (treelab's Gini; ``2 q (1 - q)`` for two classes).
+    On the ``4 q (1 - q)`` scale of Kearns & Mansour it would be doubled.  With counts ``n_j`` (class j), ``n_kv``
     (branch k, class j), ``n_k`` (branch k), the plug-in Gini gain is
     ``G_hat = -sum_j (n_j/m)^2 + sum_k sum_j n_kj^2 / (m n_k)``.
 
@@ -318,8 +370,12 @@ def ctree_km_radius(delta, m, n_classes=2.0, n_branches=2.0):
     """C-Tree-style confidence radius of the Kearns-Mansour gain; *reconstruction* of eq. 6.
 
     De Rosa & Cesa-Bianchi (IJCNN 2015) eq. 6 bounds ``|G_hat - G|`` for the
-    index of Kearns & Mansour (1996).  The paper's exact constants could not
-    be retrieved; this is a rigorous radius derived as follows.  With
+    index of Kearns & Mansour (1996).  Status: the paper's equation (and
+    whether its index is ``sqrt(q(1-q))`` or ``2 sqrt(q(1-q))``) could not be
+    retrieved, so this is **not** the paper's formula but a rigorous radius
+    derived as below.  Scale: treelab's index ``sum_j sqrt(p_j (1 - p_j))``,
+    i.e. ``2 sqrt(q (1 - q))`` for two classes; a radius for the index
+    ``sqrt(q(1-q))`` would be half of this one.  With
     ``F(p) = sum_j sqrt(p_j (1 - p_j))`` the gain is
     ``F(node) - sum_k P_k F(branch k) = sum_j sqrt(a_j b_j) - sum_kj sqrt(a_kj b_kj)``
     with ``a_j = P(y=j)``, ``b_j = 1 - a_j``, ``a_kj = P(x in k, y=j)``,
@@ -364,6 +420,9 @@ def ctree_delta_schedule(delta, h, t, d, m):
     the whole run is correct with probability at least ``1 - delta``
     (``sum_h 1/((h+1)(h+2)) = 1`` spreads delta over depths).  Non-positive
     ``t``, ``d`` or ``m`` are treated as 1.
+
+    Status: expression as given in the project design; the paper's Theorem 4
+    could not be retrieved to confirm it.
     """
     tt = t if t >= 1.0 else 1.0
     dd = d if d >= 1.0 else 1.0
@@ -380,6 +439,9 @@ def ctree_practical_radius(c, m, h, t, d):
     bounds once the schedule of Theorem 4 is plugged in, with every constant
     folded into the tuning parameter ``c``.  ``m``: examples at the leaf; ``h``:
     depth of the leaf; ``t``: stream time; ``d``: number of attributes.
+    Status: expression as given in the project design; the paper's eq. 8
+    could not be retrieved to confirm it (e.g. ``h^2`` versus ``h``).  The
+    radius is on whatever scale the merit has (``c`` absorbs it).
 
     Choice made here: the root has ``h = 0``, which would give ``ln 0``; ``h``
     below 1 is treated as 1 (and ``t``, ``d`` below 1 as 1), so the logarithm's
@@ -723,12 +785,14 @@ class CTreeRule(DecisionRule):
     * ``c`` given: the practical radius of eq. 8,
       ``eps = c sqrt(ln(m^2 h^2 t d) / m)`` (used in the paper's experiments);
     * ``c=None``: the confidence radius of the criterion (``eps_ent``,
-      ``eps_Gini`` or ``eps_KM``, eqs. 4-6 -- reconstructions, see the module
-      docstring) at confidence ``delta``, replaced by the union-bound schedule
-      ``delta / ((h+1)(h+2) t d m)`` of Theorem 4 when ``schedule=True``.
+      ``eps_Gini`` or ``eps_KM``, eqs. 4-6 -- reconstructions, not the paper's
+      formulas, see the module docstring) at confidence ``delta``, replaced by
+      the union-bound schedule ``delta / ((h+1)(h+2) t d m)`` of Theorem 4 when
+      ``schedule=True``.
 
-    The paper's test is ``G_best - G_second > 2 eps`` (``two_eps=True``, the
-    default); ``two_eps=False`` gives the VFDT-style ``> eps`` for ablations.
+    The default test is ``G_best - G_second > 2 eps`` (``two_eps=True``), the
+    reading that matches per-gain confidence intervals (not checked against
+    the paper's text); ``two_eps=False`` gives the VFDT-style ``> eps``.
     ``tau`` (default 0: off) adds the VFDT tie-break.
 
     Context for :meth:`radius` / :meth:`should_split`: ``depth`` (h, root 0),

@@ -1,0 +1,427 @@
+"""Hoeffding-tree kernels: class-count streaming statistics, leaf predictors and
+the split attempt of the VFDT family (Domingos & Hulten, KDD 2000).
+
+One jitted call learns a whole chunk of a stream.  The tree is a
+:class:`~treelab._engine.tree.TreeArrays` whose ``value[node]`` holds the
+class distribution of the node: for a leaf, the counts it inherited from its
+parent's split plus the instances it has seen since.  Each leaf owns a
+statistics slot (:class:`~treelab._engine.streaming.StreamState`) laid out as
+
+* ``stats[slot, f, b, c]``: instances of class ``c`` whose feature ``f`` fell in
+  bin (or category) ``b``, for ``b < B``; ``stats[slot, f, B, c]`` is their sum
+  over the bins (the instances with ``f`` not missing), which is also the
+  naive-Bayes denominator;
+* ``totals[slot, c]``: the leaf's class counts since its statistics started;
+* ``aux[slot, 0]`` / ``aux[slot, 1]``: how many of those instances the
+  majority class / naive Bayes predicted correctly (MOA's adaptive leaves).
+
+Every ``grace_period`` instances a leaf that is not pure compares, for every
+feature, the best split of that feature (every threshold between bins of a
+numeric feature, the multiway split of a nominal one) by the criterion's merit
+computed on the counts, together with the merit of *not* splitting (0 for an
+impurity decrease).  The best and second-best merits, the number of instances
+and the context (depth, stream time, features, classes, branches) go to the
+decision rule (a first-class function with ``RULE_SIG``), which says whether
+the evidence suffices.  A split gives each child the class counts of its
+branch as its distribution and a fresh, empty statistics slot.
+
+The per-instance variance handed to the rule (``EV_VAR``, used by the
+t-test) is the jackknife estimate n * Var_jack of the best candidate's merit:
+each instance is removed in turn (one count of its (branch, class) cell), so
+it holds for any merit computed from counts.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, types
+
+from .signatures import IMPURITY_TYPE, MERIT_TYPE, RULE_TYPE
+from .splitter import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, node_impurity, split_merit
+from .streaming import (
+    EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MERIT, EV_N, EV_SECOND, EV_SIZE, EV_T, EV_VAR,
+    M_SEEN, M_SPLITS, StreamState, grow_slot_of, new_state, release_slot, take_slot,
+)
+from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, leaf_from, new_tree
+
+__all__ = ["LEAF_MC", "LEAF_NB", "LEAF_NBA", "new_ht", "predict_proba", "get_learn_kernel",
+           "best_split", "AUX_MC", "AUX_NB"]
+
+#: leaf predictors: majority class, naive Bayes, adaptive (MOA's NBAdaptive)
+LEAF_MC = 0
+LEAF_NB = 1
+LEAF_NBA = 2
+AUX_MC = 0
+AUX_NB = 1
+
+
+def new_ht(n_classes, n_features, n_bins_total):
+    """A one-leaf tree with ``n_classes`` outputs and its statistics; returns (t, st).
+
+    ``n_bins_total`` is the number of bins or categories of the widest feature;
+    one more bin holds each feature's class totals."""
+    t = new_tree(64, n_classes, 64)
+    t.sizes[0] = 1
+    t.parent[0] = -1
+    t.depth[0] = 0
+    st = new_state(1, n_features, n_bins_total + 1, n_classes, t.feature.shape[0], n_aux=2)
+    return t, st
+
+
+@njit(cache=True, inline="always")
+def _argmax(v):
+    best = 0
+    for c in range(1, v.shape[0]):
+        if v[c] > v[best]:
+            best = c
+    return best
+
+
+@njit(cache=True)
+def _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, out):
+    """log P(c) + sum_f log P(x_f | c) of a leaf (discretised naive Bayes with
+    Laplace smoothing, (count + 1) / (class total + bins)); the prior is the
+    leaf's class distribution.  Missing values and unseen categories are skipped."""
+    slot = st.slot_of[leaf]
+    k = out.shape[0]
+    B = st.stats.shape[2] - 1
+    tot = 0.0
+    for c in range(k):
+        tot += t.value[leaf, c]
+    for c in range(k):
+        v = t.value[leaf, c]
+        out[c] = math.log(v / tot) if v > 0.0 else -np.inf
+    if slot < 0:
+        return
+    for f in range(is_nominal.shape[0]):
+        code = x[f]
+        if np.isnan(code):
+            continue
+        b = int(code)
+        nb = float(n_cats[f] if is_nominal[f] else n_bins)
+        for c in range(k):
+            out[c] += math.log((st.stats[slot, f, b, c] + 1.0) / (st.stats[slot, f, B, c] + nb))
+
+
+@njit(cache=True)
+def _leaf_proba(t, st, leaf, x, mode, is_nominal, n_cats, n_bins, out):
+    """Class probabilities of one row at its leaf, written to ``out``."""
+    k = out.shape[0]
+    slot = st.slot_of[leaf]
+    use_nb = mode == LEAF_NB or (mode == LEAF_NBA and slot >= 0
+                                 and not st.aux[slot, AUX_MC] > st.aux[slot, AUX_NB])
+    if use_nb:
+        _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, out)
+        m = -np.inf
+        for c in range(k):
+            if out[c] > m:
+                m = out[c]
+        if m > -np.inf:
+            s = 0.0
+            for c in range(k):
+                out[c] = math.exp(out[c] - m)
+                s += out[c]
+            for c in range(k):
+                out[c] /= s
+            return
+    tot = 0.0
+    for c in range(k):
+        tot += t.value[leaf, c]
+    for c in range(k):
+        out[c] = t.value[leaf, c] / tot if tot > 0.0 else 1.0 / k
+
+
+@njit(cache=True)
+def predict_proba(t, st, Xc, mode, is_nominal, n_cats, n_bins):
+    """Class probabilities (n, k) for code rows ``Xc``."""
+    n = Xc.shape[0]
+    k = t.value.shape[1]
+    out = np.empty((n, k), np.float64)
+    for i in range(n):
+        leaf = leaf_from(t, 0, Xc[i])
+        _leaf_proba(t, st, leaf, Xc[i], mode, is_nominal, n_cats, n_bins, out[i])
+    return out
+
+
+@njit(cache=True, inline="always")
+def _merit(parent, parent_imp, children, merit_code, builtin, imp_fn, merit_fn):
+    score, ratio, _ = split_merit(parent, parent_imp, children, TASK_CLASSIFICATION, merit_code,
+                                  builtin, imp_fn, merit_fn)
+    return ratio if merit_code == MERIT_GAIN_RATIO else score
+
+
+@njit(cache=True, inline="always")
+def _branches_ok(children, total, min_frac):
+    """At least two branches hold more than ``min_frac`` of the weight (MOA's
+    minimum branch fraction; 0 = at least two non-empty branches)."""
+    ok = 0
+    for j in range(children.shape[0]):
+        w = 0.0
+        for c in range(children.shape[1]):
+            w += children[j, c]
+        if w > min_frac * total and w > 0.0:
+            ok += 1
+    return ok >= 2
+
+
+@njit(cache=True)
+def _candidate_children(st, slot, f, b, is_nominal, n_cats):
+    """The (branches x classes) counts of splitting ``slot``'s instances on
+    feature ``f`` (numeric: bins 0..b left; nominal: one branch per category)."""
+    k = st.totals.shape[1]
+    B = st.stats.shape[2] - 1
+    if is_nominal[f]:
+        nc = n_cats[f]
+        ch = np.empty((nc, k), np.float64)
+        for j in range(nc):
+            for c in range(k):
+                ch[j, c] = st.stats[slot, f, j, c]
+        return ch
+    ch = np.zeros((2, k), np.float64)
+    for bb in range(b + 1):
+        for c in range(k):
+            ch[0, c] += st.stats[slot, f, bb, c]
+    for c in range(k):
+        r = st.stats[slot, f, B, c] - ch[0, c]
+        ch[1, c] = r if r > 0.0 else 0.0
+    return ch
+
+
+@njit(cache=True)
+def _jackknife_var(children, merit_code, builtin, imp_fn, merit_fn):
+    """Per-instance variance n * Var_jack of the merit of ``children`` (counts):
+    Var_jack = (n - 1)/n * sum_cells n_cell (theta_-cell - theta_bar)^2."""
+    nb, k = children.shape
+    parent = np.zeros(k, np.float64)
+    for j in range(nb):
+        for c in range(k):
+            parent[c] += children[j, c]
+    n = 0.0
+    for c in range(k):
+        n += parent[c]
+    if n < 2.0:
+        return np.inf
+    thetas = np.empty(nb * k, np.float64)
+    weights = np.empty(nb * k, np.float64)
+    m = 0
+    mean = 0.0
+    for j in range(nb):
+        for c in range(k):
+            w = children[j, c]
+            if w < 1.0:
+                continue
+            children[j, c] -= 1.0
+            parent[c] -= 1.0
+            th = _merit(parent, node_impurity(parent, builtin, imp_fn), children, merit_code,
+                        builtin, imp_fn, merit_fn)
+            children[j, c] += 1.0
+            parent[c] += 1.0
+            thetas[m] = th
+            weights[m] = w
+            mean += w * th
+            m += 1
+    mean /= n
+    ss = 0.0
+    for i in range(m):
+        dlt = thetas[i] - mean
+        ss += weights[i] * dlt * dlt
+    return n * (n - 1.0) / n * ss
+
+
+@njit(cache=True)
+def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, builtin, imp_fn,
+               merit_fn):
+    """Best split of a leaf's statistics.  Returns
+    ``(best_merit, best_f, best_b, second_merit, null_merit)``; ``best_f = -1``
+    when "no split" is best.  The second-best merit is that of another feature
+    or of not splitting (VFDT's X_0), whichever is higher."""
+    k = st.totals.shape[1]
+    B = st.stats.shape[2] - 1
+    d = is_nominal.shape[0]
+    tot = st.totals[slot]
+    null_ch = np.empty((1, k), np.float64)
+    for c in range(k):
+        null_ch[0, c] = tot[c]
+    null = _merit(tot, node_impurity(tot, builtin, imp_fn), null_ch, merit_code, builtin,
+                  imp_fn, merit_fn)
+    best = null
+    best_f = -1
+    best_b = -1
+    second = -np.inf
+    parent = np.empty(k, np.float64)
+    pair = np.zeros((2, k), np.float64)
+    for f in range(d):
+        w = 0.0
+        for c in range(k):
+            parent[c] = st.stats[slot, f, B, c]
+            w += parent[c]
+        if w <= 0.0:
+            continue
+        pimp = node_impurity(parent, builtin, imp_fn)
+        f_best = -np.inf
+        f_b = -1
+        if is_nominal[f]:
+            ch = _candidate_children(st, slot, f, 0, is_nominal, n_cats)
+            if _branches_ok(ch, w, min_frac):
+                f_best = _merit(parent, pimp, ch, merit_code, builtin, imp_fn, merit_fn)
+        else:
+            for c in range(k):
+                pair[0, c] = 0.0
+            for b in range(n_bins - 1):
+                wb = 0.0
+                for c in range(k):
+                    v = st.stats[slot, f, b, c]
+                    pair[0, c] += v
+                    wb += v
+                if wb <= 0.0:
+                    continue            # same split as the previous threshold
+                for c in range(k):
+                    r = parent[c] - pair[0, c]
+                    pair[1, c] = r if r > 0.0 else 0.0
+                if not _branches_ok(pair, w, min_frac):
+                    continue
+                m = _merit(parent, pimp, pair, merit_code, builtin, imp_fn, merit_fn)
+                if m > f_best:
+                    f_best = m
+                    f_b = b
+        if f_best == -np.inf:
+            continue
+        if f_best > best:
+            if best > second:
+                second = best
+            best = f_best
+            best_f = f
+            best_b = f_b
+        elif f_best > second:
+            second = f_best
+    return best, best_f, best_b, second, null
+
+
+@njit(cache=True)
+def _split(t, st, node, slot, f, b, is_nominal, n_cats):
+    """Turn leaf ``node`` into a split on feature ``f``; children start with their
+    branch's class counts and fresh statistics.  Missing values and unseen
+    categories go to the heaviest child."""
+    ch = _candidate_children(st, slot, f, b, is_nominal, n_cats)
+    nb, k = ch.shape
+    t = ensure_capacity(t, nb, nb if is_nominal[f] else 0)
+    st = grow_slot_of(st, t.feature.shape[0])
+    first = add_children(t, node, nb)
+    t.feature[node] = f
+    t.n_samples[node] = st.counts[slot]
+    heavy = 0
+    heavy_w = -1.0
+    for j in range(nb):
+        w = 0.0
+        for c in range(k):
+            w += ch[j, c]
+        if w > heavy_w:
+            heavy_w = w
+            heavy = j
+    t.missing_child[node] = heavy
+    if is_nominal[f]:
+        t.kind[node] = NOMINAL
+        add_cat_map(t, node, np.arange(nb))
+    else:
+        t.kind[node] = NUMERIC
+        t.threshold[node] = b + 0.5
+    release_slot(st, slot)
+    st.slot_of[node] = -1
+    for j in range(nb):
+        c_node = first + j
+        for c in range(k):
+            t.value[c_node, c] = ch[j, c]
+        t.weighted_n_samples[c_node] = 0.0
+        st, s = take_slot(st)
+        st.slot_of[c_node] = s
+    st.meta[M_SPLITS] += 1
+    return t, st
+
+
+@njit(cache=True)
+def _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, builtin,
+                   imp_fn, merit_fn, rule_fn, rule_params, ev):
+    k = st.totals.shape[1]
+    nonzero = 0
+    for c in range(k):
+        if st.totals[slot, c] > 0.0:
+            nonzero += 1
+    if nonzero < 2:          # a pure leaf has nothing to gain
+        return t, st
+    best, f, b, second, null = best_split(st, slot, is_nominal, n_cats, n_bins, min_frac,
+                                          merit_code, builtin, imp_fn, merit_fn)
+    if f < 0:
+        return t, st
+    ch = _candidate_children(st, slot, f, b, is_nominal, n_cats)
+    ev[EV_MERIT] = best - null
+    ev[EV_SECOND] = second - null
+    ev[EV_N] = st.counts[slot]
+    ev[EV_VAR] = _jackknife_var(ch, merit_code, builtin, imp_fn, merit_fn)
+    ev[EV_DEPTH] = t.depth[leaf]
+    ev[EV_T] = st.meta[M_SEEN]
+    ev[EV_D] = is_nominal.shape[0]
+    ev[EV_K] = k
+    ev[EV_BRANCHES] = ch.shape[0]
+    if rule_fn(ev, rule_params):
+        t, st = _split(t, st, leaf, slot, f, b, is_nominal, n_cats)
+    return t, st
+
+
+def _learn_py(t, st, Xc, y, is_nominal, n_cats, n_bins, grace, mode, min_frac, merit_code,
+              builtin, imp_fn, merit_fn, rule_fn, rule_params):
+    """Learn a chunk of code rows ``Xc`` with class codes ``y`` in order."""
+    k = t.value.shape[1]
+    d = is_nominal.shape[0]
+    B = st.stats.shape[2] - 1
+    ev = np.zeros(EV_SIZE, np.float64)
+    scores = np.zeros(k, np.float64)
+    for i in range(Xc.shape[0]):
+        x = Xc[i]
+        c = int(y[i])
+        leaf = leaf_from(t, 0, x)
+        slot = st.slot_of[leaf]
+        if mode == LEAF_NBA:
+            if _argmax(t.value[leaf]) == c:
+                st.aux[slot, AUX_MC] += 1.0
+            _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, scores)
+            if _argmax(scores) == c:
+                st.aux[slot, AUX_NB] += 1.0
+        t.value[leaf, c] += 1.0
+        st.totals[slot, c] += 1.0
+        for f in range(d):
+            code = x[f]
+            if not np.isnan(code):
+                st.stats[slot, f, int(code), c] += 1.0
+                st.stats[slot, f, B, c] += 1.0
+        st.counts[slot] += 1
+        st.meta[M_SEEN] += 1
+        if st.counts[slot] % grace == 0:
+            t, st = _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, min_frac,
+                                   merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params,
+                                   ev)
+    return t, st
+
+
+_KERNEL = None
+
+
+def get_learn_kernel():
+    """The chunk learner compiled with its explicit signature (cached on disk);
+    returns the compiled entry point (callers pass exactly these types)."""
+    global _KERNEL
+    if _KERNEL is None:
+        from numba import typeof
+        t, st = new_ht(2, 1, 1)
+        T = typeof(t)
+        S = typeof(st)
+        sig = types.Tuple((T, S))(
+            T, S, types.float64[:, ::1], types.float64[::1], types.boolean[::1],
+            types.int64[::1], types.int64, types.int64, types.int64, types.float64,
+            types.int64, types.int64, IMPURITY_TYPE, MERIT_TYPE, RULE_TYPE, types.float64[::1])
+        disp = njit(sig, cache=True)(_learn_py)
+        _KERNEL = disp.overloads[disp.signatures[0]].entry_point
+    return _KERNEL
+
+
+__all__ += ["StreamState"]

@@ -1,0 +1,484 @@
+"""Shared machinery of treelab's streaming trees (SGT, Hoeffding trees).
+
+Encoding of chunks and river-style dict rows (pandas ``category`` columns and
+declared ``nominal_features`` are nominal), buffering of the first
+``n_range_samples`` instances until the equal-width bin range is known,
+queueing of ``learn_one`` rows into one kernel call, pickling (also
+mid-stream), model-size properties and, for classifiers, the handling of
+classes.  The learners themselves only create their model and call their
+kernels.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from .._engine.signatures import RULE_SIG, function_pointer
+from .._engine.streaming import (
+    M_SEEN, M_SPLITS, StreamState, equal_width_codes, fit_equal_width_range,
+)
+from .._engine.tree import LEAF, TreeArrays, max_depth as _max_depth, n_leaves as _n_leaves
+from .._sklearn_compat import BaseEstimator, check_is_fitted
+from ..data import encode_X, fit_encode_X
+
+__all__ = ["StreamingTreeBase", "StreamingClassifierMixin", "check_positive_int",
+           "check_nonneg_float", "PENDING_MAX"]
+
+#: rows ``learn_one`` queues before one kernel call learns them (see ``_learn_row``)
+PENDING_MAX = 256
+
+
+def check_positive_int(name, v, lo=1):
+    if not isinstance(v, (numbers.Integral, np.integer)) or isinstance(v, bool) or v < lo:
+        raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+    return int(v)
+
+
+def check_nonneg_float(name, v):
+    if not isinstance(v, (numbers.Real, np.floating)) or isinstance(v, bool) or not v >= 0:
+        raise ValueError(f"{name} must be a float >= 0, got {v!r}")
+    return float(v)
+
+
+class StreamingTreeBase(BaseEstimator):
+    """Shared streaming machinery of treelab's incremental trees (not for direct use).
+
+    Subclasses provide ``_n_trees()``, ``_new_model(n_trees, n_features,
+    n_bins_total)`` -> ``(forest, roots, state)``, ``_learn_codes(Xc, y,
+    bag_offsets)``, ``_make_rule()`` and ``_rule_key()``.
+    """
+
+    _multi_instance = False
+
+    # ------------------------------------------------------------- encoding
+    def _encode_chunk(self, X):
+        """Encode a chunk; the first chunk's encoding is only *proposed* (kept in
+        ``_new_encoding``) and committed by :meth:`_commit_encoding` once the whole
+        chunk was accepted, so a rejected first chunk leaves no trace."""
+        name = type(self).__name__
+        if not hasattr(self, "_encoding"):
+            nf = self.nominal_features
+            if isinstance(nf, dict):
+                if isinstance(X, pd.DataFrame):
+                    X = self._frame_with_categories(X)
+                nf = list(nf.keys())
+            Xf, enc = fit_encode_X(X, name, nf, allow_nan=True)
+            if isinstance(self.nominal_features, dict) and not isinstance(X, pd.DataFrame):
+                for k, cats in self.nominal_features.items():
+                    if isinstance(k, (int, np.integer)):
+                        enc.categories[int(k)] = pd.Index(list(cats))
+                enc.n_cats = np.array([0 if c is None else len(c) for c in enc.categories],
+                                      dtype=np.int64)
+            self._new_encoding = enc
+            return Xf
+        return encode_X(X, self._encoding, name, allow_nan=True)
+
+    def _commit_encoding(self):
+        enc = self.__dict__.pop("_new_encoding", None)
+        if enc is not None:
+            self._encoding = enc
+            self.n_features_in_ = enc.n_features
+            if enc.feature_names is not None:
+                self.feature_names_in_ = enc.feature_names
+
+    def _row_from_dict(self, x):
+        """One row (1 x d float64) from a river-style feature dict."""
+        if not isinstance(x, dict):
+            raise TypeError(f"learn_one / predict_one take a dict of features, got {type(x).__name__}")
+        if not hasattr(self, "_encoding"):
+            names = list(x.keys())
+            df = pd.DataFrame({k: [v] for k, v in x.items()})
+            for k in names:
+                if not (pd.api.types.is_numeric_dtype(df[k].dtype) or df[k].dtype == bool):
+                    if self.nominal_features is None or k not in self.nominal_features:
+                        raise TypeError(
+                            f"feature {k!r} has the non-numeric value {x[k]!r}; declare nominal "
+                            "features with nominal_features={name: [categories...]}")
+            Xf = self._encode_chunk(self._frame_with_categories(df))
+            self._commit_encoding()
+            return Xf
+        enc = self._encoding
+        names = self._feature_order()
+        if len(x) != enc.n_features or any(k not in x for k in names):
+            raise ValueError(f"expected the features {names}, got {sorted(x)}")
+        vals = [0.0] * enc.n_features
+        cat_index = self._cat_index
+        for j, k in enumerate(names):
+            v = x[k]
+            ci = cat_index[j]
+            if ci is not None:
+                if v is None or (isinstance(v, float) and v != v):
+                    vals[j] = math.nan
+                else:
+                    vals[j] = ci.get(v, -1)
+            else:
+                try:
+                    v = math.nan if v is None else float(v)
+                except (TypeError, ValueError):
+                    raise TypeError(f"feature {k!r} must be numeric, got {v!r}") from None
+                if math.isinf(v):
+                    raise ValueError(f"feature {k!r} is infinite; X may not contain infinity")
+                vals[j] = v
+        return np.array([vals], dtype=np.float64)
+
+    def _frame_with_categories(self, df):
+        nf = self.nominal_features
+        if isinstance(nf, dict):
+            df = df.copy()
+            for k, cats in nf.items():
+                if k in df.columns:
+                    df[k] = pd.Categorical(df[k], categories=list(cats))
+        return df
+
+    def _feature_order(self):
+        enc = self._encoding
+        if enc.feature_names is not None:
+            return [str(c) for c in enc.feature_names]
+        return list(range(enc.n_features))
+
+    @property
+    def _cat_index(self):
+        cache = getattr(self, "_cat_index_cache", None)
+        if cache is None:
+            cache = [None if c is None else {v: i for i, v in enumerate(c)}
+                     for c in self._encoding.categories]
+            self._cat_index_cache = cache
+        return cache
+
+    def __getstate__(self):
+        self._flush()
+        state = self.__dict__.copy()
+        for key in ("_cat_index_cache", "_rule", "_rule_params", "_rule_key_seen"):
+            state.pop(key, None)      # the engine rule is rebuilt from the parameters
+        if "_forest" in state:
+            state["_forest"] = tuple(state["_forest"])
+            state["_state"] = tuple(state["_state"])
+        return state
+
+    def __setstate__(self, state):
+        if "_forest" in state:
+            state["_forest"] = TreeArrays(*state["_forest"])
+            state["_state"] = StreamState(*state["_state"])
+        self.__dict__.update(state)
+
+    # ------------------------------------------------------------- learning
+    def _n_trees(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _start(self, Xf):
+        """Fit the bin range on the buffered instances and create the trees."""
+        enc = self._encoding
+        self._lo, self._hi = fit_equal_width_range(Xf, enc.is_nominal)
+        n_bins_total = max(self.n_bins, int(enc.n_cats.max()) if enc.n_features else 1)
+        self._forest, self._roots, self._state = self._new_model(
+            self._n_trees(), enc.n_features, max(n_bins_total, 1))
+
+    def _codes(self, Xf):
+        return equal_width_codes(Xf, self._lo, self._hi, int(self.n_bins), self._is_nominal,
+                                 self._n_cats)
+
+    @property
+    def _is_nominal(self):
+        return np.ascontiguousarray(self._encoding.is_nominal, dtype=np.bool_)
+
+    @property
+    def _n_cats(self):
+        return np.ascontiguousarray(self._encoding.n_cats, dtype=np.int64)
+
+    def _learn_row(self, row, ycode):
+        """Learn one encoded row.  Once the trees exist, rows are queued and learned
+        in one kernel call per ``PENDING_MAX`` rows -- or as soon as anything reads
+        the model (predictions, sizes, pickling, another chunk), so the result is
+        exactly that of learning each row at once."""
+        if hasattr(self, "_forest"):
+            self._pending_rows.append(row)
+            self._pending_y.append(ycode)
+            if len(self._pending_rows) >= PENDING_MAX:
+                self._flush()
+        else:
+            self._partial_fit_encoded(row, np.array([ycode], dtype=np.float64))
+
+    def _flush(self):
+        rows = self.__dict__.get("_pending_rows")
+        if rows:
+            X = np.concatenate(rows)
+            y = np.array(self._pending_y, dtype=np.float64)
+            self._pending_rows, self._pending_y = [], []
+            self._learn_codes(self._codes(X), y, np.zeros(0, np.int64))
+
+    def _partial_fit_encoded(self, Xf, ycode):
+        """Learn encoded rows (float64 matrix, float64 targets) in stream order."""
+        self._flush()
+        if not hasattr(self, "_forest"):
+            self._buf_X.append(Xf)
+            self._buf_y.append(ycode)
+            n_buf = sum(len(b) for b in self._buf_y)
+            if n_buf < self.n_range_samples:
+                return
+            Xb = np.concatenate(self._buf_X)
+            yb = np.concatenate(self._buf_y)
+            self._buf_X, self._buf_y = [], []
+            self._start(Xb[:self.n_range_samples])
+            Xf, ycode = Xb, yb
+        self._learn_codes(self._codes(Xf), ycode, np.zeros(0, np.int64))
+
+    def _ensure_started_for_predict(self):
+        """Predictions before the range is known: fit the range on the buffer (if any)."""
+        return hasattr(self, "_forest")
+
+    def _leaf_one(self, row, root, codes):
+        """Leaf reached from ``root`` by one encoded row, traversed in Python: for a
+        single row this is faster than any kernel call (whose argument unboxing
+        dominates).  ``codes`` caches the row's bin codes by feature."""
+        t = self._forest
+        enc = self._encoding
+        lo, hi, nb = self._lo, self._hi, int(self.n_bins)
+        kind, feature, threshold = t.kind, t.feature, t.threshold
+        first, missing = t.first_child, t.missing_child
+        node = root
+        while kind[node] != LEAF:
+            f = int(feature[node])
+            c = self._code_one(row, f, codes, enc, lo, hi, nb)
+            if c != c:
+                node = int(first[node] + missing[node])
+            elif kind[node] == 1:
+                node = int(first[node] + (0 if c <= threshold[node] else 1))
+            else:
+                slot = -1
+                ci = int(c)
+                if 0 <= ci < t.cat_count[node]:
+                    slot = int(t.cat_map[t.cat_offset[node] + ci])
+                node = int(first[node] + (slot if slot >= 0 else missing[node]))
+        return node
+
+    @staticmethod
+    def _code_one(row, f, codes, enc, lo, hi, nb):
+        """Bin / category code of feature ``f`` of one row (NaN: missing or unseen)."""
+        c = codes.get(f)
+        if c is None:
+            v = row[f]
+            if v != v:
+                c = math.nan
+            elif enc.is_nominal[f]:
+                c = float(v) if (0 <= v < enc.n_cats[f] and v == int(v)) else math.nan
+            else:
+                w = hi[f] - lo[f]
+                c = 0.0 if not w > 0 else float(min(max(math.floor(nb * ((v - lo[f]) / w)), 0), nb - 1))
+            codes[f] = c
+        return c
+
+    def _engine_rule(self):
+        """``(rule_fn, params)`` of the decision rule in engine form, rebuilt when
+        the parameters it depends on changed (``set_params``) or after unpickling."""
+        key = self._rule_key()
+        if self.__dict__.get("_rule_key_seen") != key:
+            self._rule = self._make_rule()
+            self._rule_params = np.ascontiguousarray(self._rule.params, dtype=np.float64)
+            self._rule_key_seen = key
+        return function_pointer(self._rule.rule_fn, RULE_SIG), self._rule_params
+
+    def _init_stream(self):
+        self._pending_rows, self._pending_y = [], []
+        self._raw_labels = []
+        self.__dict__.pop("_rule_key_seen", None)
+        self._engine_rule()          # validates the parameters before any data
+        self._buf_X, self._buf_y = [], []
+
+    # ------------------------------------------------------------ model size
+    def _initial_trees(self):
+        """Before the trees exist the model is its single-leaf trees (0 when the
+        number of trees is not known yet: classes not fixed)."""
+        try:
+            return self._n_trees()
+        except AttributeError:
+            return 0
+
+    @property
+    def n_nodes(self):
+        """Number of nodes in all trees."""
+        self._flush()
+        return int(self._forest.sizes[0]) if hasattr(self, "_forest") else self._initial_trees()
+
+    @property
+    def n_leaves(self):
+        self._flush()
+        return int(_n_leaves(self._forest)) if hasattr(self, "_forest") else self._initial_trees()
+
+    @property
+    def depth(self):
+        self._flush()
+        return int(_max_depth(self._forest)) if hasattr(self, "_forest") else 0
+
+    @property
+    def n_splits(self):
+        """Number of leaves that were split so far."""
+        self._flush()
+        return int(self._state.meta[M_SPLITS]) if hasattr(self, "_state") else 0
+
+    @property
+    def n_seen(self):
+        self._flush()
+        seen = int(self._state.meta[M_SEEN]) if hasattr(self, "_state") else 0
+        return seen + sum(len(b) for b in getattr(self, "_buf_X", []))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.non_deterministic = False
+        return tags
+
+
+class StreamingClassifierMixin:
+    """Class handling of streaming classifiers: classes fixed at the start of the
+    stream (``classes=`` of the first ``partial_fit``, the ``classes`` parameter,
+    or the labels of the first ``n_range_samples`` instances), river's
+    ``learn_one`` / ``predict_one`` / ``predict_proba_one`` and chunked
+    ``partial_fit``.  Subclasses provide ``_proba(Xf)`` (None before the model
+    exists) and ``_proba_one(row)``, and may hook ``_on_classes()``.
+    """
+
+    #: attributes set by ``_on_classes`` (dropped when a first chunk is rejected)
+    _class_attrs = ()
+
+    def _on_classes(self):
+        """Called once the classes are known."""
+
+    def _set_classes(self, classes):
+        classes = np.asarray(classes)
+        if classes.ndim != 1 or classes.shape[0] < 2:
+            raise ValueError(f"a classifier needs at least two classes, got {classes!r}")
+        if np.unique(classes).shape[0] != classes.shape[0]:
+            raise ValueError("classes must be unique")
+        self.classes_ = np.sort(classes)
+        self.n_classes_ = int(classes.shape[0])
+        self._class_code = {c: i for i, c in enumerate(self.classes_.tolist())}
+        self._on_classes()
+
+    def _codes_of(self, y):
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        if y.ndim != 1:
+            raise ValueError(f"y should be a 1d array, got shape {y.shape}")
+        if (np.isnan(y).any() if y.dtype.kind == "f"
+                else y.dtype.kind == "O" and pd.isna(pd.Series(y, dtype=object)).any()):
+            raise ValueError("Input y contains NaN (missing class labels are not allowed).")
+        idx = np.searchsorted(self.classes_, y)
+        idx = np.clip(idx, 0, self.n_classes_ - 1)
+        bad = self.classes_[idx] != y
+        if bad.any():
+            raise ValueError(f"y contains the label {y[bad][0]!r}, which is not one of the "
+                             f"classes {list(self.classes_)} fixed at the start of the stream; "
+                             "pass classes=[...] to declare every label")
+        return idx.astype(np.float64)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Learn a chunk of the stream in order (one jitted call)."""
+        if sample_weight is not None:
+            raise ValueError(f"{type(self).__name__} does not support sample_weight")
+        if not hasattr(self, "_buf_X"):
+            self._init_stream()
+        Xf = self._encode_chunk(X)
+        if y is None:
+            raise ValueError("requires y to be passed, but the target y is None")
+        yl = np.asarray(y)
+        if yl.ndim == 2 and yl.shape[1] == 1:
+            yl = yl.ravel()
+        if yl.ndim != 1 or yl.shape[0] != Xf.shape[0]:
+            raise ValueError(f"X has {Xf.shape[0]} rows but y has shape {yl.shape}")
+        if not hasattr(self, "classes_") and (classes is not None or self.classes is not None):
+            self._set_classes(classes if classes is not None else self.classes)
+        if hasattr(self, "classes_"):
+            codes = self._codes_of(yl)            # validates every label before any change
+            self._commit_encoding()
+            self._partial_fit_encoded(Xf, codes)
+            return self
+        self._learn_unknown_classes(Xf, yl)
+        return self
+
+    def _learn_unknown_classes(self, Xf, labels):
+        """Classes not declared: buffer rows and labels; the classes are the labels
+        among the first ``n_range_samples`` instances (later new labels raise)."""
+        if (labels.dtype.kind == "f" and np.isnan(labels).any()) or (
+                labels.dtype.kind == "O" and pd.isna(pd.Series(labels, dtype=object)).any()):
+            raise ValueError("Input y contains NaN (missing class labels are not allowed).")
+        buffered = sum(len(b) for b in self._buf_X)
+        need = self.n_range_samples - buffered
+        if labels.shape[0] >= need:
+            all_labels = np.concatenate(self._raw_labels + [labels]) if self._raw_labels else labels
+            classes = np.unique(all_labels[:self.n_range_samples])
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    f"the first {self.n_range_samples} instances hold the single class "
+                    f"{classes[0]!r}; pass classes=[...] to declare the classes")
+            self._set_classes(classes)
+            try:
+                codes = self._codes_of(all_labels)
+            except ValueError:
+                for attr in ("classes_", "n_classes_", "_class_code") + self._class_attrs:
+                    self.__dict__.pop(attr, None)
+                raise
+            self._commit_encoding()
+            Xb = np.concatenate(self._buf_X + [Xf]) if self._buf_X else Xf
+            self._buf_X, self._raw_labels = [], []
+            self._partial_fit_encoded(Xb, codes)
+        else:
+            self._commit_encoding()
+            self._raw_labels = self._raw_labels + [labels]
+            self._buf_X.append(Xf)
+
+    def fit(self, X, y, classes=None, sample_weight=None):
+        """Learn ``(X, y)`` as one stream from scratch."""
+        for attr in ("_forest", "_state", "_buf_X", "_encoding", "_cat_index_cache",
+                     "classes_", "_raw_labels", "_pending_rows", "_pending_y", "_new_encoding"):
+            self.__dict__.pop(attr, None)
+        if classes is None and self.classes is None:
+            classes = np.unique(np.asarray(y))
+            if classes.shape[0] < 2:
+                raise ValueError("Classifier can't train when only one class is present.")
+        return self.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    def learn_one(self, x, y):
+        """Learn one instance (a dict of features and its label)."""
+        if not hasattr(self, "_buf_X"):
+            self._init_stream()
+        row = self._row_from_dict(x)
+        if not hasattr(self, "classes_") and self.classes is not None:
+            self._set_classes(self.classes)
+        if hasattr(self, "classes_"):
+            code = self._class_code.get(y)
+            if code is None:
+                self._codes_of(np.asarray([y]))   # raises the unknown-label error
+            self._learn_row(row, float(code))
+        else:
+            self._learn_unknown_classes(row, np.asarray([y]))
+        return self
+
+    def predict_proba(self, X):
+        check_is_fitted(self, "classes_")
+        check_is_fitted(self, "_encoding")
+        Xf = encode_X(X, self._encoding, type(self).__name__, allow_nan=True)
+        proba = self._proba(Xf)
+        if proba is None:   # nothing learned yet (rows still buffered): uniform
+            proba = np.full((Xf.shape[0], self.n_classes_), 1.0 / self.n_classes_)
+        return proba
+
+    def predict(self, X):
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def predict_proba_one(self, x):
+        """Class probabilities of one instance as a dict (river's convention)."""
+        if not hasattr(self, "classes_") or not hasattr(self, "_encoding"):
+            return {}
+        p = self._proba_one(self._row_from_dict(x)[0])
+        return {c: float(v) for c, v in zip(self.classes_.tolist(), p)}
+
+    def predict_one(self, x):
+        proba = self.predict_proba_one(x)
+        if not proba:
+            return None
+        return max(proba, key=proba.get)

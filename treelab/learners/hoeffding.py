@@ -1,0 +1,177 @@
+"""Hoeffding trees: VFDT (Domingos & Hulten, KDD 2000) and its family of
+split-decision rules on treelab's streaming engine.
+
+A leaf keeps class counts per feature and per bin (equal-width bins whose
+range is estimated from the first ``n_range_samples`` instances, values outside
+clipped) or per category (nominal features: multiway splits).  Every
+``grace_period`` instances it finds the best split of each feature by the
+``merit`` (information gain, Gini gain, Kearns-Mansour gain, classification
+error reduction, gain ratio, or a user :class:`~treelab.split_criteria.Criterion`)
+and asks the decision ``rule`` whether the best beats the runner-up ("no
+split" included, as in VFDT) by enough:
+
+* ``"hoeffding"`` (default): best - second > R sqrt(ln(1/delta) / 2n), or the
+  radius below ``tau`` (VFDT);
+* ``"mcdiarmid"``: Rutkowski et al. (2013) radii for Gini gain / information gain;
+* ``"ctree"``: De Rosa & Cesa-Bianchi's confidence radii (best - second > 2 eps);
+* ``"ttest"``: SGT's t-test on the merit (jackknife variance);
+* any :class:`~treelab.split_criteria.bounds.DecisionRule` or engine rule object.
+
+``merit="classification_error"`` with the Hoeffding rule is the CorrH-Tree
+baseline of the C-Tree paper.  Leaves predict by majority class (``"mc"``),
+naive Bayes on the leaf's bin counts (``"nb"``), or MOA's adaptive choice
+between the two by their accuracy on the leaf's own instances (``"nba"``,
+the default as in MOA and river).
+
+Differences from MOA's ``HoeffdingTree``, on purpose: numeric features are
+binned (MOA fits one Gaussian per class and tries 10 thresholds); the merit
+and the bound's ``n`` use only the instances a leaf saw itself (MOA mixes the
+counts inherited from the parent into the pre-split distribution); a leaf
+where "no split" wins is not deactivated.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._engine import hoeffding as _ht
+from .._engine.signatures import IMPURITY_SIG, MERIT_SIG, function_pointer
+from .._sklearn_compat import ClassifierMixin
+from ..split_criteria.bounds import CTreeRule, DecisionRule, HoeffdingRule, McDiarmidRule
+from ..split_criteria.impurity import get_criterion
+from ..split_criteria.rules import TTestRule, as_engine_rule
+from ._streaming import StreamingClassifierMixin, StreamingTreeBase, check_positive_int
+
+__all__ = ["HoeffdingTreeClassifier", "RULE_NAMES"]
+
+_LEAF_MODES = {"mc": _ht.LEAF_MC, "nb": _ht.LEAF_NB, "nba": _ht.LEAF_NBA}
+#: decision rules selectable by name
+RULE_NAMES = ("hoeffding", "mcdiarmid", "ctree", "ttest")
+
+
+class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, StreamingTreeBase):
+    """Hoeffding tree classifier with interchangeable merit and decision rule.
+
+    Parameters
+    ----------
+    grace_period : int, default 200
+        Instances a leaf sees between split attempts.
+    delta : float, default 1e-7
+        Confidence parameter of the rule chosen by name (1 - confidence).
+    tau : float, default 0.05
+        Tie-break threshold of the Hoeffding rule (split when the radius falls
+        below it); 0 disables it.  Rules given as objects carry their own.
+    merit : str or Criterion, default "entropy"
+        "entropy" (information gain), "gini", "kearns_mansour",
+        "classification_error", "gain_ratio", or a user criterion.
+    rule : str or rule object, optional
+        "hoeffding" (default), "mcdiarmid", "ctree", "ttest", a
+        :class:`~treelab.split_criteria.bounds.DecisionRule` (e.g.
+        ``CTreeRule(criterion="gini", c=0.1)``) or any object with ``rule_fn``
+        and ``params`` (``RULE_SIG``).
+    leaf_prediction : {"nba", "mc", "nb"}, default "nba"
+    n_bins : int, default 64
+        Equal-width bins per numeric feature.
+    n_range_samples : int, default 1000
+        Instances from which the bin range is estimated (and, without
+        ``classes``, the classes).
+    min_branch_fraction : float, default 0.01
+        A split is a candidate only if at least two branches hold more than
+        this fraction of the leaf's instances (MOA's minimum branch fraction).
+    nominal_features : list or dict, optional
+        Nominal columns (pandas ``category`` columns are always nominal); a dict
+        ``{name: [categories]}`` declares the categories for ``learn_one`` dicts.
+    classes : array-like, optional
+        All labels of the stream.
+    """
+
+    def __init__(self, grace_period=200, delta=1e-7, tau=0.05, merit="entropy", rule=None,
+                 leaf_prediction="nba", n_bins=64, n_range_samples=1000,
+                 min_branch_fraction=0.01, nominal_features=None, classes=None):
+        self.grace_period = grace_period
+        self.delta = delta
+        self.tau = tau
+        self.merit = merit
+        self.rule = rule
+        self.leaf_prediction = leaf_prediction
+        self.n_bins = n_bins
+        self.n_range_samples = n_range_samples
+        self.min_branch_fraction = min_branch_fraction
+        self.nominal_features = nominal_features
+        self.classes = classes
+
+    # ------------------------------------------------------------- parameters
+    def _criterion(self):
+        return get_criterion(self.merit, "classification")
+
+    def _rule_key(self):
+        m = self.merit if isinstance(self.merit, str) else id(self.merit)
+        r = self.rule if isinstance(self.rule, (str, type(None))) else id(self.rule)
+        return (r, self.delta, self.tau, m)
+
+    def _make_rule(self):
+        check_positive_int("grace_period", self.grace_period)
+        check_positive_int("n_bins", self.n_bins, 2)
+        check_positive_int("n_range_samples", self.n_range_samples, 1)
+        if self.leaf_prediction not in _LEAF_MODES:
+            raise ValueError(f"leaf_prediction must be one of {sorted(_LEAF_MODES)}, "
+                             f"got {self.leaf_prediction!r}")
+        mbf = self.min_branch_fraction
+        if not isinstance(mbf, (numbers.Real, np.floating)) or not 0.0 <= mbf < 0.5:
+            raise ValueError(f"min_branch_fraction must be in [0, 0.5), got {mbf!r}")
+        crit = self._criterion()
+        rule = "hoeffding" if self.rule is None else self.rule
+        if isinstance(rule, str):
+            name = rule.lower()
+            delta = self.delta
+            if name in ("hoeffding", "vfdt"):
+                rule = HoeffdingRule(delta=delta, tau=self.tau, criterion=crit)
+            elif name == "mcdiarmid":
+                rule = McDiarmidRule(delta=delta, criterion=crit)
+            elif name in ("ctree", "c-tree"):
+                rule = CTreeRule(criterion=crit, delta=delta)
+            elif name in ("ttest", "t-test"):
+                rule = TTestRule(delta)
+            else:
+                raise ValueError(f"unknown rule {rule!r}; choose one of {list(RULE_NAMES)} "
+                                 "or pass a rule object")
+        elif not isinstance(rule, DecisionRule) and not (
+                hasattr(rule, "rule_fn") and hasattr(rule, "params")):
+            raise TypeError(f"rule must be a name or a decision rule object, got "
+                            f"{type(rule).__name__}")
+        return as_engine_rule(rule)
+
+    # ------------------------------------------------------------------ model
+    def _n_trees(self):
+        return 1
+
+    def _new_model(self, n_trees, n_features, n_bins_total):
+        t, st = _ht.new_ht(self.n_classes_, n_features, n_bins_total)
+        return t, np.zeros(1, np.int64), st
+
+    def _learn_codes(self, Xc, y, bag_offsets=None):
+        rule_fn, rule_params = self._engine_rule()
+        crit = self._criterion()
+        kernel = _ht.get_learn_kernel()
+        self._forest, self._state = kernel(
+            self._forest, self._state, np.ascontiguousarray(Xc),
+            np.ascontiguousarray(y, dtype=np.float64), self._is_nominal, self._n_cats,
+            int(self.n_bins), int(self.grace_period), _LEAF_MODES[self.leaf_prediction],
+            float(self.min_branch_fraction), int(crit.merit_code), int(crit.builtin_code),
+            function_pointer(crit.impurity, IMPURITY_SIG), function_pointer(crit.merit, MERIT_SIG),
+            rule_fn, rule_params)
+
+    def _proba(self, Xf):
+        self._flush()
+        if not hasattr(self, "_forest"):
+            return None
+        return _ht.predict_proba(self._forest, self._state, np.ascontiguousarray(self._codes(Xf)),
+                                 _LEAF_MODES[self.leaf_prediction], self._is_nominal,
+                                 self._n_cats, int(self.n_bins))
+
+    def _proba_one(self, row):
+        p = self._proba(row[None, :])
+        if p is None:
+            return np.full(self.n_classes_, 1.0 / self.n_classes_)
+        return p[0]
