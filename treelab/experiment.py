@@ -1,0 +1,376 @@
+"""Ablation runner: a grid of streaming learners x split rules x parameter values x seeds.
+
+Researchers compare split-decision rules (Hoeffding / VFDT, McDiarmid, C-Tree,
+CorrH-Tree, t-test) on the same tree by changing one parameter; this module
+runs such a grid on a stream, in parallel (joblib) with a progress bar (tqdm),
+and returns a tidy table with one row per run and checkpoint::
+
+    stream, learner, rule, param, value, merit, seed, instances, accuracy,
+    accuracy_window, n_leaves, n_nodes, seconds
+
+:func:`plot_ablation` draws the learning curves and the C-Tree paper's view
+(De Rosa & Cesa-Bianchi, Figures 2 and 3): online accuracy against the number
+of leaves, one point per configuration, one line per rule across its parameter
+values.  ``treelab ablation ...`` on the command line does both and writes the
+CSV and PNGs.
+
+Example::
+
+    from treelab.experiment import run_ablation
+    df = run_ablation(
+        stream="randcbt", stream_params=dict(n_leaves=50, n_features=5, m_per_leaf=1000),
+        rules={"hoeffding": {"delta": [1e-7, 1e-3, 0.1]},
+               "ctree": {"c": [0.01, 0.05, 0.2]},
+               "corrh": {"delta": [1e-7, 1e-3, 0.1]}},
+        learner_params=dict(merit="gini", grace_period=100), seeds=[0, 1], n_jobs=2)
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["run_ablation", "plot_ablation", "make_rule", "load_stream", "LEARNERS", "RULES",
+           "STREAMS"]
+
+#: learner names understood by the runner
+LEARNERS = ("hoeffding", "sgt")
+#: rule names understood by the runner (``corrh`` = Hoeffding rule on the
+#: classification-error merit, the CorrH-Tree baseline of the C-Tree paper)
+RULES = ("hoeffding", "mcdiarmid", "ctree", "corrh", "ttest")
+#: built-in streams (``river:<Generator>`` uses river's synthetic generators)
+STREAMS = ("randcbt", "electricity", "river:<Name>")
+
+
+# --------------------------------------------------------------------------- streams
+def _default_data_dir():
+    env = os.environ.get("TREELAB_DATA")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parent.parent
+    return here.parent / "shared" / "data"
+
+
+def load_stream(stream, seed=0, **params):
+    """``(X, y)`` of a stream given by name, by a callable ``f(seed, **params)``
+    or as an ``(X, y)`` pair.
+
+    * ``"randcbt"``: :class:`treelab.streaming.generators.RandCBT` with
+      ``params`` (n_leaves, n_features, q, m_per_leaf) and ``random_state=seed``
+      (each seed is a new random tree and sample);
+    * ``"electricity"``: ELEC2 (``elecNormNew.arff.gz``) in its time order, from
+      ``params["path"]``, ``$TREELAB_DATA`` or ``../shared/data`` (the seed is
+      ignored: the stream is fixed);
+    * ``"river:<Name>"``: ``river.datasets.synth.<Name>(seed=seed, **params)``,
+      the first ``n`` instances (``params["n"]``, default 100,000); non-numeric
+      features become pandas categories (nominal attributes).
+    """
+    if callable(stream):
+        return stream(seed, **params)
+    if isinstance(stream, tuple) and len(stream) == 2:
+        return stream
+    if not isinstance(stream, str):
+        raise TypeError(f"stream must be a name, a callable or an (X, y) pair, got "
+                        f"{type(stream).__name__}")
+    name = stream.lower()
+    if name == "randcbt":
+        from .streaming.generators import RandCBT
+        gen = RandCBT(random_state=seed, **params)
+        return gen.generate()
+    if name in ("electricity", "elec", "elec2"):
+        from .streaming.datasets import load_arff
+        path = Path(params.get("path") or _default_data_dir() / "elecNormNew.arff.gz")
+        if not path.exists():
+            raise FileNotFoundError(
+                f"Electricity data not found at {path}; pass stream_params={{'path': ...}} "
+                "or set TREELAB_DATA to the folder holding elecNormNew.arff.gz")
+        X, y = load_arff(path, return_X_y=True)
+        return X, y
+    if name.startswith("river:"):
+        try:
+            from river.datasets import synth
+        except ImportError as exc:
+            raise ImportError("river generators need river: pip install river") from exc
+        gen_name = stream.split(":", 1)[1]
+        cls = getattr(synth, gen_name, None)
+        if cls is None:
+            raise ValueError(f"river.datasets.synth has no generator {gen_name!r}")
+        params = dict(params)
+        n = int(params.pop("n", 100_000))
+        rows, labels = [], []
+        for x, yv in cls(seed=seed, **params).take(n):
+            rows.append(x)
+            labels.append(yv)
+        X = pd.DataFrame(rows)
+        for c in X.columns:
+            if not pd.api.types.is_numeric_dtype(X[c].dtype):
+                X[c] = X[c].astype("category")
+        return X, np.asarray(labels)
+    raise ValueError(f"unknown stream {stream!r}; choose one of {list(STREAMS)}, a callable, "
+                     "or an (X, y) pair")
+
+
+# ----------------------------------------------------------------------------- rules
+def make_rule(name, merit="entropy", **values):
+    """The decision-rule object (and a merit override) for a rule name and values.
+
+    Returns ``(rule, merit)``: ``corrh`` forces ``merit="classification_error"``.
+    Keyword values go to the rule's constructor (e.g. ``delta``, ``tau``, ``c``,
+    ``value_range``, ``two_eps``).
+    """
+    from .split_criteria.bounds import CTreeRule, HoeffdingRule, McDiarmidRule
+    from .split_criteria.rules import TTestRule
+    key = name.lower()
+    if key in ("hoeffding", "vfdt"):
+        return HoeffdingRule(criterion=merit, **values), merit
+    if key == "corrh":
+        return HoeffdingRule(criterion="classification_error", **values), "classification_error"
+    if key == "mcdiarmid":
+        return McDiarmidRule(criterion=merit, **values), merit
+    if key in ("ctree", "c-tree"):
+        return CTreeRule(criterion=merit, **values), merit
+    if key in ("ttest", "t-test"):
+        return TTestRule(**values), merit
+    raise ValueError(f"unknown rule {name!r}; choose one of {list(RULES)}")
+
+
+def _make_learner(learner, rule, merit, params):
+    from .learners import HoeffdingTreeClassifier, SGTClassifier
+    if isinstance(learner, str):
+        key = learner.lower()
+        if key in ("hoeffding", "ht", "vfdt"):
+            return HoeffdingTreeClassifier(rule=rule, merit=merit, **params)
+        if key == "sgt":
+            return SGTClassifier(rule=rule, **params)
+        raise ValueError(f"unknown learner {learner!r}; choose one of {list(LEARNERS)}")
+    est = learner
+    new = type(est)(**est.get_params())
+    kw = {"rule": rule}
+    if "merit" in new.get_params():
+        kw["merit"] = merit
+    return new.set_params(**kw, **params)
+
+
+def _expand(rules):
+    """``[(rule_name, param, value, kwargs)]`` from ``{name: {param: [values]}}``;
+    ``param`` / ``value`` name the parameters that vary (fixed ones only go
+    to the constructor)."""
+    out = []
+    for name, grid in rules.items():
+        grid = grid or {}
+        if not isinstance(grid, dict):
+            raise TypeError(f"the grid of rule {name!r} must be a dict {{param: [values]}}")
+        if not grid:
+            out.append((name, "", np.nan, {}))
+            continue
+        keys = list(grid)
+        lists = [list(v) if isinstance(v, (list, tuple, np.ndarray)) else [v] for v in grid.values()]
+        varying = [i for i, lst in enumerate(lists) if len(lst) > 1] or [0]
+        label = ",".join(keys[i] for i in varying)
+        for combo in itertools.product(*lists):
+            kw = dict(zip(keys, combo))
+            value = combo[varying[0]] if len(varying) == 1 else str(tuple(combo[i] for i in varying))
+            out.append((name, label, value, kw))
+    return out
+
+
+def _learner_label(learner):
+    return learner if isinstance(learner, str) else type(learner).__name__
+
+
+def _one_run(spec, stream, stream_params, learner_params, chunk_size, checkpoints,
+             classes, cache):
+    """One configuration on one seed; returns its tidy rows."""
+    from .streaming.evaluation import prequential
+    learner, (rname, pname, value, kw), merit, seed = spec
+    X, y = cache.get(seed) if cache else load_stream(stream, seed, **stream_params)
+    rule, merit_used = make_rule(rname, merit, **kw)
+    model = _make_learner(learner, rule, merit_used, learner_params)
+    t0 = time.perf_counter()
+    curve = prequential(model, X, y, chunk_size=chunk_size, checkpoints=checkpoints,
+                        classes=classes if classes is not None else np.unique(y),
+                        progress=False, api="chunk")
+    curve.insert(0, "seed", seed)
+    curve.insert(0, "merit", merit_used)
+    curve.insert(0, "value", value)
+    curve.insert(0, "param", pname)
+    curve.insert(0, "rule", rname)
+    curve.insert(0, "learner", _learner_label(learner))
+    curve.insert(0, "stream", stream if isinstance(stream, str) else "custom")
+    curve["wall_seconds"] = time.perf_counter() - t0
+    return curve
+
+
+def run_ablation(stream="randcbt", rules=None, learners=("hoeffding",), merits=None,
+                 seeds=(0,), stream_params=None, learner_params=None, chunk_size=1000,
+                 checkpoints=20, classes=None, n_jobs=1, progress=True, out_dir=None,
+                 plot=True, name="ablation"):
+    """Run a grid of learners x rules x parameter values x merits x seeds on a stream.
+
+    Parameters
+    ----------
+    stream : str, callable or (X, y)
+        See :func:`load_stream`.
+    rules : dict
+        ``{rule name: {parameter: [values]}}``, e.g.
+        ``{"hoeffding": {"delta": [1e-7, 1e-3]}, "ctree": {"c": [0.05, 0.2]}}``;
+        names as in :data:`RULES`.  Default: Hoeffding at delta 1e-7.
+    learners : sequence
+        ``"hoeffding"`` (:class:`~treelab.HoeffdingTreeClassifier`), ``"sgt"``
+        (:class:`~treelab.SGTClassifier`) or estimator instances (cloned).
+    merits : sequence of str, optional
+        Merits to cross with the rules (Hoeffding trees); default
+        ``learner_params["merit"]`` or "entropy".
+    seeds : sequence of int
+        Stream seeds (a new RandCBT tree and sample per seed).
+    stream_params, learner_params : dict
+        Passed to :func:`load_stream` / the learner's constructor.
+    chunk_size, checkpoints, classes
+        Passed to :func:`treelab.streaming.prequential`.
+    n_jobs : int
+        joblib workers (-1: all cores).  Each run is one process task.
+    progress : bool
+        tqdm progress bar over runs (when tqdm is installed).
+    out_dir : path, optional
+        Write ``<name>.csv`` and the PNG plots of :func:`plot_ablation` there.
+
+    Returns
+    -------
+    pandas.DataFrame, tidy: one row per run and checkpoint.
+    """
+    from joblib import Parallel, delayed
+    rules = {"hoeffding": {"delta": [1e-7]}} if rules is None else rules
+    if not isinstance(rules, dict) or not rules:
+        raise ValueError("rules must be a non-empty dict {rule name: {param: [values]}}")
+    for r in rules:
+        if not isinstance(r, str) or r.lower() not in RULES + ("vfdt", "c-tree", "t-test"):
+            raise ValueError(f"unknown rule {r!r}; choose one of {list(RULES)}")
+    learner_params = dict(learner_params or {})
+    stream_params = dict(stream_params or {})
+    if merits is None:
+        merits = [learner_params.pop("merit", "entropy")]
+    else:
+        learner_params.pop("merit", None)
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("seeds must not be empty")
+    grid = [(lr, cfg, m, s) for lr in learners for cfg in _expand(rules) for m in merits
+            for s in seeds]
+    # SGT has no merit to vary: keep one merit for it
+    grid = [g for g in grid if not (isinstance(g[0], str) and g[0].lower() == "sgt"
+                                    and g[2] != merits[0])]
+    # a fixed stream is loaded once and shared; generated streams are built in the workers
+    fixed = not (isinstance(stream, str) and (stream.lower() == "randcbt"
+                                               or stream.lower().startswith("river:"))) \
+        and not callable(stream)
+    cache = {s: load_stream(stream, s, **stream_params) for s in seeds[:1]} if fixed else None
+    if cache is not None:
+        only = cache[seeds[0]]
+        cache = {s: only for s in seeds}
+
+    tasks = (delayed(_one_run)(spec, stream, stream_params, learner_params, chunk_size,
+                               checkpoints, classes, cache) for spec in grid)
+    par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    bar = None
+    if progress:
+        try:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=len(grid), desc=name, unit="run")
+        except ImportError:
+            bar = None
+    frames = []
+    for frame in par(tasks):
+        frames.append(frame)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    df = pd.concat(frames, ignore_index=True)
+    df = df.sort_values(["learner", "rule", "param", "value", "merit", "seed", "instances"],
+                        kind="stable", na_position="first").reset_index(drop=True)
+    if out_dir is not None:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        df.to_csv(out / f"{name}.csv", index=False)
+        if plot:
+            plot_ablation(df, out, name=name)
+    return df
+
+
+# ------------------------------------------------------------------------------ plots
+def _config_label(row):
+    val = row["value"]
+    if isinstance(val, float) and math.isnan(val):
+        return f"{row['rule']}"
+    if isinstance(val, (float, np.floating)):
+        val = f"{val:g}"
+    return f"{row['rule']} {row['param']}={val}"
+
+
+def final_points(df):
+    """Per configuration (mean over seeds) at the last checkpoint of each run:
+    online accuracy, leaves, nodes, seconds."""
+    keys = ["stream", "learner", "rule", "param", "value", "merit"]
+    last = df.loc[df.groupby(keys + ["seed"], dropna=False)["instances"].idxmax()]
+    agg = last.groupby(keys, dropna=False).agg(
+        accuracy=("accuracy", "mean"), accuracy_std=("accuracy", "std"),
+        n_leaves=("n_leaves", "mean"), n_nodes=("n_nodes", "mean"),
+        seconds=("seconds", "mean"), seeds=("seed", "nunique")).reset_index()
+    return agg
+
+
+def plot_ablation(df, out_dir, name="ablation"):
+    """Write ``<name>_curves.png`` (accuracy vs instances, mean over seeds) and
+    ``<name>_leaves.png`` (final online accuracy vs number of leaves, one line
+    per rule and merit across its parameter values, as in the C-Tree paper's
+    Figures 2-3).  Returns the paths written (empty without matplotlib)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    keys = ["learner", "rule", "param", "value", "merit"]
+    paths = []
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for cfg, g in df.groupby(keys, dropna=False, sort=False):
+        curve = g.groupby("instances")["accuracy"].mean()
+        row = dict(zip(keys, cfg))
+        label = f"{row['learner']} {row['merit']} " + _config_label(row)
+        ax.plot(curve.index, curve.values, label=label, lw=1)
+    ax.set_xlabel("instances")
+    ax.set_ylabel("online accuracy (prequential)")
+    ax.set_title(f"{name}: learning curves (mean over seeds)")
+    ax.grid(alpha=0.3)
+    if df.groupby(keys, dropna=False).ngroups <= 16:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    p = out / f"{name}_curves.png"
+    fig.savefig(p, dpi=120)
+    plt.close(fig)
+    paths.append(p)
+
+    pts = final_points(df)
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for (learner, rule, merit), g in pts.groupby(["learner", "rule", "merit"], sort=False):
+        g = g.sort_values("n_leaves")
+        ax.plot(g["n_leaves"], g["accuracy"], marker="o", label=f"{learner} {rule} ({merit})")
+    ax.set_xlabel("number of leaves (end of stream)")
+    ax.set_ylabel("online accuracy (end of stream)")
+    ax.set_title(f"{name}: online accuracy vs leaves (mean over seeds)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    p = out / f"{name}_leaves.png"
+    fig.savefig(p, dpi=120)
+    plt.close(fig)
+    paths.append(p)
+    return paths
