@@ -46,7 +46,7 @@ from .streaming import (
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, leaf_from, new_tree
 
 __all__ = ["LEAF_MC", "LEAF_NB", "LEAF_NBA", "new_ht", "predict_proba", "get_learn_kernel",
-           "best_split", "AUX_MC", "AUX_NB"]
+           "best_split", "AUX_MC", "AUX_NB", "get_predict_kernel"]
 
 #: leaf predictors: majority class, naive Bayes, adaptive (MOA's NBAdaptive)
 LEAF_MC = 0
@@ -132,8 +132,7 @@ def _leaf_proba(t, st, leaf, x, mode, is_nominal, n_cats, n_bins, out):
         out[c] = t.value[leaf, c] / tot if tot > 0.0 else 1.0 / k
 
 
-@njit(cache=True)
-def predict_proba(t, st, Xc, mode, is_nominal, n_cats, n_bins):
+def _predict_proba_py(t, st, Xc, mode, is_nominal, n_cats, n_bins):
     """Class probabilities (n, k) for code rows ``Xc``."""
     n = Xc.shape[0]
     k = t.value.shape[1]
@@ -403,7 +402,24 @@ def _learn_py(t, st, Xc, y, is_nominal, n_cats, n_bins, grace, mode, min_frac, m
     return t, st
 
 
+predict_proba = njit(cache=True)(_predict_proba_py)
 _KERNEL = None
+_PREDICT = None
+
+
+def get_predict_kernel():
+    """:func:`predict_proba` compiled with its explicit signature; returns the
+    compiled entry point (no per-call type resolution: it matters for
+    ``predict_one``; callers pass exactly these types)."""
+    global _PREDICT
+    if _PREDICT is None:
+        from numba import typeof
+        t, st = new_ht(2, 1, 1)
+        sig = types.float64[:, ::1](typeof(t), typeof(st), types.float64[:, ::1], types.int64,
+                                    types.boolean[::1], types.int64[::1], types.int64)
+        disp = njit(sig, cache=True)(_predict_proba_py)
+        _PREDICT = disp.overloads[disp.signatures[0]].entry_point
+    return _PREDICT
 
 
 def get_learn_kernel():

@@ -166,9 +166,9 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         self._flush()
         if not hasattr(self, "_forest"):
             return None
-        return _ht.predict_proba(self._forest, self._state, np.ascontiguousarray(self._codes(Xf)),
-                                 _LEAF_MODES[self.leaf_prediction], self._is_nominal,
-                                 self._n_cats, int(self.n_bins))
+        return _ht.get_predict_kernel()(
+            self._forest, self._state, np.ascontiguousarray(self._codes(Xf)),
+            _LEAF_MODES[self.leaf_prediction], self._is_nominal, self._n_cats, int(self.n_bins))
 
     def _proba_one(self, row):
         p = self._proba(row[None, :])
