@@ -300,8 +300,9 @@ def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, built
 @njit(cache=True)
 def _split(t, st, node, slot, f, b, is_nominal, n_cats):
     """Turn leaf ``node`` into a split on feature ``f``; children start with their
-    branch's class counts and fresh statistics.  Missing values and unseen
-    categories go to the heaviest child."""
+    branch's class counts (a declared category without instances: the parent's
+    distribution scaled to one instance) and fresh statistics.  Missing values
+    and categories unknown to the encoding go to the heaviest child."""
     ch = _candidate_children(st, slot, f, b, is_nominal, n_cats)
     nb, k = ch.shape
     t = ensure_capacity(t, nb, nb if is_nominal[f] else 0)
@@ -327,10 +328,18 @@ def _split(t, st, node, slot, f, b, is_nominal, n_cats):
         t.threshold[node] = b + 0.5
     release_slot(st, slot)
     st.slot_of[node] = -1
+    ptot = 0.0
+    for c in range(k):
+        ptot += t.value[node, c]
     for j in range(nb):
         c_node = first + j
+        wj = 0.0
         for c in range(k):
-            t.value[c_node, c] = ch[j, c]
+            wj += ch[j, c]
+        for c in range(k):
+            # a category the leaf never saw starts from the parent's distribution,
+            # scaled to one pseudo-instance, until it sees instances of its own
+            t.value[c_node, c] = ch[j, c] if wj > 0.0 or ptot <= 0.0 else t.value[node, c] / ptot
         t.weighted_n_samples[c_node] = 0.0
         st, s = take_slot(st)
         st.slot_of[c_node] = s

@@ -90,7 +90,10 @@ class StreamingTreeBase(BaseEstimator):
             raise TypeError(f"learn_one / predict_one take a dict of features, got {type(x).__name__}")
         if not hasattr(self, "_encoding"):
             names = list(x.keys())
-            df = pd.DataFrame({k: [v] for k, v in x.items()})
+            nf = self.nominal_features or ()
+            # river's convention: None is a missing value (a float NaN unless nominal)
+            df = pd.DataFrame({k: [np.nan if (v is None and k not in nf) else v]
+                               for k, v in x.items()})
             for k in names:
                 if not (pd.api.types.is_numeric_dtype(df[k].dtype) or df[k].dtype == bool):
                     if self.nominal_features is None or k not in self.nominal_features:
@@ -147,6 +150,17 @@ class StreamingTreeBase(BaseEstimator):
                      for c in self._encoding.categories]
             self._cat_index_cache = cache
         return cache
+
+    #: fitted state dropped by ``fit`` (learning starts from scratch)
+    _STREAM_ATTRS = ("_forest", "_roots", "_state", "_buf_X", "_buf_y", "_encoding",
+                     "_new_encoding", "_cat_index_cache", "_pending_rows", "_pending_y",
+                     "_raw_labels", "_lo", "_hi", "classes_", "n_classes_", "_class_code",
+                     "n_features_in_", "feature_names_in_")
+
+    def _reset_stream(self):
+        """Forget everything learned (``fit`` starts a new stream)."""
+        for attr in self._STREAM_ATTRS + tuple(getattr(self, "_class_attrs", ())):
+            self.__dict__.pop(attr, None)
 
     def __getstate__(self):
         self._flush()
@@ -432,9 +446,7 @@ class StreamingClassifierMixin:
 
     def fit(self, X, y, classes=None, sample_weight=None):
         """Learn ``(X, y)`` as one stream from scratch."""
-        for attr in ("_forest", "_state", "_buf_X", "_encoding", "_cat_index_cache",
-                     "classes_", "_raw_labels", "_pending_rows", "_pending_y", "_new_encoding"):
-            self.__dict__.pop(attr, None)
+        self._reset_stream()
         if classes is None and self.classes is None:
             classes = np.unique(np.asarray(y))
             if classes.shape[0] < 2:

@@ -78,7 +78,8 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         ``classes``, the classes).
     min_branch_fraction : float, default 0.01
         A split is a candidate only if at least two branches hold more than
-        this fraction of the leaf's instances (MOA's minimum branch fraction).
+        this fraction of the instances whose value of the split feature is
+        known (MOA's minimum branch fraction).
     nominal_features : list or dict, optional
         Nominal columns (pandas ``category`` columns are always nominal); a dict
         ``{name: [categories]}`` declares the categories for ``learn_one`` dicts.

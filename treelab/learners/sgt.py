@@ -138,9 +138,7 @@ class SGTRegressor(RegressorMixin, _BaseSGT):
 
     def fit(self, X, y, sample_weight=None):
         """Learn ``(X, y)`` as one stream from scratch."""
-        for attr in ("_forest", "_state", "_buf_X", "_encoding", "_cat_index_cache",
-                     "_pending_rows", "_pending_y"):
-            self.__dict__.pop(attr, None)
+        self._reset_stream()
         return self.partial_fit(X, y, sample_weight)
 
     def learn_one(self, x, y):
@@ -258,9 +256,7 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
     def fit(self, X, y, bags):
         """Train on bags for ``n_epochs`` epochs."""
         from ..data import check_random_state
-        for attr in ("_forest", "_state", "_buf_X", "_encoding", "_cat_index_cache", "classes_",
-                     "_pending_rows", "_pending_y"):
-            self.__dict__.pop(attr, None)
+        self._reset_stream()
         self._init_stream()
         check_positive_int("n_epochs", self.n_epochs)
         Xf = self._encode_chunk(X)
