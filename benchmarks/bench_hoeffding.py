@@ -26,15 +26,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
-import tempfile
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_sgt import _Peak, _write_arff, classification_stream, timed_and_traced  # noqa: E402
+from bench_sgt import (  # noqa: E402
+    _Peak, classification_stream, moa_prequential, timed_and_traced,
+)
 
 SETTINGS = dict(grace_period=200, delta=1e-7, tau=0.05)
 
@@ -55,9 +55,8 @@ def run_treelab_chunked(X, y, chunk, merit="entropy", trace=False):
                 leaves=model.n_leaves, peak=mem.peak)
 
 
-def run_treelab_one(rows, y, trace=False):
-    from treelab import HoeffdingTreeClassifier
-    model = HoeffdingTreeClassifier(classes=[0, 1], **SETTINGS)
+def _per_instance(model, rows, y, trace):
+    """River-style prequential loop: predict_one, then learn_one."""
     preds = np.zeros(len(y), dtype=np.int64)
     yl = y.tolist()
     with _Peak(trace) as mem:
@@ -69,60 +68,26 @@ def run_treelab_one(rows, y, trace=False):
         secs = time.perf_counter() - t0
     return dict(secs=secs, score=float(np.mean(preds == y)), nodes=model.n_nodes,
                 leaves=model.n_leaves, peak=mem.peak)
+
+
+def run_treelab_one(rows, y, trace=False):
+    from treelab import HoeffdingTreeClassifier
+    return _per_instance(HoeffdingTreeClassifier(classes=[0, 1], **SETTINGS), rows, y, trace)
 
 
 def run_river(kind, rows, y, trace=False):
     from river import tree
     cls = (tree.HoeffdingTreeClassifier if kind == "ht"
            else tree.ExtremelyFastDecisionTreeClassifier)
-    model = cls(grace_period=200, delta=1e-7, tau=0.05)
-    preds = np.zeros(len(y), dtype=np.int64)
-    yl = y.tolist()
-    with _Peak(trace) as mem:
-        t0 = time.perf_counter()
-        for i, (x, yi) in enumerate(zip(rows, yl)):
-            p = model.predict_one(x)
-            preds[i] = p if p is not None else 0
-            model.learn_one(x, yi)
-        secs = time.perf_counter() - t0
-    return dict(secs=secs, score=float(np.mean(preds == y)), nodes=model.n_nodes,
-                leaves=model.n_leaves, peak=mem.peak)
+    return _per_instance(cls(grace_period=200, delta=1e-7, tau=0.05), rows, y, trace)
 
 
 def run_moa(kind, X, y):
-    import jpype
     from capymoa.classifier import EFDT, HoeffdingTree
-    from capymoa.evaluation import prequential_evaluation
-    from capymoa.stream import ARFFStream
-    tmp = tempfile.mkdtemp(prefix="treelab-bench-")
-    path = os.path.join(tmp, "stream.arff")
-    _write_arff(path, X, y, "classification")
-    stream = ARFFStream(path)
     cls = HoeffdingTree if kind == "ht" else EFDT
-    learner = cls(schema=stream.get_schema(), grace_period=200, confidence=1e-7,
-                  tie_threshold=0.05)
-    rt = jpype.JClass("java.lang.Runtime").getRuntime()
-    jpype.JClass("java.lang.System").gc()
-    used0 = rt.totalMemory() - rt.freeMemory()
-    try:
-        t0 = time.perf_counter()
-        res = prequential_evaluation(stream, learner, optimise=True)
-        secs = time.perf_counter() - t0
-        used1 = rt.totalMemory() - rt.freeMemory()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    nodes = leaves = None
-    try:
-        for m in learner.moa_learner.getModelMeasurements():
-            name = str(m.getName())
-            if name == "tree size (nodes)":
-                nodes = int(m.getValue())
-            elif name == "tree size (leaves)":
-                leaves = int(m.getValue())
-    except Exception:  # noqa: BLE001 - model measurements are optional
-        pass
-    return dict(secs=secs, score=res.cumulative.accuracy() / 100.0, nodes=nodes, leaves=leaves,
-                peak=max(used1 - used0, 0))
+    return moa_prequential(
+        lambda schema: cls(schema=schema, grace_period=200, confidence=1e-7, tie_threshold=0.05),
+        X, y, "classification", size_names=("tree size (nodes)", "tree size (leaves)"))
 
 
 def main(argv=None):

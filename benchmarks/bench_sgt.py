@@ -171,19 +171,19 @@ def _write_arff(path, X, y, task):
                                                else "%.10g" % y[i])) + "\n")
 
 
-def run_moa(task, X, y):
+def moa_prequential(make_learner, X, y, task, size_names=("nodes", "leaf nodes")):
+    """Prequential run of a capymoa learner with the whole loop inside the JVM:
+    ``make_learner(schema)`` builds it on an ARFF copy of the stream.  Returns
+    seconds, score (accuracy or MAE), model size (MOA's measurements named
+    ``size_names``) and the JVM's used-heap growth."""
     from capymoa.evaluation import prequential_evaluation
     from capymoa.stream import ARFFStream
     import jpype
-    if task == "classification":
-        from capymoa.classifier import StochasticGradientTree
-    else:
-        from capymoa.regressor import StochasticGradientTree
     tmp = tempfile.mkdtemp(prefix="treelab-bench-")
     path = os.path.join(tmp, "stream.arff")
     _write_arff(path, X, y, task)
     stream = ARFFStream(path)
-    learner = StochasticGradientTree(schema=stream.get_schema())
+    learner = make_learner(stream.get_schema())
     rt = jpype.JClass("java.lang.Runtime").getRuntime()
     jpype.JClass("java.lang.System").gc()
     used0 = rt.totalMemory() - rt.freeMemory()
@@ -200,13 +200,21 @@ def run_moa(task, X, y):
     try:
         for m in learner.moa_learner.getModelMeasurements():
             name = str(m.getName())
-            if name == "nodes":
+            if name == size_names[0]:
                 nodes = int(m.getValue())
-            elif name == "leaf nodes":
+            elif name == size_names[1]:
                 leaves = int(m.getValue())
     except Exception:  # noqa: BLE001 - model measurements are optional
         pass
     return dict(secs=secs, score=score, nodes=nodes, leaves=leaves, peak=max(used1 - used0, 0))
+
+
+def run_moa(task, X, y):
+    if task == "classification":
+        from capymoa.classifier import StochasticGradientTree
+    else:
+        from capymoa.regressor import StochasticGradientTree
+    return moa_prequential(lambda schema: StochasticGradientTree(schema=schema), X, y, task)
 
 
 def main(argv=None):

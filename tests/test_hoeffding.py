@@ -18,6 +18,7 @@ import pytest
 from numba import njit
 from sklearn.base import clone
 
+from _stream_reference import chunks, feed
 from treelab import HoeffdingTreeClassifier, SGTClassifier
 from treelab._engine.signatures import RULE_SIG
 from treelab._engine.streaming import (
@@ -60,16 +61,6 @@ PARAMS = dict(grace_period=50, n_bins=16, n_range_samples=200, delta=1e-3, tau=0
 
 def make_model(**kw):
     return HoeffdingTreeClassifier(**dict(PARAMS, **kw))
-
-
-def chunks(n, size):
-    return [(lo, min(n, lo + size)) for lo in range(0, n, size)]
-
-
-def feed(model, X, y, bounds):
-    for lo, hi in bounds:
-        model.partial_fit(X.iloc[lo:hi], y[lo:hi])
-    return model
 
 
 def rows_of(X):

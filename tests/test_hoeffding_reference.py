@@ -45,6 +45,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import mutual_info_score
 
+from _stream_reference import EqualWidthBinning
 from treelab import HoeffdingTreeClassifier
 from treelab._engine.tree import LEAF, NOMINAL, NUMERIC
 
@@ -125,7 +126,7 @@ class Node:
         self.nb_hits = 0.0
 
 
-class ReferenceHT:
+class ReferenceHT(EqualWidthBinning):
     """The VFDT algorithm over a stream, one instance at a time, in plain Python."""
 
     def __init__(self, n_classes, is_nominal, n_cats, n_bins=64, grace=200, delta=1e-7,
@@ -150,35 +151,6 @@ class ReferenceHT:
         self.learned = 0
         self.events = []          # (instances learned, "gap" | "tie") of every split
         self.attempts = 0
-
-    # ----- binning
-    def fit_range(self, rows):
-        self.lo, self.hi = [], []
-        for f in range(self.d):
-            vals = [r[f] for r in rows if not math.isnan(r[f])]
-            if self.is_nominal[f] or not vals:
-                self.lo.append(0.0)
-                self.hi.append(0.0)
-            else:
-                self.lo.append(min(vals))
-                self.hi.append(max(vals))
-
-    def code(self, row):
-        out = []
-        for f, x in enumerate(row):
-            if math.isnan(x):
-                out.append(None)
-            elif self.is_nominal[f]:
-                c = int(x)
-                out.append(c if c == x and 0 <= c < self.n_cats[f] else None)
-            else:
-                w = self.hi[f] - self.lo[f]
-                if not w > 0:
-                    out.append(0)
-                    continue
-                b = math.floor(self.n_bins * ((x - self.lo[f]) / w))
-                out.append(min(max(b, 0), self.n_bins - 1))
-        return out
 
     # ----- tree
     def leaf(self, codes):

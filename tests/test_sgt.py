@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from numba import njit
 
+from _stream_reference import chunks, feed
 from treelab import SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor
 from treelab._engine.signatures import RULE_SIG
 from treelab._engine.streaming import EV_D, EV_K, EV_MERIT, EV_N, EV_T
@@ -53,16 +54,6 @@ PARAMS = dict(grace_period=50, delta=1e-3, gamma=0.1, n_bins=32, n_range_samples
 def make_model(task, **kw):
     cls = SGTRegressor if task == "regression" else SGTClassifier
     return cls(**dict(PARAMS, **kw))
-
-
-def chunks(n, size):
-    return [(lo, min(n, lo + size)) for lo in range(0, n, size)]
-
-
-def feed(model, X, y, bounds):
-    for lo, hi in bounds:
-        model.partial_fit(X.iloc[lo:hi], y[lo:hi])
-    return model
 
 
 def rows_of(X):

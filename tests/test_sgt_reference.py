@@ -39,6 +39,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from _stream_reference import EqualWidthBinning
 from treelab import SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor
 from treelab.losses import Loss
 from treelab._engine.tree import LEAF, NOMINAL, NUMERIC
@@ -171,7 +172,7 @@ class Node:
         self.cells = [[Moments() for _ in range(n_slots[f])] for f in range(n_features)]
 
 
-class ReferenceSGT:
+class ReferenceSGT(EqualWidthBinning):
     """The SGT algorithm over a stream, one instance at a time, in plain Python."""
 
     def __init__(self, n_trees, loss, is_nominal, n_cats, n_bins=64, lam=0.1, gamma=1.0,
@@ -180,6 +181,7 @@ class ReferenceSGT:
         self.loss = loss
         self.is_nominal = list(is_nominal)
         self.d = len(is_nominal)
+        self.n_cats = list(n_cats)
         self.n_slots = [n_cats[f] if is_nominal[f] else n_bins for f in range(self.d)]
         self.n_bins = n_bins
         self.lam, self.gamma, self.grace, self.delta = lam, gamma, grace, delta
@@ -191,35 +193,6 @@ class ReferenceSGT:
         self.updates = 0
         self.learned = 0
         self.events = []            # (instances learned, "split" | "update")
-
-    # ----- binning
-    def fit_range(self, rows):
-        self.lo, self.hi = [], []
-        for f in range(self.d):
-            vals = [r[f] for r in rows if not math.isnan(r[f])]
-            if self.is_nominal[f] or not vals:
-                self.lo.append(0.0)
-                self.hi.append(0.0)
-            else:
-                self.lo.append(min(vals))
-                self.hi.append(max(vals))
-
-    def code(self, row):
-        out = []
-        for f, x in enumerate(row):
-            if math.isnan(x):
-                out.append(None)
-            elif self.is_nominal[f]:
-                c = int(x)
-                out.append(c if c == x and 0 <= c < self.n_slots[f] else None)
-            else:
-                w = self.hi[f] - self.lo[f]
-                if not w > 0:
-                    out.append(0)
-                    continue
-                b = math.floor(self.n_bins * ((x - self.lo[f]) / w))
-                out.append(min(max(b, 0), self.n_bins - 1))
-        return out
 
     # ----- trees
     def child(self, node, c):
