@@ -41,7 +41,7 @@ from .signatures import IMPURITY_TYPE, MERIT_TYPE, RULE_TYPE
 from .splitter import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, node_impurity, split_merit
 from .streaming import (
     EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MERIT, EV_N, EV_SECOND, EV_SIZE, EV_T, EV_VAR,
-    M_SEEN, M_SPLITS, StreamState, grow_slot_of, new_state, release_slot, take_slot,
+    M_SEEN, M_SPLITS, grow_slot_of, new_state, release_slot, take_slot,
 )
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, leaf_from, new_tree
 
@@ -225,7 +225,7 @@ def _jackknife_var(children, merit_code, builtin, imp_fn, merit_fn):
     for i in range(m):
         dlt = thetas[i] - mean
         ss += weights[i] * dlt * dlt
-    return n * (n - 1.0) / n * ss
+    return (n - 1.0) * ss
 
 
 @njit(cache=True)
@@ -340,7 +340,6 @@ def _split(t, st, node, slot, f, b, is_nominal, n_cats):
             # a category the leaf never saw starts from the parent's distribution,
             # scaled to one pseudo-instance, until it sees instances of its own
             t.value[c_node, c] = ch[j, c] if wj > 0.0 or ptot <= 0.0 else t.value[node, c] / ptot
-        t.weighted_n_samples[c_node] = 0.0
         st, s = take_slot(st)
         st.slot_of[c_node] = s
     st.meta[M_SPLITS] += 1
@@ -448,5 +447,3 @@ def get_learn_kernel():
         _KERNEL = disp.overloads[disp.signatures[0]].entry_point
     return _KERNEL
 
-
-__all__ += ["StreamState"]

@@ -51,7 +51,6 @@ class StreamingTreeBase(BaseEstimator):
     bag_offsets)``, ``_make_rule()`` and ``_rule_key()``.
     """
 
-    _multi_instance = False
 
     # ------------------------------------------------------------- encoding
     def _encode_chunk(self, X):
@@ -238,10 +237,6 @@ class StreamingTreeBase(BaseEstimator):
             self._start(Xb[:self.n_range_samples])
             Xf, ycode = Xb, yb
         self._learn_codes(self._codes(Xf), ycode, np.zeros(0, np.int64))
-
-    def _ensure_started_for_predict(self):
-        """Predictions before the range is known: fit the range on the buffer (if any)."""
-        return hasattr(self, "_forest")
 
     def _leaf_one(self, row, root, codes):
         """Leaf reached from ``root`` by one encoded row, traversed in Python: for a

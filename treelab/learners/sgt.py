@@ -218,7 +218,6 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
     per bag in order of first appearance.
     """
 
-    _multi_instance = True
 
     def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
                  n_range_samples=1000, rule=None, nominal_features=None, n_epochs=10,
