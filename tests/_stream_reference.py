@@ -1,9 +1,14 @@
 """Pieces shared by the pure-Python references and tests of treelab's streaming
 learners (SGT, Hoeffding trees): the equal-width binning of
-``treelab._engine.streaming`` written out plainly, and chunk feeding."""
+``treelab._engine.streaming`` written out plainly, chunk feeding and the
+comparison of two models."""
 from __future__ import annotations
 
 import math
+
+import numpy as np
+
+from treelab._engine.tree import LEAF
 
 
 class EqualWidthBinning:
@@ -51,3 +56,32 @@ def feed(model, X, y, bounds):
     for lo, hi in bounds:
         model.partial_fit(X.iloc[lo:hi], y[lo:hi])
     return model
+
+
+def assert_same_model(a, b):
+    """Identical trees (every array up to the nodes in use), leaf statistics and
+    counters of two streaming models (SGT or Hoeffding tree)."""
+    assert a.n_nodes == b.n_nodes
+    ta, tb = a._forest, b._forest
+    n = int(ta.sizes[0])
+    for name in ta._fields:
+        xa, xb = getattr(ta, name), getattr(tb, name)
+        if name == "cat_map":
+            m = int(ta.sizes[1])
+            np.testing.assert_array_equal(xa[:m], xb[:m], err_msg=name)
+        elif name == "sizes":
+            np.testing.assert_array_equal(xa, xb)
+        else:
+            np.testing.assert_array_equal(xa[:n], xb[:n], err_msg=name)
+    sa, sb = a._state, b._state
+    np.testing.assert_array_equal(sa.meta, sb.meta)
+    np.testing.assert_array_equal(sa.counts, sb.counts)
+    for node in range(n):
+        if ta.kind[node] == LEAF:
+            ka, kb = sa.slot_of[node], sb.slot_of[node]
+            assert sa.counts[ka] == sb.counts[kb]
+            np.testing.assert_array_equal(sa.totals[ka], sb.totals[kb])
+            np.testing.assert_array_equal(sa.stats[ka], sb.stats[kb])
+            np.testing.assert_array_equal(sa.aux[ka], sb.aux[kb])
+        else:
+            assert sa.slot_of[node] == sb.slot_of[node] == -1

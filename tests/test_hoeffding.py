@@ -18,7 +18,7 @@ import pytest
 from numba import njit
 from sklearn.base import clone
 
-from _stream_reference import chunks, feed
+from _stream_reference import assert_same_model, chunks, feed
 from treelab import HoeffdingTreeClassifier, SGTClassifier
 from treelab._engine.signatures import RULE_SIG
 from treelab._engine.streaming import (
@@ -77,33 +77,6 @@ def rows_of(X):
             row[c] = x
         out.append(row)
     return out
-
-
-def assert_same_model(a, b):
-    """Identical trees (every array up to the nodes in use), statistics and counters."""
-    assert a.n_nodes == b.n_nodes
-    ta, tb = a._forest, b._forest
-    n = int(ta.sizes[0])
-    for name in ta._fields:
-        xa, xb = getattr(ta, name), getattr(tb, name)
-        if name == "cat_map":
-            m = int(ta.sizes[1])
-            np.testing.assert_array_equal(xa[:m], xb[:m], err_msg=name)
-        elif name == "sizes":
-            np.testing.assert_array_equal(xa, xb)
-        else:
-            np.testing.assert_array_equal(xa[:n], xb[:n], err_msg=name)
-    sa, sb = a._state, b._state
-    np.testing.assert_array_equal(sa.meta, sb.meta)
-    for node in range(n):
-        if ta.kind[node] == LEAF:
-            ka, kb = sa.slot_of[node], sb.slot_of[node]
-            assert sa.counts[ka] == sb.counts[kb]
-            np.testing.assert_array_equal(sa.totals[ka], sb.totals[kb])
-            np.testing.assert_array_equal(sa.stats[ka], sb.stats[kb])
-            np.testing.assert_array_equal(sa.aux[ka], sb.aux[kb])
-        else:
-            assert sa.slot_of[node] == sb.slot_of[node] == -1
 
 
 def assert_same_predictions(a, b, X):

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from numba import njit
 
-from _stream_reference import chunks, feed
+from _stream_reference import assert_same_model, chunks, feed
 from treelab import SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor
 from treelab._engine.signatures import RULE_SIG
 from treelab._engine.streaming import EV_D, EV_K, EV_MERIT, EV_N, EV_T
@@ -60,30 +60,6 @@ def rows_of(X):
     cols = list(X.columns)
     vals = [X[c].tolist() for c in cols]
     return [{c: v[i] for c, v in zip(cols, vals)} for i in range(len(X))]
-
-
-def assert_same_model(a, b):
-    """Identical trees (every array up to the nodes in use), statistics and counters."""
-    assert a.n_nodes == b.n_nodes
-    ta, tb = a._forest, b._forest
-    n = int(ta.sizes[0])
-    for name in ta._fields:
-        xa, xb = getattr(ta, name), getattr(tb, name)
-        if name == "cat_map":
-            m = int(ta.sizes[1])
-            np.testing.assert_array_equal(xa[:m], xb[:m], err_msg=name)
-        elif name == "sizes":
-            np.testing.assert_array_equal(xa, xb)
-        else:
-            np.testing.assert_array_equal(xa[:n], xb[:n], err_msg=name)
-    sa, sb = a._state, b._state
-    np.testing.assert_array_equal(sa.meta, sb.meta)
-    np.testing.assert_array_equal(sa.counts, sb.counts)
-    for node in range(n):
-        if ta.kind[node] == LEAF:
-            ka, kb = sa.slot_of[node], sb.slot_of[node]
-            np.testing.assert_array_equal(sa.totals[ka], sb.totals[kb])
-            np.testing.assert_array_equal(sa.stats[ka], sb.stats[kb])
 
 
 def assert_same_predictions(a, b, X):
