@@ -97,7 +97,7 @@ def main(argv=None):
     ap.add_argument("--n-bins", type=int, default=64)
     ap.add_argument("--n-range-samples", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--repeats", type=int, default=1,
+    ap.add_argument("--repeats", type=int, default=10,
                     help="repeat the cross-validation with seeds seed, seed+1, ... and "
                          "average (the folds' spread is large on ~100 bags)")
     ap.add_argument("--no-progress", action="store_true")

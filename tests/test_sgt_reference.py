@@ -15,7 +15,8 @@ The reference below is written from the paper (Gouk, Pfahringer & Frank,
   by v = -G / (H + lambda)", every numeric split "bins 0..b left" with both
   sides non-empty, every nominal split (one child per declared category, at
   least two non-empty); the mean approximate loss change
-  L = sum_c n_c / n (G_c v_c + H_c v_c^2 / 2) + gamma * (new leaves) / n and
+  L = sum_c n_c / n (G_c v_c + H_c v_c^2 / 2) + gamma * (new leaves) / n (every
+  child is a new leaf: 2 per numeric split, k per nominal one) and
   the variance of the per-instance loss change (eq. 18 in each child, pooled
   across children with the exact pooled-variance formula);
 * the lowest L wins (first one on ties: update, then features in order, bins in
@@ -269,7 +270,7 @@ class ReferenceSGT(EqualWidthBinning):
                     continue
                 _, pm, pv = pooled(parts)
                 k = len(cells)
-                yield pm + self.gamma * (k - 1) / n, pv, f, -1, [s[0] for s in stats_c]
+                yield pm + self.gamma * k / n, pv, f, -1, [s[0] for s in stats_c]
             else:
                 B = len(cells)
                 right = [None] * B          # right[b] = moments of bins b+1 .. B-1
@@ -286,7 +287,7 @@ class ReferenceSGT(EqualWidthBinning):
                     vl, ml, sl = loss_change(left, self.lam)
                     vr, mr, sr = loss_change(right[b], self.lam)
                     _, pm, pv = pooled([(left.n, ml, sl), (right[b].n, mr, sr)])
-                    yield pm + self.gamma / n, pv, f, b, [vl, vr]
+                    yield pm + 2 * self.gamma / n, pv, f, b, [vl, vr]
 
     def attempt(self, node):
         best = None

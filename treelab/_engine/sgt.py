@@ -18,7 +18,9 @@ tree's leaf adds them to its moments (missing values add to no bin).  Every
   (one child per category), each child c with its own v_c;
 
 by the mean approximate loss change over the leaf's n instances,
-L = sum_c n_c/n (G_c v_c + H_c v_c^2 / 2) + gamma * (new leaves) / n, and
+L = sum_c n_c/n (G_c v_c + H_c v_c^2 / 2) + gamma * (new leaves) / n (every
+child is a new leaf: 2 for a numeric split, one per category for a nominal
+one, as in the authors' reference code and river), and
 the variance of the per-instance loss change (eq. 18:
 v^2 Var(g) + v^4/4 Var(h) + v^3 Cov(g, h) within each child, pooled across
 children).  A split side without instances is not a candidate.  The best
@@ -114,7 +116,7 @@ def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, cum, rcum)
                 if st.stats[slot, f, c, N] > 0.0:
                     nonempty += 1
             if nonempty >= 2:
-                f_mean = acc_mean + gamma * (k - 1) / n
+                f_mean = acc_mean + gamma * k / n
                 f_var = acc_var
         else:
             # right sides by backward accumulation: rcum[b] = bins b+1 .. n_bins-1
@@ -131,7 +133,7 @@ def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, cum, rcum)
                 _, ml, sl = sgt_leaf_loss_stats(cum, lam)
                 _, mr, sr = sgt_leaf_loss_stats(rest, lam)
                 _, mean, var = combine_mean_var(cum[N], ml, sl, rest[N], mr, sr)
-                mean += gamma / n
+                mean += 2.0 * gamma / n
                 if mean < f_mean:
                     f_mean = mean
                     f_var = var
