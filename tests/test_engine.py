@@ -366,3 +366,53 @@ def test_fitted_trees_have_consistent_layout():
     reg = DecisionTreeRegressor(splitter="hist", max_depth=5).fit(X, X[:, 0] + rng.rand(100))
     assert T.node_depths_ok(reg.tree_.arrays)
     assert math.isclose(reg.tree_.value[0, 0], reg.tree_.stats[0, 1] / reg.tree_.stats[0, 0])
+
+
+# ----------------------------------------------------------- streaming model room
+def test_has_room_and_make_room_grow_every_array_at_once():
+    from treelab._engine.streaming import M_FREE, has_room, make_room, new_state
+    t = T.new_tree(4, 1, 2)
+    T.add_root(t)
+    st = new_state(1, 3, 5, 2, 4)
+    assert has_room(t, st, 3, 2)
+    assert not has_room(t, st, 4, 2)        # only 3 free nodes
+    assert not has_room(t, st, 3, 3)        # only 2 category entries
+    st.slot_of[0] = 0
+    st.stats[0, 1, 2, 1] = 7.0
+    t2, st2 = make_room(t, st, 40, 10)
+    assert has_room(t2, st2, 40, 10)
+    assert t2.feature.shape[0] >= 41 and t2.cat_map.shape[0] >= 10
+    assert st2.slot_of.shape[0] >= t2.feature.shape[0]
+    assert st2.meta[M_FREE] >= 40
+    assert st2.stats[0, 1, 2, 1] == 7.0 and st2.slot_of[0] == 0      # contents kept
+    free = sorted(st2.free[:st2.meta[M_FREE]].tolist())
+    assert 0 not in free and len(set(free)) == len(free)              # slot 0 stays taken
+    t3, st3 = make_room(t2, st2, 40, 10)                                # no-op with room
+    assert t3.feature is t2.feature and st3.stats is st2.stats
+
+
+@pytest.mark.parametrize("learner", ["sgt", "ht"])
+def test_streaming_models_grow_identically_in_any_chunking(learner):
+    """Trees far beyond the initial capacity (64 nodes, 8 slots), nominal splits
+    included: learning row by row (a kernel call per row, room made between
+    calls) and in one chunk give the same model."""
+    from treelab import HoeffdingTreeClassifier, SGTClassifier
+    from _stream_reference import assert_same_model
+    rng = np.random.default_rng(3)
+    n = 6000
+    X = pd.DataFrame({f"x{j}": rng.random(n) for j in range(4)})
+    X["c"] = pd.Categorical(rng.integers(0, 6, n).astype(str))
+    score = X["x0"] + X["x1"] + 0.3 * X["c"].cat.codes
+    y = np.digitize(score, np.quantile(score, [1 / 3, 2 / 3]))
+    common = dict(grace_period=20, delta=1e-2, n_range_samples=200, classes=[0, 1, 2],
+                  nominal_features={"c": [str(v) for v in range(6)]})
+    make = (lambda: SGTClassifier(gamma=0.01, **common)) if learner == "sgt" else (
+        lambda: HoeffdingTreeClassifier(tau=0.2, **common))
+    whole = make().partial_fit(X, y)
+    assert whole.n_nodes > 64 and (whole._forest.kind == 2).any()    # grown, nominal split
+    one = make()
+    for i in range(n):
+        one.learn_one(X.iloc[i].to_dict(), int(y[i]))
+        if i % 97 == 0:
+            one.predict_one(X.iloc[i].to_dict())    # forces a kernel call now
+    assert_same_model(whole, one)

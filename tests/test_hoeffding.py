@@ -515,6 +515,17 @@ def test_river_api_before_and_while_buffering():
         m.learn_one({"a": math.inf, "b": 0.0}, 1)
     with pytest.raises(ValueError, match="not one of the classes"):
         m.learn_one({"a": 0.5, "b": 0.0}, 7)
+    with pytest.raises(ValueError, match="expected the features"):
+        m.learn_one({"a": 0.5, "c": 0.0}, 1)            # right count, wrong name
+    with pytest.raises(TypeError, match="'b' must be numeric"):
+        m.learn_one({"a": 0.5, "b": "x"}, 1)
+    with pytest.raises(ValueError, match="'b' is infinite"):
+        m.predict_one({"a": 0.5, "b": -math.inf})
+    seen = m.n_seen
+    m.learn_one({"a": None, "b": 0.0}, 1)               # None later in the stream: missing
+    m.learn_one({"b": np.float32(0.25), "a": True}, 1)  # any key order, numpy / bool values
+    assert m.n_seen == seen + 2
+    assert pickle.loads(pickle.dumps(m)).predict_one({"a": 0.95, "b": 0.0}) == 1
 
 
 def test_first_learn_one_row_with_none_for_a_number():

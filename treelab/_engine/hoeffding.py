@@ -41,7 +41,7 @@ from .signatures import IMPURITY_TYPE, MERIT_TYPE, RULE_TYPE
 from .splitter import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, node_impurity, split_merit
 from .streaming import (
     EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MERIT, EV_N, EV_SECOND, EV_SIZE, EV_T, EV_VAR,
-    M_SEEN, M_SPLITS, grow_slot_of, new_state, release_slot, take_slot,
+    M_SEEN, M_SPLITS, capacities, grow_slot_of, has_room, new_state, release_slot, take_slot,
 )
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, leaf_from, new_tree
 
@@ -376,14 +376,20 @@ def _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, min_frac, meri
 
 
 def _learn_py(t, st, Xc, y, is_nominal, n_cats, n_bins, grace, mode, min_frac, merit_code,
-              builtin, imp_fn, merit_fn, rule_fn, rule_params):
-    """Learn a chunk of code rows ``Xc`` with class codes ``y`` in order."""
+              builtin, imp_fn, merit_fn, rule_fn, rule_params, start, room):
+    """Learn code rows ``Xc[start:]`` with class codes ``y`` in order, in place.
+    Returns the first row not learned: the end, or an earlier row when the model
+    lacks ``room`` free nodes / slots (see
+    :func:`~treelab._engine.streaming.has_room`); -1 on an unexpected reallocation."""
+    shape0 = capacities(t, st)
     k = t.value.shape[1]
     d = is_nominal.shape[0]
     B = st.stats.shape[2] - 1
     ev = np.zeros(EV_SIZE, np.float64)
     scores = np.zeros(k, np.float64)
-    for i in range(Xc.shape[0]):
+    for i in range(start, Xc.shape[0]):
+        if not has_room(t, st, room, room):
+            return i if capacities(t, st) == shape0 else -1
         x = Xc[i]
         c = int(y[i])
         leaf = leaf_from(t, 0, x)
@@ -407,7 +413,9 @@ def _learn_py(t, st, Xc, y, is_nominal, n_cats, n_bins, grace, mode, min_frac, m
             t, st = _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, min_frac,
                                    merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params,
                                    ev)
-    return t, st
+    if capacities(t, st) != shape0:
+        return -1
+    return Xc.shape[0]
 
 
 predict_proba = njit(cache=True)(_predict_proba_py)
@@ -439,10 +447,11 @@ def get_learn_kernel():
         t, st = new_ht(2, 1, 1)
         T = typeof(t)
         S = typeof(st)
-        sig = types.Tuple((T, S))(
+        sig = types.int64(
             T, S, types.float64[:, ::1], types.float64[::1], types.boolean[::1],
             types.int64[::1], types.int64, types.int64, types.int64, types.float64,
-            types.int64, types.int64, IMPURITY_TYPE, MERIT_TYPE, RULE_TYPE, types.float64[::1])
+            types.int64, types.int64, IMPURITY_TYPE, MERIT_TYPE, RULE_TYPE, types.float64[::1],
+            types.int64, types.int64)
         disp = njit(sig, cache=True)(_learn_py)
         _KERNEL = disp.overloads[disp.signatures[0]].entry_point
     return _KERNEL

@@ -43,8 +43,8 @@ from .moments import (
 from .signatures import RULE_TYPE
 from .streaming import (
     EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MERIT, EV_N, EV_SECOND, EV_SIZE, EV_T, EV_VAR,
-    M_SEEN, M_SPLITS, M_UPDATES, StreamState, grow_slot_of, new_state as _new_state,
-    release_slot, take_slot,
+    M_SEEN, M_SPLITS, M_UPDATES, StreamState, capacities, grow_slot_of, has_room,
+    new_state as _new_state, release_slot, take_slot,
 )
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, leaf_from, new_tree
 
@@ -236,12 +236,20 @@ def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, lam, gamma, grace
 
 
 def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam, gamma, grace,
-              loss_fn, rule_fn, rule_params):
-    """Learn a chunk.  ``bag_offsets`` empty: one instance per row with target
-    ``y[i]`` (for several outputs, ``loss_fn`` sees all K raw scores).
-    Otherwise multi-instance bags: rows ``bag_offsets[b]:bag_offsets[b+1]``
-    form bag ``b`` with label ``y[b]``; the bag score is the maximum instance
-    score of the single tree and only the arg-max instance is learned."""
+              loss_fn, rule_fn, rule_params, start, room):
+    """Learn a chunk in place, from row (or bag) ``start`` on.  ``bag_offsets``
+    empty: one instance per row with target ``y[i]`` (for several outputs,
+    ``loss_fn`` sees all K raw scores).  Otherwise multi-instance bags: rows
+    ``bag_offsets[b]:bag_offsets[b+1]`` form bag ``b`` with label ``y[b]``; the
+    bag score is the maximum instance score of the single tree and only the
+    arg-max instance is learned.
+
+    Returns the index of the first row (bag) not learned: the end, or an
+    earlier one when the model lacks ``room`` free nodes / slots (what one
+    instance's splits may need), to be resumed after
+    :func:`~treelab._engine.streaming.make_room`; -1 if an array was
+    reallocated anyway (an internal error)."""
+    shape0 = capacities(t, st)
     K = roots.shape[0]
     raw = np.zeros((1, K), np.float64)
     G = np.zeros((1, K), np.float64)
@@ -252,7 +260,9 @@ def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam,
     cum = np.zeros(N_MOMENTS, np.float64)
     rcum = np.zeros((max(n_bins, 1), N_MOMENTS), np.float64)
     if bag_offsets.shape[0] == 0:
-        for i in range(Xc.shape[0]):
+        for i in range(start, Xc.shape[0]):
+            if not has_room(t, st, room, room):
+                return i if capacities(t, st) == shape0 else -1
             x = Xc[i]
             for j in range(K):
                 leaves[j] = forest_leaf(t, roots[j], x)
@@ -265,7 +275,9 @@ def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam,
                                  n_bins, lam, gamma, grace, K, rule_fn, rule_params, ev, cum,
                                  rcum)
     else:
-        for bag in range(bag_offsets.shape[0] - 1):
+        for bag in range(start, bag_offsets.shape[0] - 1):
+            if not has_room(t, st, room, room):
+                return bag if capacities(t, st) == shape0 else -1
             lo = bag_offsets[bag]
             hi = bag_offsets[bag + 1]
             best_i = lo
@@ -284,14 +296,17 @@ def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam,
             st.meta[M_SEEN] += 1
             t, st = _observe(t, st, best_leaf, Xc[best_i], G[0, 0], H[0, 0], is_nominal, n_cats,
                              n_bins, lam, gamma, grace, K, rule_fn, rule_params, ev, cum, rcum)
-    return t, st
+    if capacities(t, st) != shape0:
+        return -1
+    return Xc.shape[0] if bag_offsets.shape[0] == 0 else bag_offsets.shape[0] - 1
 
 
 _KERNEL = None
 
 
 def get_learn_kernel():
-    """The chunk learner compiled with its explicit signature (cached on disk)."""
+    """The chunk learner compiled with its explicit signature (cached on disk):
+    ``kernel(t, st, ..., start, room) -> next`` (see ``_learn_py``)."""
     global _KERNEL
     if _KERNEL is None:
         from numba import typeof
@@ -300,11 +315,11 @@ def get_learn_kernel():
         st = new_state(1, 1, 1, 64)
         T = typeof(t)
         S = typeof(st)
-        sig = types.Tuple((T, S))(
+        sig = types.int64(
             T, S, types.int64[::1], types.float64[:, ::1], types.float64[::1],
             types.int64[::1], types.boolean[::1], types.int64[::1], types.int64,
             types.float64, types.float64, types.int64,
-            GRAD_HESS_TYPE, RULE_TYPE, types.float64[::1])
+            GRAD_HESS_TYPE, RULE_TYPE, types.float64[::1], types.int64, types.int64)
         disp = njit(sig, cache=True)(_learn_py)
         # the compiled entry point skips the dispatcher's per-call type resolution
         # (tens of microseconds with named-tuple arguments: it matters for learn_one);

@@ -24,11 +24,13 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
+from .tree import ensure_capacity
+
 __all__ = [
     "equal_width_codes", "fit_equal_width_range", "EV_MERIT", "EV_SECOND", "EV_N",
     "EV_VAR", "EV_DEPTH", "EV_T", "EV_D", "EV_K", "EV_BRANCHES", "EV_SIZE",
     "StreamState", "new_state", "take_slot", "release_slot", "grow_slot_of",
-    "M_FREE", "M_SEEN", "M_SPLITS", "M_UPDATES",
+    "has_room", "make_room", "capacities", "M_FREE", "M_SEEN", "M_SPLITS", "M_UPDATES",
 ]
 
 # evidence vector passed to decision rules (RULE_SIG)
@@ -73,26 +75,33 @@ def new_state(n_roots, n_features, n_bins_total, n_stats, capacity_nodes, n_aux=
 
 
 @njit(cache=True)
+def _grow_pool(st):
+    """``st`` with its pool of statistics slots doubled (the new slots free)."""
+    P = st.stats.shape[0]
+    P2 = 2 * P
+    stats = np.zeros((P2,) + st.stats.shape[1:], np.float64)
+    stats[:P] = st.stats
+    totals = np.zeros((P2, st.totals.shape[1]), np.float64)
+    totals[:P] = st.totals
+    counts = np.zeros(P2, np.int64)
+    counts[:P] = st.counts
+    aux = np.zeros((P2, st.aux.shape[1]), np.float64)
+    aux[:P] = st.aux
+    free = np.empty(P2, np.int64)
+    nf = st.meta[M_FREE]
+    free[:nf] = st.free[:nf]
+    for s in range(P2 - 1, P - 1, -1):
+        free[nf] = s
+        nf += 1
+    st.meta[M_FREE] = nf
+    return StreamState(st.slot_of, stats, totals, counts, aux, free, st.meta)
+
+
+@njit(cache=True)
 def take_slot(st):
     """``(st, s)``: a zeroed statistics slot ``s``, the pool doubled when none is free."""
     if st.meta[M_FREE] == 0:
-        P = st.stats.shape[0]
-        P2 = 2 * P
-        stats = np.zeros((P2,) + st.stats.shape[1:], np.float64)
-        stats[:P] = st.stats
-        totals = np.zeros((P2, st.totals.shape[1]), np.float64)
-        totals[:P] = st.totals
-        counts = np.zeros(P2, np.int64)
-        counts[:P] = st.counts
-        aux = np.zeros((P2, st.aux.shape[1]), np.float64)
-        aux[:P] = st.aux
-        free = np.empty(P2, np.int64)
-        nf = 0
-        for s in range(P2 - 1, P - 1, -1):
-            free[nf] = s
-            nf += 1
-        st.meta[M_FREE] = nf
-        st = StreamState(st.slot_of, stats, totals, counts, aux, free, st.meta)
+        st = _grow_pool(st)
     st.meta[M_FREE] -= 1
     s = st.free[st.meta[M_FREE]]
     st.stats[s] = 0.0
@@ -117,6 +126,42 @@ def grow_slot_of(st, cap):
     so = np.full(cap, -1, np.int64)
     so[:st.slot_of.shape[0]] = st.slot_of
     return StreamState(so, st.stats, st.totals, st.counts, st.aux, st.free, st.meta)
+
+
+@njit(cache=True)
+def has_room(t, st, nodes, cats):
+    """True when ``nodes`` nodes (each with a statistics slot) and ``cats``
+    category-map entries can be added to tree ``t`` / state ``st`` without
+    reallocating any array.
+
+    The learn kernels mutate the model in place and return only how far they
+    got: before each instance they check for the room its splits could need
+    and stop when it is missing; the caller then calls :func:`make_room` (a rare
+    reallocation) and resumes.  Returning the model's named tuples instead
+    would cost tens of microseconds per call (boxing), which dominates
+    ``learn_one``."""
+    return (t.sizes[0] + nodes <= t.feature.shape[0]
+            and t.sizes[1] + cats <= t.cat_map.shape[0]
+            and st.meta[M_FREE] >= nodes
+            and st.slot_of.shape[0] >= t.feature.shape[0])
+
+
+@njit(cache=True)
+def capacities(t, st):
+    """Sizes of the model's arrays; a learn kernel compares them before it returns,
+    so that a reallocation it could not hand back (a wrong room bound) is an
+    error, never a silently lost update."""
+    return (t.feature.shape[0], t.cat_map.shape[0], st.stats.shape[0], st.slot_of.shape[0])
+
+
+@njit(cache=True)
+def make_room(t, st, nodes, cats):
+    """``(t, st)`` reallocated (capacities doubled) so that :func:`has_room` holds."""
+    t = ensure_capacity(t, nodes, cats)
+    st = grow_slot_of(st, t.feature.shape[0])
+    while st.meta[M_FREE] < nodes:
+        st = _grow_pool(st)
+    return t, st
 
 
 def fit_equal_width_range(X, is_nominal):

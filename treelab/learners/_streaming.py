@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._engine.signatures import RULE_SIG, function_pointer
 from .._engine.streaming import (
-    M_SEEN, M_SPLITS, StreamState, equal_width_codes, fit_equal_width_range,
+    M_SEEN, M_SPLITS, StreamState, equal_width_codes, fit_equal_width_range, make_room,
 )
 from .._engine.tree import LEAF, TreeArrays, max_depth as _max_depth, n_leaves as _n_leaves
 from .._sklearn_compat import BaseEstimator, check_is_fitted
@@ -104,12 +104,26 @@ class StreamingTreeBase(BaseEstimator):
             return Xf
         enc = self._encoding
         names = self._feature_order()
-        if len(x) != enc.n_features or any(k not in x for k in names):
-            raise ValueError(f"expected the features {names}, got {sorted(x)}")
-        vals = [0.0] * enc.n_features
+        try:
+            if len(x) != enc.n_features:
+                raise KeyError
+            vals = [x[k] for k in names]
+        except KeyError:
+            raise ValueError(f"expected the features {names}, got {sorted(x, key=str)}") from None
         cat_index = self._cat_index
+        if not self._any_nominal:
+            try:
+                row = np.array([vals], dtype=np.float64)     # None -> NaN (missing)
+            except (TypeError, ValueError):
+                row = None
+            if row is not None:
+                if np.isinf(row).any():
+                    j = int(np.flatnonzero(np.isinf(row[0]))[0])
+                    raise ValueError(f"feature {names[j]!r} is infinite; X may not contain "
+                                     "infinity")
+                return row
         for j, k in enumerate(names):
-            v = x[k]
+            v = vals[j]
             ci = cat_index[j]
             if ci is not None:
                 if v is None or (isinstance(v, float) and v != v):
@@ -136,23 +150,29 @@ class StreamingTreeBase(BaseEstimator):
         return df
 
     def _feature_order(self):
-        enc = self._encoding
-        if enc.feature_names is not None:
-            return [str(c) for c in enc.feature_names]
-        return list(range(enc.n_features))
+        """Keys of a dict row, in column order (cached)."""
+        names = self.__dict__.get("_names_cache")
+        if names is None:
+            enc = self._encoding
+            names = ([str(c) for c in enc.feature_names] if enc.feature_names is not None
+                     else list(range(enc.n_features)))
+            self._names_cache = names
+        return names
 
     @property
     def _cat_index(self):
-        cache = getattr(self, "_cat_index_cache", None)
+        cache = self.__dict__.get("_cat_index_cache")
         if cache is None:
             cache = [None if c is None else {v: i for i, v in enumerate(c)}
                      for c in self._encoding.categories]
             self._cat_index_cache = cache
+            self._any_nominal = any(c is not None for c in cache)
         return cache
 
     #: fitted state dropped by ``fit`` (learning starts from scratch)
     _STREAM_ATTRS = ("_forest", "_roots", "_state", "_buf_X", "_buf_y", "_encoding",
-                     "_new_encoding", "_cat_index_cache", "_pending_rows", "_pending_y",
+                     "_new_encoding", "_cat_index_cache", "_any_nominal", "_names_cache",
+                     "_room", "_pending_rows", "_pending_y",
                      "_raw_labels", "_lo", "_hi", "classes_", "n_classes_", "_class_code",
                      "n_features_in_", "feature_names_in_")
 
@@ -164,7 +184,8 @@ class StreamingTreeBase(BaseEstimator):
     def __getstate__(self):
         self._flush()
         state = self.__dict__.copy()
-        for key in ("_cat_index_cache", "_rule", "_rule_params", "_rule_key_seen"):
+        for key in ("_cat_index_cache", "_any_nominal", "_names_cache", "_rule", "_rule_params",
+                    "_rule_key_seen"):
             state.pop(key, None)      # the engine rule is rebuilt from the parameters
         if "_forest" in state:
             state["_forest"] = tuple(state["_forest"])
@@ -188,6 +209,25 @@ class StreamingTreeBase(BaseEstimator):
         n_bins_total = max(self.n_bins, int(enc.n_cats.max()) if enc.n_features else 1)
         self._forest, self._roots, self._state = self._new_model(
             self._n_trees(), enc.n_features, max(n_bins_total, 1))
+
+    def _run_learn(self, call, n):
+        """Drive a learn kernel (``call(start, room) -> next``, mutating the model
+        in place) over ``n`` rows or bags, making room in the model whenever it
+        stops early (see :func:`treelab._engine.streaming.has_room`)."""
+        room = self.__dict__.get("_room")
+        if room is None:    # nodes one instance's splits may add: a split per tree
+            nc = self._encoding.n_cats
+            room = self._room = len(self._roots) * max(2, int(nc.max()) if nc.size else 2)
+        i = call(0, room)
+        while i != n:
+            if not 0 <= i < n:
+                raise RuntimeError("internal error: a learn kernel reallocated the model "
+                                   "it cannot hand back; please report this")
+            self._forest, self._state = make_room(self._forest, self._state, room, room)
+            nxt = call(i, room)
+            if nxt == i:
+                raise RuntimeError("internal error: no progress after making room")
+            i = nxt
 
     def _codes(self, Xf):
         return equal_width_codes(Xf, self._lo, self._hi, int(self.n_bins), self._is_nominal,

@@ -155,13 +155,20 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         rule_fn, rule_params = self._engine_rule()
         crit = self._criterion()
         kernel = _ht.get_learn_kernel()
-        self._forest, self._state = kernel(
-            self._forest, self._state, np.ascontiguousarray(Xc),
-            np.ascontiguousarray(y, dtype=np.float64), self._is_nominal, self._n_cats,
-            int(self.n_bins), int(self.grace_period), _LEAF_MODES[self.leaf_prediction],
-            float(self.min_branch_fraction), int(crit.merit_code), int(crit.builtin_code),
-            function_pointer(crit.impurity, IMPURITY_SIG), function_pointer(crit.merit, MERIT_SIG),
-            rule_fn, rule_params)
+        Xc = np.ascontiguousarray(Xc)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        is_nominal, n_cats = self._is_nominal, self._n_cats
+        n_bins, grace = int(self.n_bins), int(self.grace_period)
+        mode, min_frac = _LEAF_MODES[self.leaf_prediction], float(self.min_branch_fraction)
+        merit_code, builtin = int(crit.merit_code), int(crit.builtin_code)
+        imp_fn = function_pointer(crit.impurity, IMPURITY_SIG)
+        merit_fn = function_pointer(crit.merit, MERIT_SIG)
+        self._run_learn(
+            lambda start, room: kernel(
+                self._forest, self._state, Xc, y, is_nominal, n_cats, n_bins, grace, mode,
+                min_frac, merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params, start,
+                room),
+            Xc.shape[0])
 
     def _proba(self, Xf):
         self._flush()

@@ -58,12 +58,17 @@ class _BaseSGT(StreamingTreeBase):
             bag_offsets = np.zeros(0, np.int64)
         kernel = _sgt.get_learn_kernel()
         rule_fn, rule_params = self._engine_rule()
-        self._forest, self._state = kernel(
-            self._forest, self._state, self._roots, np.ascontiguousarray(Xc),
-            np.ascontiguousarray(y, dtype=np.float64), bag_offsets, self._is_nominal,
-            self._n_cats, int(self.n_bins), float(self.lambda_), float(self.gamma),
-            int(self.grace_period), function_pointer(self._loss.grad_hess, GRAD_HESS_SIG),
-            rule_fn, rule_params)
+        Xc = np.ascontiguousarray(Xc)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        is_nominal, n_cats = self._is_nominal, self._n_cats
+        n_bins, lam, gamma = int(self.n_bins), float(self.lambda_), float(self.gamma)
+        grace = int(self.grace_period)
+        loss = function_pointer(self._loss.grad_hess, GRAD_HESS_SIG)
+        self._run_learn(
+            lambda start, room: kernel(
+                self._forest, self._state, self._roots, Xc, y, bag_offsets, is_nominal,
+                n_cats, n_bins, lam, gamma, grace, loss, rule_fn, rule_params, start, room),
+            Xc.shape[0] if bag_offsets.shape[0] == 0 else bag_offsets.shape[0] - 1)
 
     def _raw(self, Xf):
         self._flush()
