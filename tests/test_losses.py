@@ -316,3 +316,18 @@ def test_bag_offsets_from_ids_and_validation():
         mi.gradients([1.0, 0.0, 1.0], np.zeros(6), np.array([0, 2, 5, 7]))
     with pytest.raises(ValueError):
         mi.gradients([1.0, 0.0, 2.0], np.zeros(6), off)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_predict_proba_one_matches_the_vectorised_probabilities(k):
+    rng = np.random.default_rng(k)
+    loss = Logistic() if k == 2 else Softmax()
+    raw = rng.normal(scale=20.0, size=(50, k - 1))
+    raw[0] = 0.0
+    raw[1] = 800.0                     # overflow-safe in both directions
+    raw[2] = -800.0
+    ref = loss.predict_proba(raw if k > 2 else raw[:, 0])
+    for i in range(raw.shape[0]):
+        got = loss.predict_proba_one(raw[i])
+        np.testing.assert_allclose(got, ref[i], rtol=1e-12, atol=1e-300)
+        assert math.isclose(sum(got), 1.0, rel_tol=1e-12)

@@ -472,6 +472,18 @@ class Logistic(_BuiltinLoss):
         p = np.clip(np.asarray(pred, dtype=np.float64), _PROBA_EPS, 1.0 - _PROBA_EPS)
         return np.log(p) - np.log1p(-p)
 
+    @staticmethod
+    def predict_proba_one(raw):
+        """[P(y = 0), P(y = 1)] of one instance from its raw score (a length-1
+        sequence), in plain Python: a single row is faster without NumPy."""
+        r = float(raw[0])
+        if r >= 0.0:
+            p = 1.0 / (1.0 + math.exp(-r))
+        else:
+            e = math.exp(r)
+            p = e / (1.0 + e)
+        return [1.0 - p, p]
+
     def predict_proba(self, raw):
         """(n, 2) class probabilities [P(y = 0), P(y = 1)] from raw scores (n,) or (n, 1)."""
         p = self.inverse_link(np.asarray(raw, dtype=np.float64).reshape(-1))
@@ -523,6 +535,16 @@ class Softmax(_BuiltinLoss):
         return out
 
     predict_proba = inverse_link
+
+    @staticmethod
+    def predict_proba_one(raw):
+        """Class probabilities (k) of one instance from its k - 1 raw scores (the
+        last class's score is 0), in plain Python."""
+        scores = [float(r) for r in raw] + [0.0]
+        m = max(scores)
+        e = [math.exp(v - m) for v in scores]
+        z = sum(e)
+        return [v / z for v in e]
 
     def link(self, pred):
         """Class probabilities (n, k) -> raw scores log(p_j / p_{k-1}), (n, k-1)."""

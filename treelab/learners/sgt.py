@@ -207,7 +207,7 @@ class SGTClassifier(StreamingClassifierMixin, ClassifierMixin, _BaseSGT):
         return self._loss.predict_proba(self._raw(Xf))   # Logistic: (n, 2); Softmax: (n, k)
 
     def _proba_one(self, row):
-        return self._loss.predict_proba(np.array([self._raw_one(row)]))[0]
+        return self._loss.predict_proba_one(self._raw_one(row))
 
 
 # ===================================================================== multi-instance
