@@ -1,4 +1,7 @@
-"""scikit-learn's estimator checks for treelab's batch decision trees and presets.
+"""scikit-learn's estimator checks for treelab's batch decision trees and presets,
+and for the streaming learners' batch face (``fit`` / ``predict`` / ``score``:
+SGT classifier and regressor, Hoeffding tree; SGT declares ``poor_score``, see
+``treelab.learners.sgt._SmallDataScores``).
 
 One check is expected to fail, for a principled reason (reported, not hidden):
 ``C45Classifier`` defaults to ``min_samples_leaf=2`` (C4.5's MINOBJS), a count of
@@ -22,7 +25,7 @@ from sklearn.utils.estimator_checks import (  # noqa: E402
 
 from treelab import (  # noqa: E402
     C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
-    DecisionTreeRegressor, ID3Classifier,
+    DecisionTreeRegressor, HoeffdingTreeClassifier, ID3Classifier, SGTClassifier, SGTRegressor,
 )
 
 ESTIMATORS = [
@@ -34,6 +37,9 @@ ESTIMATORS = [
     C45Classifier(),
     CARTClassifier(),
     CARTRegressor(),
+    SGTClassifier(),
+    SGTRegressor(),
+    HoeffdingTreeClassifier(),
 ]
 
 _MIN_SAMPLES_LEAF_REASON = (

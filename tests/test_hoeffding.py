@@ -734,10 +734,14 @@ def test_bad_parameters(kw, exc, match):
     assert m.n_seen == 300
 
 
-def test_sample_weight_refused():
+def test_sample_weight_is_not_a_parameter():
+    """Instance weights are not supported: fit / partial_fit have no
+    ``sample_weight`` (scikit-learn's convention), so passing one is a TypeError."""
     X, y = make_stream(300, 21)
-    with pytest.raises(ValueError, match="sample_weight"):
+    with pytest.raises(TypeError, match="sample_weight"):
         make_model().partial_fit(X, y, sample_weight=np.ones(300))
+    with pytest.raises(TypeError, match="sample_weight"):
+        make_model().fit(X, y, sample_weight=np.ones(300))
 
 
 # ------------------------------------------------------------------ model size

@@ -496,3 +496,31 @@ def test_predict_one_applies_inverse_link():
     m = make_model("regression", loss=loss).partial_fit(X, y)
     row = rows_of(X.iloc[:1])[0]
     assert m.predict_one(row) == pytest.approx(m.predict(X.iloc[:1])[0])
+
+
+@pytest.mark.parametrize("kind", ["sgt_clf", "sgt_reg", "ht"])
+def test_fit_on_fewer_rows_than_the_range_sample_learns_them_all(kind):
+    """A batch ``fit`` knows it has all the data: with fewer rows than
+    ``n_range_samples`` the range comes from all of them and every row is
+    learned (the same model as a stream whose range sample is exactly n);
+    ``partial_fit`` keeps buffering as a stream must."""
+    from sklearn.datasets import load_breast_cancer
+    from treelab import HoeffdingTreeClassifier
+    X, y = load_breast_cancer(return_X_y=True)
+    n = X.shape[0]
+    if kind == "sgt_reg":
+        y = X[:, 0] * 3.0 + X[:, 1]
+        make = lambda **kw: SGTRegressor(grace_period=50, delta=1e-2, **kw)  # noqa: E731
+    elif kind == "sgt_clf":
+        make = lambda **kw: SGTClassifier(grace_period=50, delta=1e-2, **kw)  # noqa: E731
+    else:
+        make = lambda **kw: HoeffdingTreeClassifier(grace_period=50, delta=1e-2,  # noqa: E731
+                                                    tau=0.2, **kw)
+    fitted = make().fit(X, y)
+    assert fitted.n_seen == n and fitted.n_splits >= 1
+    assert_same_model(fitted, make(n_range_samples=n).partial_fit(X, y))
+    if kind != "sgt_reg":
+        assert fitted.score(X, y) > 0.85
+    streamed = make().partial_fit(X, y)                      # still buffering
+    assert streamed.n_splits == 0 and streamed.n_nodes <= 1 and streamed.n_seen == n
+    assert not hasattr(streamed, "_forest")

@@ -22,7 +22,7 @@ from .._engine.streaming import (
 )
 from .._engine.tree import LEAF, TreeArrays, max_depth as _max_depth, n_leaves as _n_leaves
 from .._sklearn_compat import BaseEstimator, check_is_fitted
-from ..data import encode_X, fit_encode_X
+from ..data import _column_or_1d, check_classification_targets, encode_X, fit_encode_X
 
 __all__ = ["StreamingTreeBase", "StreamingClassifierMixin", "check_positive_int",
            "check_nonneg_float", "PENDING_MAX"]
@@ -278,6 +278,19 @@ class StreamingTreeBase(BaseEstimator):
             Xf, ycode = Xb, yb
         self._learn_codes(self._codes(Xf), ycode, np.zeros(0, np.int64))
 
+    def _end_of_data(self):
+        """``fit`` has seen all its data: if fewer than ``n_range_samples``
+        instances came, fit the bin range on those and learn them now (a stream
+        fed by ``partial_fit`` / ``learn_one`` keeps buffering instead)."""
+        self._flush()
+        if not hasattr(self, "_forest") and getattr(self, "_buf_X", None):
+            Xb = np.concatenate(self._buf_X)
+            yb = np.concatenate(self._buf_y)
+            self._buf_X, self._buf_y = [], []
+            self._start(Xb)
+            self._learn_codes(self._codes(Xb), yb, np.zeros(0, np.int64))
+        return self
+
     def _leaf_one(self, row, root, codes):
         """Leaf reached from ``root`` by one encoded row, traversed in Python: for a
         single row this is faster than any kernel call (whose argument unboxing
@@ -373,6 +386,10 @@ class StreamingTreeBase(BaseEstimator):
         seen = int(self._state.meta[M_SEEN]) if hasattr(self, "_state") else 0
         return seen + sum(len(b) for b in getattr(self, "_buf_X", []))
 
+    def __sklearn_is_fitted__(self):
+        """Fitted once it has seen data (``lambda_`` and friends end in ``_`` too)."""
+        return "_encoding" in self.__dict__
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
@@ -424,19 +441,13 @@ class StreamingClassifierMixin:
                              "pass classes=[...] to declare every label")
         return idx.astype(np.float64)
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self, X, y, classes=None):
         """Learn a chunk of the stream in order (one jitted call)."""
-        if sample_weight is not None:
-            raise ValueError(f"{type(self).__name__} does not support sample_weight")
         if not hasattr(self, "_buf_X"):
             self._init_stream()
+        yl = _column_or_1d(y)
         Xf = self._encode_chunk(X)
-        if y is None:
-            raise ValueError("requires y to be passed, but the target y is None")
-        yl = np.asarray(y)
-        if yl.ndim == 2 and yl.shape[1] == 1:
-            yl = yl.ravel()
-        if yl.ndim != 1 or yl.shape[0] != Xf.shape[0]:
+        if yl.shape[0] != Xf.shape[0]:
             raise ValueError(f"X has {Xf.shape[0]} rows but y has shape {yl.shape}")
         if not hasattr(self, "classes_") and (classes is not None or self.classes is not None):
             self._set_classes(classes if classes is not None else self.classes)
@@ -479,14 +490,19 @@ class StreamingClassifierMixin:
             self._raw_labels = self._raw_labels + [labels]
             self._buf_X.append(Xf)
 
-    def fit(self, X, y, classes=None, sample_weight=None):
-        """Learn ``(X, y)`` as one stream from scratch."""
+    def fit(self, X, y, classes=None):
+        """Learn ``(X, y)`` as one stream from scratch, in row order.  The bin
+        range comes from the first ``n_range_samples`` rows, or from all of them
+        when there are fewer (every row is learned)."""
         self._reset_stream()
+        y = _column_or_1d(y)
+        found, _ = check_classification_targets(y, y.shape[0])   # discrete labels only
         if classes is None and self.classes is None:
-            classes = np.unique(np.asarray(y))
+            classes = found
             if classes.shape[0] < 2:
                 raise ValueError("Classifier can't train when only one class is present.")
-        return self.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+        self.partial_fit(X, y, classes=classes)
+        return self._end_of_data()
 
     def learn_one(self, x, y):
         """Learn one instance (a dict of features and its label)."""

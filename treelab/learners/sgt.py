@@ -31,6 +31,24 @@ from ._streaming import (
 
 __all__ = ["SGTClassifier", "SGTRegressor", "SGTMultiInstanceClassifier", "TTestRule"]
 
+
+class _SmallDataScores:
+    """With the paper's defaults (a split test every 200 instances a leaf sees,
+    at delta = 1e-7) an SGT grows a few nodes per thousand instances: on the
+    300-row sets of scikit-learn's score checks it cannot reach their
+    thresholds (0.78 vs 0.83 accuracy on make_blobs).  That is the algorithm on
+    tiny data, so the checks are told to expect it (``poor_score``).  Listed
+    first among the bases, after the classifier / regressor tags exist."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        for kind in ("classifier_tags", "regressor_tags"):
+            sub = getattr(tags, kind, None)
+            if sub is not None:
+                sub.poor_score = True
+        return tags
+
+
 class _BaseSGT(StreamingTreeBase):
     """SGT specifics on the shared streaming machinery (not for direct use)."""
 
@@ -93,7 +111,7 @@ class _BaseSGT(StreamingTreeBase):
 
 
 # ============================================================================ regressor
-class SGTRegressor(RegressorMixin, _BaseSGT):
+class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
     """Stochastic Gradient Tree for regression (squared error).
 
     Parameters
@@ -128,10 +146,8 @@ class SGTRegressor(RegressorMixin, _BaseSGT):
         from ..data import check_regression_targets
         return check_regression_targets(y, n)
 
-    def partial_fit(self, X, y, sample_weight=None):
+    def partial_fit(self, X, y):
         """Learn a chunk of the stream in order (one jitted call)."""
-        if sample_weight is not None:
-            raise ValueError("SGT does not support sample_weight")
         if not hasattr(self, "_buf_X"):
             self._init_stream()
             self._loss = SquaredError() if self.loss is None else self.loss
@@ -141,10 +157,13 @@ class SGTRegressor(RegressorMixin, _BaseSGT):
         self._partial_fit_encoded(Xf, y)
         return self
 
-    def fit(self, X, y, sample_weight=None):
-        """Learn ``(X, y)`` as one stream from scratch."""
+    def fit(self, X, y):
+        """Learn ``(X, y)`` as one stream from scratch, in row order.  The bin
+        range comes from the first ``n_range_samples`` rows, or from all of them
+        when there are fewer (every row is learned)."""
         self._reset_stream()
-        return self.partial_fit(X, y, sample_weight)
+        self.partial_fit(X, y)
+        return self._end_of_data()
 
     def learn_one(self, x, y):
         """Learn one instance (a dict of features)."""
@@ -174,7 +193,7 @@ class SGTRegressor(RegressorMixin, _BaseSGT):
 
 
 # =========================================================================== classifier
-class SGTClassifier(StreamingClassifierMixin, ClassifierMixin, _BaseSGT):
+class SGTClassifier(_SmallDataScores, StreamingClassifierMixin, ClassifierMixin, _BaseSGT):
     """Stochastic Gradient Tree classifier: logistic loss for two classes, softmax
     cross-entropy with k - 1 trees (the last class's score fixed at 0) for k classes.
 
