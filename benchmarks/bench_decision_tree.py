@@ -42,13 +42,15 @@ START_SNIPPET = (
 )
 
 
-def start_times():
-    """(cold, warm) seconds for import + first small fits, in fresh processes."""
+def start_times(snippet=START_SNIPPET):
+    """(cold, warm) seconds of ``snippet`` (import + first small fits; it prints
+    its own time) in fresh processes: with an empty numba cache, then with the
+    cache the first run wrote."""
     cache = tempfile.mkdtemp(prefix="treelab-numba-cache-")
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
     try:
-        cold = float(subprocess.check_output([sys.executable, "-c", START_SNIPPET], env=env))
-        warm = float(subprocess.check_output([sys.executable, "-c", START_SNIPPET], env=env))
+        cold = float(subprocess.check_output([sys.executable, "-c", snippet], env=env))
+        warm = float(subprocess.check_output([sys.executable, "-c", snippet], env=env))
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     return cold, warm

@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_sgt import (  # noqa: E402
-    _Peak, classification_stream, moa_prequential, timed_and_traced,
+    _Peak, classification_stream, moa_prequential, print_start_times, timed_and_traced,
 )
 
 SETTINGS = dict(grace_period=200, delta=1e-7, tau=0.05)
@@ -101,12 +101,16 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-moa", action="store_true")
     ap.add_argument("--skip-river", action="store_true")
+    ap.add_argument("--skip-cold", action="store_true",
+                    help="skip the cold / warm start measurement")
     args = ap.parse_args(argv)
 
     import treelab
     from treelab import HoeffdingTreeClassifier
     print(f"treelab {treelab.__version__}, {os.cpu_count()} cores, stream of {args.n} instances, "
           f"settings {SETTINGS}")
+    if not args.skip_cold:
+        print_start_times("HoeffdingTreeClassifier")
     Xw, yw = classification_stream(3000, seed=99)          # compile / load kernels first
     HoeffdingTreeClassifier(classes=[0, 1]).partial_fit(Xw, yw).predict(Xw[:5])
 

@@ -161,6 +161,23 @@ def run_river(task, rows, y, trace=False):
                 leaves=size.get("n_leaves"), peak=mem.peak)
 
 
+def print_start_times(*learners):
+    """Cold (empty numba cache) and warm start of ``import treelab`` plus a first
+    chunk, ``learn_one`` and ``predict_one`` of each streaming learner named."""
+    from bench_decision_tree import start_times
+    lines = ["import time; t0 = time.perf_counter(); import numpy as np; import treelab",
+             "X = np.random.default_rng(0).random((1200, 5)); y = (X[:, 0] > 0.5).astype(int)",
+             "row = {i: 0.5 for i in range(5)}"]
+    for name in learners:
+        make = f"treelab.{name}()" if "Regressor" in name else f"treelab.{name}(classes=[0, 1])"
+        lines += [f"m = {make}.partial_fit(X, y); m.predict(X[:5])",
+                  f"m1 = {make}; m1.learn_one(row, 1); m1.predict_one(row)"]
+    lines.append("print(time.perf_counter() - t0)")
+    cold, warm = start_times("\n".join(lines))
+    print(f"start (import treelab + first chunk, learn_one, predict_one of {', '.join(learners)}): "
+          f"cold {cold:.2f} s, warm {warm:.2f} s")
+
+
 def _write_arff(path, X, y, task):
     with open(path, "w") as fh:
         fh.write("@relation bench\n")
@@ -234,6 +251,8 @@ def main(argv=None):
     ap.add_argument("--skip-river", action="store_true")
     ap.add_argument("--tasks", default="classification,regression")
     ap.add_argument("--seed", type=int, default=0, help="seed of the synthetic streams")
+    ap.add_argument("--skip-cold", action="store_true",
+                    help="skip the cold / warm start measurement")
     ap.add_argument("--accuracy-seeds", type=int, default=30,
                     help="classification streams (seeds 0..N-1) on which treelab's chunked "
                          "SGT and MOA's are compared for prequential accuracy (0: skip)")
@@ -242,6 +261,8 @@ def main(argv=None):
 
     import treelab
     print(f"treelab {treelab.__version__}, {os.cpu_count()} cores, stream of {args.n} instances")
+    if not args.skip_cold:
+        print_start_times("SGTClassifier", "SGTRegressor")
     # compile / load kernels outside the timed region
     from treelab import SGTClassifier, SGTRegressor
     Xw, yw = classification_stream(3000, seed=99)
