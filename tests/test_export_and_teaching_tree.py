@@ -333,3 +333,60 @@ def test_feature_importances_of_a_single_leaf_and_of_numeric_trees():
     assert stump.get_depth() == 0 and stump.get_n_leaves() == 1
     assert stump.feature_importances_.tolist() == [0.0, 0.0]
     assert export_text(stump) == "|--- class: 0\n"
+
+
+# ----------------------------------------------------------- streaming trees as text
+def _stream_data(n=5000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.random(n) * 10, "b": rng.random(n)})
+    X["c"] = pd.Categorical(rng.choice(["red", "green", "blue"], n))
+    y = ((X["a"] > 3.7) & (X["c"] != "red")).astype(int).to_numpy()
+    return X, y
+
+
+def test_streaming_export_text_reads_in_data_units_and_matches_routing():
+    from treelab import HoeffdingTreeClassifier
+    from treelab._engine.tree import leaf_from
+    from treelab.data import encode_X
+    X, y = _stream_data()
+    m = HoeffdingTreeClassifier(grace_period=50, delta=1e-3).fit(X, y)
+    text = m.export_text(show_weights=True, decimals=6)
+    first = text.splitlines()[0]
+    match = re.fullmatch(r"\|--- a <  ([0-9.]+)", first)
+    assert match, text
+    edge = float(match.group(1))
+    w = (m._hi[0] - m._lo[0]) / m.n_bins
+    assert abs(edge - 3.7) <= w                          # the bin edge next to the truth
+    rows = pd.DataFrame({"a": [edge - 1e-4, edge + 1e-4], "b": [0.5, 0.5],
+                         "c": pd.Categorical(["blue", "blue"], categories=X["c"].cat.categories)})
+    codes = m._codes(encode_X(rows, m._encoding, "test", allow_nan=True))
+    t = m._forest
+    left, right = t.first_child[0], t.first_child[0] + 1
+    below, above = leaf_from(t, 0, codes[0]), leaf_from(t, 0, codes[1])
+    assert below == left and above != left and (above == right or t.parent[above] == right)
+    for name in ("c = red", "c = green", "c = blue", "(or missing)", "counts: ["):
+        assert name in text
+    assert "class: 0" in text and "class: 1" in text
+
+
+def test_streaming_export_text_sgt_trees_and_errors():
+    from treelab import HoeffdingTreeClassifier, SGTClassifier, SGTRegressor
+    X, y = _stream_data()
+    y3 = np.where(X["a"] > 5, 2, np.where(X["b"] > 0.5, 1, 0))
+    s = SGTClassifier(grace_period=50, delta=1e-3).fit(X, y3)
+    text = s.export_text()
+    assert "tree 0 (score of class 0 against class 2):" in text
+    assert "tree 1 (score of class 1 against class 2):" in text and "score: " in text
+    one = s.export_text(tree=1)
+    assert "tree 1" in one and "tree 0" not in one
+    with pytest.raises(ValueError, match="tree must be"):
+        s.export_text(tree=2)
+    with pytest.raises(ValueError, match="feature_names must have 3"):
+        s.export_text(feature_names=["x"])
+    assert "|--- truncated" in s.export_text(max_depth=0)
+    r = SGTRegressor(grace_period=50, delta=1e-3).fit(X, X["a"].to_numpy() * 2)
+    assert "value: " in r.export_text() and "tree 0" not in r.export_text()
+    assert r.export_text(feature_names=["x1", "x2", "x3"]).startswith("|--- x1 ")
+    buffering = HoeffdingTreeClassifier(classes=[0, 1]).partial_fit(X.iloc[:10], y[:10])
+    with pytest.raises(ValueError, match="still collecting"):      # NotFittedError
+        buffering.export_text()

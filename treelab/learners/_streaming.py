@@ -386,6 +386,15 @@ class StreamingTreeBase(BaseEstimator):
         seen = int(self._state.meta[M_SEEN]) if hasattr(self, "_state") else 0
         return seen + sum(len(b) for b in getattr(self, "_buf_X", []))
 
+    #: leaf values are class counts (Hoeffding trees), not raw scores (SGT)
+    _leaf_counts_are_classes = False
+
+    def export_text(self, **kwargs):
+        """The learned tree(s) as indented text in the data's units (see
+        :func:`treelab.learners.export.export_stream_text`)."""
+        from .export import export_stream_text
+        return export_stream_text(self, **kwargs)
+
     def __sklearn_is_fitted__(self):
         """Fitted once it has seen data (``lambda_`` and friends end in ``_`` too)."""
         return "_encoding" in self.__dict__

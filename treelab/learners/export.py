@@ -5,11 +5,62 @@ import numpy as np
 
 from .._engine.tree import LEAF, NOMINAL
 
-__all__ = ["export_text"]
+__all__ = ["export_text", "export_stream_text"]
 
 
 def _fmt(x, decimals):
     return f"{x:.{decimals}f}"
+
+
+def _feature_names(estimator, feature_names, d):
+    if feature_names is None:
+        names = getattr(estimator, "feature_names_in_", None)
+        return list(names) if names is not None else [f"feature_{i}" for i in range(d)]
+    if len(feature_names) != d:
+        raise ValueError(f"feature_names must have {d} entries, got {len(feature_names)}")
+    return list(feature_names)
+
+
+def _nominal_labels(a, node, name, enc):
+    """``name = v`` / ``name in {a, b}`` per child of a nominal split."""
+    f = a.feature[node]
+    cats = enc.categories[f] if enc is not None and enc.categories[f] is not None else None
+    groups = [[] for _ in range(a.n_children[node])]
+    off = a.cat_offset[node]
+    for c in range(a.cat_count[node]):
+        s = a.cat_map[off + c]
+        if s >= 0:
+            groups[s].append(str(cats[c]) if cats is not None else str(c))
+    return [f"{name} = {g[0]}" if len(g) == 1 else f"{name} in {{{', '.join(g)}}}"
+            for g in groups]
+
+
+def _render(a, root, child_labels, leaf_text, marks_missing, max_depth, spacing):
+    """Indented lines of the subtree at ``root``: ``child_labels(node)`` gives the
+    test of each child, ``leaf_text(node)`` a leaf, ``marks_missing(node)`` whether
+    the child taking missing values is marked ``(or missing)``."""
+    bar = "|" + " " * spacing
+    lines = []
+
+    def rec(node, depth):
+        indent = bar * depth
+        if max_depth is not None and depth > max_depth:
+            lines.append(indent + "|--- truncated")
+            return
+        if a.kind[node] == LEAF:
+            lines.append(indent + "|--- " + leaf_text(node))
+            return
+        labels = child_labels(node)
+        for j in range(a.n_children[node]):
+            lab = labels[j]
+            if (j == a.missing_child[node] and marks_missing(node)
+                    and not lab.endswith("is missing")):
+                lab += " (or missing)"
+            lines.append(indent + "|--- " + lab)
+            rec(a.first_child[node] + j, depth + 1)
+
+    rec(root, 0)
+    return lines
 
 
 def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
@@ -27,17 +78,10 @@ def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
     tree = estimator.tree_
     a = tree.arrays
     enc = getattr(estimator, "_encoding", None)
-    d = estimator.n_features_in_
-    if feature_names is None:
-        names = getattr(estimator, "feature_names_in_", None)
-        feature_names = list(names) if names is not None else [f"feature_{i}" for i in range(d)]
-    elif len(feature_names) != d:
-        raise ValueError(f"feature_names must have {d} entries, got {len(feature_names)}")
+    feature_names = _feature_names(estimator, feature_names, estimator.n_features_in_)
     classes = getattr(estimator, "classes_", None)
     if class_names is None and classes is not None:
         class_names = [str(c) for c in classes]
-    bar = "|" + " " * spacing
-    lines = []
 
     def leaf_text(node):
         if classes is not None:
@@ -50,45 +94,81 @@ def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
         return f"value: [{_fmt(a.value[node, 0], decimals)}]"
 
     def child_labels(node):
-        f = a.feature[node]
-        name = feature_names[f]
-        k = a.n_children[node]
+        name = feature_names[a.feature[node]]
         if a.kind[node] != NOMINAL:
             thr = _fmt(a.threshold[node], decimals)
             if np.isinf(a.threshold[node]):
                 return [f"{name} is not missing", f"{name} is missing"]
             return [f"{name} <= {thr}", f"{name} >  {thr}"]
-        cats = enc.categories[f] if enc is not None and enc.categories[f] is not None else None
-        groups = [[] for _ in range(k)]
-        off = a.cat_offset[node]
-        for c in range(a.cat_count[node]):
-            s = a.cat_map[off + c]
-            if s >= 0:
-                groups[s].append(str(cats[c]) if cats is not None else str(c))
-        out = []
-        for g in groups:
-            if len(g) == 1:
-                out.append(f"{name} = {g[0]}")
-            else:
-                out.append(f"{name} in {{{', '.join(g)}}}")
-        return out
+        return _nominal_labels(a, node, name, enc)
 
-    def rec(node, depth):
-        indent = bar * depth
-        if max_depth is not None and depth > max_depth:
-            lines.append(indent + "|--- truncated")
-            return
-        if a.kind[node] == LEAF:
-            lines.append(indent + "|--- " + leaf_text(node))
-            return
-        labels = child_labels(node)
-        for j in range(a.n_children[node]):
-            lab = labels[j]
-            seen_missing = enc is None or enc.has_missing is None or enc.has_missing[a.feature[node]]
-            if j == a.missing_child[node] and seen_missing and not lab.endswith("is missing"):
-                lab += " (or missing)"
-            lines.append(indent + "|--- " + lab)
-            rec(a.first_child[node] + j, depth + 1)
+    def marks_missing(node):
+        return enc is None or enc.has_missing is None or bool(enc.has_missing[a.feature[node]])
 
-    rec(0, 0)
+    lines = _render(a, 0, child_labels, leaf_text, marks_missing, max_depth, spacing)
     return "\n".join(lines) + "\n"
+
+
+def export_stream_text(model, *, feature_names=None, decimals=3, show_weights=False,
+                       max_depth=None, spacing=3, tree=None):
+    """Render a streaming tree (SGT, Hoeffding tree) as indented text, in the
+    units of the data.
+
+    A numeric split "bins 0..b left" reads ``feature < e`` / ``feature >= e``
+    with ``e`` the upper edge of bin ``b`` of the equal-width binning fitted on
+    the first ``n_range_samples`` instances (values outside that range were
+    clipped into the end bins, so the tests hold for them too).  The child that
+    takes missing values (and, in a Hoeffding tree, categories unknown when the
+    split was made) is marked ``(or missing)``.  Hoeffding-tree leaves show the
+    majority class of their counts (naive-Bayes leaves may predict otherwise
+    for a given instance; ``show_weights`` prints the counts); SGT leaves show
+    their raw score (log-odds for a binary classifier, the score of class j
+    against the last class in tree j of a multiclass one, the value for a
+    regressor).  ``tree`` picks one tree of a multiclass SGT (default: all).
+    """
+    from .._sklearn_compat import _not_fitted_error_class
+    model._flush()
+    if not hasattr(model, "_forest"):
+        raise _not_fitted_error_class()(
+            f"{type(model).__name__} has not learned any tree yet (it is still collecting "
+            "its first n_range_samples instances)")
+    a = model._forest
+    enc = model._encoding
+    lo, hi, n_bins = model._lo, model._hi, int(model.n_bins)
+    feature_names = _feature_names(model, feature_names, enc.n_features)
+    classes = getattr(model, "classes_", None)
+    counts_leaves = getattr(model, "_leaf_counts_are_classes", False)
+
+    def leaf_text(node):
+        v = a.value[node]
+        if counts_leaves:
+            txt = f"class: {classes[int(np.argmax(v))]}"
+            if show_weights:
+                txt += " (counts: [" + ", ".join(_fmt(c, decimals) for c in v) + "])"
+            return txt
+        label = "score" if classes is not None else "value"
+        return f"{label}: {_fmt(v[0], decimals)}"
+
+    def child_labels(node):
+        f = a.feature[node]
+        name = feature_names[f]
+        if a.kind[node] == NOMINAL:
+            return _nominal_labels(a, node, name, enc)
+        b = int(np.floor(a.threshold[node]))          # threshold b + 0.5 on bin codes
+        edge = _fmt(lo[f] + (b + 1) * (hi[f] - lo[f]) / n_bins, decimals)
+        return [f"{name} <  {edge}", f"{name} >= {edge}"]
+
+    roots = [int(r) for r in model._roots]
+    picked = range(len(roots)) if tree is None else [int(tree)]
+    if tree is not None and not 0 <= int(tree) < len(roots):
+        raise ValueError(f"tree must be in 0..{len(roots) - 1}, got {tree!r}")
+    out = []
+    for j in picked:
+        if len(roots) > 1:
+            head = f"tree {j}"
+            if classes is not None:
+                head += f" (score of class {classes[j]} against class {classes[-1]})"
+            out.append(head + ":")
+        out += _render(a, roots[j], child_labels, leaf_text, lambda node: True, max_depth,
+                       spacing)
+    return "\n".join(out) + "\n"

@@ -87,6 +87,8 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         All labels of the stream.
     """
 
+    _leaf_counts_are_classes = True
+
     def __init__(self, grace_period=200, delta=1e-7, tau=0.05, merit="entropy", rule=None,
                  leaf_prediction="nba", n_bins=64, n_range_samples=1000,
                  min_branch_fraction=0.01, nominal_features=None, classes=None):
