@@ -898,3 +898,58 @@ def test_set_params_mid_stream_changes_the_rule():
     m.set_params(rule=None, tau=1.0)              # tie-break at once
     m.partial_fit(X.iloc[3000:], y[3000:])
     assert m.n_splits > k
+
+
+@pytest.mark.parametrize("learner", ["ht", "sgt"])
+@pytest.mark.parametrize("declared", [True, False])
+def test_reused_chunk_buffers_do_not_corrupt_the_buffered_start(learner, declared):
+    """Streams are often fed from one preallocated chunk array refilled in place:
+    the rows buffered until the bin range is known must not change with it."""
+    from treelab import SGTClassifier
+    rng = np.random.default_rng(0)
+    X = rng.random((3000, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    kw = dict(classes=[0, 1]) if declared else {}
+    make = (lambda: HoeffdingTreeClassifier(grace_period=50, **kw)) if learner == "ht" else (
+        lambda: SGTClassifier(grace_period=50, delta=1e-3, **kw))
+    fresh, reused = make(), make()
+    xbuf, ybuf = np.empty((100, 3)), np.empty(100, dtype=int)
+    for s in range(0, 3000, 100):
+        fresh.partial_fit(X[s:s + 100].copy(), y[s:s + 100].copy())
+        xbuf[:] = X[s:s + 100]
+        ybuf[:] = y[s:s + 100]
+        reused.partial_fit(xbuf, ybuf)
+    np.testing.assert_array_equal(fresh._lo, reused._lo)
+    np.testing.assert_array_equal(fresh._hi, reused._hi)
+    assert_same_model(fresh, reused)
+
+
+@pytest.mark.parametrize("learner", ["ht", "sgt"])
+def test_plain_array_fast_paths_validate_like_the_general_path(learner):
+    """Float64 arrays and integer labels 0..k-1 skip the general validators:
+    infinity, labels outside the classes, other layouts and dtypes must still
+    be handled exactly as the general path handles them."""
+    from treelab import SGTClassifier
+    rng = np.random.default_rng(1)
+    X = rng.random((1500, 3))
+    y = (X[:, 0] > 0.5).astype(np.int64)
+    make = (lambda: HoeffdingTreeClassifier(grace_period=50, classes=[0, 1])) if learner == "ht" \
+        else (lambda: SGTClassifier(grace_period=50, delta=1e-3, classes=[0, 1]))
+    ref = make().partial_fit(X, y)
+    m = make().partial_fit(X[:1200], y[:1200])
+    bad = X[1200:1300].copy()
+    bad[7, 2] = -np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        m.partial_fit(bad, y[1200:1300])
+    with pytest.raises(ValueError, match="infinity"):
+        m.predict(bad)
+    for label in (2, -1):
+        yb = y[1200:1300].copy()
+        yb[5] = label
+        with pytest.raises(ValueError, match="not one of the classes"):
+            m.partial_fit(X[1200:1300], yb)
+    m.partial_fit(np.asfortranarray(X[1200:1300]), y[1200:1300].astype(np.uint8))
+    m.partial_fit(X[1300:].tolist(), y[1300:].tolist())          # the general path
+    assert_same_model(ref, m)                     # the rejected chunks left no trace
+    np.testing.assert_array_equal(m.predict(X), m.predict(pd.DataFrame(X)))
+    np.testing.assert_array_equal(m.predict(X), m.predict(X.astype(np.float32)))

@@ -170,6 +170,15 @@ def _softmax_proba(raw, out):
         out[i, k1] = math.exp(-mx) / s
 
 
+@njit(cache=True)
+def _logistic_proba(raw, out):
+    """out[i] = [1 - sigmoid(raw[i]), sigmoid(raw[i])]."""
+    for i in range(raw.shape[0]):
+        p = sigmoid(raw[i])
+        out[i, 0] = 1.0 - p
+        out[i, 1] = p
+
+
 @njit(types.void(types.float64[::1], types.float64[:, ::1], types.float64[::1], SCALAR_TYPE),
       cache=True)
 def _elementwise_value(y, raw, out, value):
@@ -486,8 +495,10 @@ class Logistic(_BuiltinLoss):
 
     def predict_proba(self, raw):
         """(n, 2) class probabilities [P(y = 0), P(y = 1)] from raw scores (n,) or (n, 1)."""
-        p = self.inverse_link(np.asarray(raw, dtype=np.float64).reshape(-1))
-        return np.column_stack([1.0 - p, p])
+        raw = np.ascontiguousarray(np.asarray(raw, dtype=np.float64).reshape(-1))
+        out = np.empty((raw.shape[0], 2), dtype=np.float64)
+        _logistic_proba(raw, out)
+        return out
 
     def _value_kernel(self, y, raw, out):
         _logistic_value(y, raw, out)

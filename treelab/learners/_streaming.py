@@ -73,7 +73,20 @@ class StreamingTreeBase(BaseEstimator):
                                       dtype=np.int64)
             self._new_encoding = enc
             return Xf
-        return encode_X(X, self._encoding, name, allow_nan=True)
+        return self._encode(X)
+
+    def _encode(self, X):
+        """``X`` validated against the fitted encoding as float64 rows.  A plain
+        float64 array for a model fitted on such arrays (no names, no nominal
+        features) only needs its shape and the absence of infinity checked, which
+        is done here without the general validator (it matters per chunk)."""
+        enc = self._encoding
+        if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2
+                and X.shape[0] > 0 and X.shape[1] == enc.n_features
+                and enc.feature_names is None and not enc.is_nominal.any()
+                and not np.isinf(X).any()):
+            return X if X.flags.c_contiguous else np.ascontiguousarray(X)
+        return encode_X(X, enc, type(self).__name__, allow_nan=True)
 
     def _commit_encoding(self):
         enc = self.__dict__.pop("_new_encoding", None)
@@ -172,7 +185,7 @@ class StreamingTreeBase(BaseEstimator):
     #: fitted state dropped by ``fit`` (learning starts from scratch)
     _STREAM_ATTRS = ("_forest", "_roots", "_state", "_buf_X", "_buf_y", "_encoding",
                      "_new_encoding", "_cat_index_cache", "_any_nominal", "_names_cache",
-                     "_room", "_pending_rows", "_pending_y",
+                     "_room", "_classes_are_codes", "_pending_rows", "_pending_y",
                      "_raw_labels", "_lo", "_hi", "classes_", "n_classes_", "_class_code",
                      "n_features_in_", "feature_names_in_")
 
@@ -266,8 +279,9 @@ class StreamingTreeBase(BaseEstimator):
         """Learn encoded rows (float64 matrix, float64 targets) in stream order."""
         self._flush()
         if not hasattr(self, "_forest"):
-            self._buf_X.append(Xf)
-            self._buf_y.append(ycode)
+            # copies: a caller may refill the same chunk array for its next chunk
+            self._buf_X.append(np.array(Xf, dtype=np.float64, copy=True))
+            self._buf_y.append(np.array(ycode, dtype=np.float64, copy=True))
             n_buf = sum(len(b) for b in self._buf_y)
             if n_buf < self.n_range_samples:
                 return
@@ -430,10 +444,16 @@ class StreamingClassifierMixin:
         self.classes_ = np.sort(classes)
         self.n_classes_ = int(classes.shape[0])
         self._class_code = {c: i for i, c in enumerate(self.classes_.tolist())}
+        c = self.classes_
+        self._classes_are_codes = bool(c.dtype.kind in "iu" and (c == np.arange(c.shape[0])).all())
         self._on_classes()
 
     def _codes_of(self, y):
         y = np.asarray(y)
+        if (y.dtype.kind in "iu" and y.ndim == 1 and y.shape[0]
+                and self.__dict__.get("_classes_are_codes")):
+            if 0 <= y.min() and y.max() < self.n_classes_:     # labels 0..k-1: their own codes
+                return y.astype(np.float64)
         if y.ndim == 2 and y.shape[1] == 1:
             y = y.ravel()
         if y.ndim != 1:
@@ -487,7 +507,8 @@ class StreamingClassifierMixin:
             try:
                 codes = self._codes_of(all_labels)
             except ValueError:
-                for attr in ("classes_", "n_classes_", "_class_code") + self._class_attrs:
+                for attr in ("classes_", "n_classes_", "_class_code",
+                             "_classes_are_codes") + self._class_attrs:
                     self.__dict__.pop(attr, None)
                 raise
             self._commit_encoding()
@@ -496,8 +517,9 @@ class StreamingClassifierMixin:
             self._partial_fit_encoded(Xb, codes)
         else:
             self._commit_encoding()
-            self._raw_labels = self._raw_labels + [labels]
-            self._buf_X.append(Xf)
+            # copies: a caller may refill the same chunk arrays for its next chunk
+            self._raw_labels = self._raw_labels + [np.array(labels, copy=True)]
+            self._buf_X.append(np.array(Xf, dtype=np.float64, copy=True))
 
     def fit(self, X, y, classes=None):
         """Learn ``(X, y)`` as one stream from scratch, in row order.  The bin
@@ -532,7 +554,7 @@ class StreamingClassifierMixin:
     def predict_proba(self, X):
         check_is_fitted(self, "classes_")
         check_is_fitted(self, "_encoding")
-        Xf = encode_X(X, self._encoding, type(self).__name__, allow_nan=True)
+        Xf = self._encode(X)
         proba = self._proba(Xf)
         if proba is None:   # nothing learned yet (rows still buffered): uniform
             proba = np.full((Xf.shape[0], self.n_classes_), 1.0 / self.n_classes_)

@@ -22,7 +22,6 @@ import numpy as np
 from .._engine import sgt as _sgt
 from .._engine.signatures import function_pointer
 from .._sklearn_compat import ClassifierMixin, RegressorMixin, check_is_fitted
-from ..data import encode_X
 from ..losses import GRAD_HESS_SIG, Logistic, Softmax, SquaredError
 from ..split_criteria.rules import TTestRule, as_engine_rule
 from ._streaming import (
@@ -179,7 +178,7 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
 
     def predict(self, X):
         check_is_fitted(self, "_encoding")
-        Xf = encode_X(X, self._encoding, type(self).__name__, allow_nan=True)
+        Xf = self._encode(X)
         return self._loss.inverse_link(self._raw(Xf))[:, 0] if self._loss.name != "squared_error" \
             else self._raw(Xf)[:, 0]
 
@@ -321,7 +320,7 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
     def decision_function(self, X, bags):
         """Bag scores: the maximum raw score over each bag's instances."""
         check_is_fitted(self, "_forest")
-        Xf = encode_X(X, self._encoding, type(self).__name__, allow_nan=True)
+        Xf = self._encode(X)
         rows, offsets, bag_ids, _ = self._group(bags)
         raw = self._raw(Xf[rows])[:, 0]
         return np.maximum.reduceat(raw, offsets[:-1]) if raw.size else raw
