@@ -35,14 +35,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .split_criteria.rules.registry import make_rule, rule_aliases, rule_names
+
 __all__ = ["run_ablation", "plot_ablation", "make_rule", "load_stream", "LEARNERS", "RULES",
            "STREAMS"]
 
 #: learner names understood by the runner
 LEARNERS = ("hoeffding", "sgt")
-#: rule names understood by the runner (``corrh`` = Hoeffding rule on the
-#: classification-error merit, the CorrH-Tree baseline of the C-Tree paper)
-RULES = ("hoeffding", "mcdiarmid", "ctree", "corrh", "ttest")
+#: rule names understood by the runner: the one registry's
+#: (:mod:`treelab.split_criteria.rules.registry`; ``corrh`` = Hoeffding rule on
+#: the classification-error merit, the CorrH-Tree baseline of the C-Tree paper)
+RULES = rule_names()
 #: built-in streams (``river:<Generator>`` uses river's synthetic generators)
 STREAMS = ("randcbt", "electricity", "river:<Name>")
 
@@ -116,27 +119,8 @@ def load_stream(stream, seed=0, **params):
 
 
 # ----------------------------------------------------------------------------- rules
-def make_rule(name, merit="entropy", **values):
-    """The decision-rule object (and a merit override) for a rule name and values.
-
-    Returns ``(rule, merit)``: ``corrh`` forces ``merit="classification_error"``.
-    Keyword values go to the rule's constructor (e.g. ``delta``, ``tau``, ``c``,
-    ``value_range``, ``two_eps``).
-    """
-    from .split_criteria.bounds import CTreeRule, HoeffdingRule, McDiarmidRule
-    from .split_criteria.rules import TTestRule
-    key = name.lower()
-    if key in ("hoeffding", "vfdt"):
-        return HoeffdingRule(criterion=merit, **values), merit
-    if key == "corrh":
-        return HoeffdingRule(criterion="classification_error", **values), "classification_error"
-    if key == "mcdiarmid":
-        return McDiarmidRule(criterion=merit, **values), merit
-    if key in ("ctree", "c-tree"):
-        return CTreeRule(criterion=merit, **values), merit
-    if key in ("ttest", "t-test"):
-        return TTestRule(**values), merit
-    raise ValueError(f"unknown rule {name!r}; choose one of {list(RULES)}")
+# make_rule(name, merit, **values) -> (rule, merit): the registry's
+# (treelab.split_criteria.rules.registry.make_rule); corrh implies its merit.
 
 
 def _make_learner(learner, rule, merit, params):
@@ -248,7 +232,7 @@ def run_ablation(stream="randcbt", rules=None, learners=("hoeffding",), merits=N
     if not isinstance(rules, dict) or not rules:
         raise ValueError("rules must be a non-empty dict {rule name: {param: [values]}}")
     for r in rules:
-        if not isinstance(r, str) or r.lower() not in RULES + ("vfdt", "c-tree", "t-test"):
+        if not isinstance(r, str) or r.lower() not in rule_aliases():
             raise ValueError(f"unknown rule {r!r}; choose one of {list(RULES)}")
     learner_params = dict(learner_params or {})
     stream_params = dict(stream_params or {})

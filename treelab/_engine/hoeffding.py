@@ -19,10 +19,13 @@ Every ``grace_period`` instances a leaf that is not pure compares, for every
 feature, the best split of that feature (every threshold between bins of a
 numeric feature, the multiway split of a nominal one) by the criterion's merit
 computed on the counts, together with the merit of *not* splitting (0 for an
-impurity decrease).  The best and second-best merits, the number of instances
-and the context (depth, stream time, features, classes, branches) go to the
-decision rule (a first-class function with ``RULE_SIG``), which says whether
-the evidence suffices.  A split gives each child the class counts of its
+impurity decrease).  The best merit and two runner-ups -- the best split of
+another feature or "no split" (VFDT / MOA, ``EV_SECOND``) and the best of
+*every* other split, other thresholds of the best feature included (C-Tree's
+Algorithm 1, ``EV_SECOND_ANY``) -- the number of instances and the context
+(depth, stream time, features, classes, branches) go to the decision rule (a
+first-class function with ``RULE_SIG``), which says whether the evidence
+suffices.  A split gives each child the class counts of its
 branch as its distribution and a fresh, empty statistics slot.
 
 The per-instance variance handed to the rule (``EV_VAR``, used by the
@@ -40,8 +43,8 @@ from numba import njit, types
 from .signatures import IMPURITY_TYPE, MERIT_TYPE, RULE_TYPE
 from .splitter import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, node_impurity, split_merit
 from .streaming import (
-    EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MERIT, EV_N, EV_SECOND, EV_SIZE, EV_T, EV_VAR,
-    M_SEEN, M_SPLITS, capacities, grow_slot_of, has_room, new_state, release_slot, take_slot,
+    EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MAX_BRANCHES, EV_MERIT, EV_N, EV_SECOND,
+    EV_SECOND_ANY, EV_SIZE, EV_T, EV_VAR, M_SEEN, M_SPLITS, capacities, grow_slot_of, has_room, new_state, release_slot, take_slot,
 )
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, leaf_from, new_tree
 
@@ -231,10 +234,14 @@ def _jackknife_var(children, merit_code, builtin, imp_fn, merit_fn):
 @njit(cache=True)
 def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, builtin, imp_fn,
                merit_fn):
-    """Best split of a leaf's statistics.  Returns
-    ``(best_merit, best_f, best_b, second_merit, null_merit)``; ``best_f = -1``
-    when "no split" is best.  The second-best merit is that of another feature
-    or of not splitting (VFDT's X_0), whichever is higher."""
+    """Best split of a leaf's statistics.  Returns ``(best_merit, best_f, best_b,
+    second_merit, null_merit, second_any, max_branches)``; ``best_f = -1`` when
+    "no split" is best.  ``second_merit`` is that of another feature or of not
+    splitting (VFDT's X_0), whichever is higher; ``second_any`` the best merit of
+    any split other than the best one (another threshold of the best feature
+    included; thresholds giving the same partition count once) or of not
+    splitting; ``max_branches`` the most branches of any candidate (2 for
+    numeric splits)."""
     k = st.totals.shape[1]
     B = st.stats.shape[2] - 1
     d = is_nominal.shape[0]
@@ -248,6 +255,8 @@ def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, built
     best_f = -1
     best_b = -1
     second = -np.inf
+    best_f_second = -np.inf      # runner-up threshold of the best feature
+    max_branches = 0
     parent = np.empty(k, np.float64)
     pair = np.zeros((2, k), np.float64)
     for f in range(d):
@@ -259,11 +268,14 @@ def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, built
             continue
         pimp = node_impurity(parent, builtin, imp_fn)
         f_best = -np.inf
+        f_second = -np.inf
         f_b = -1
         if is_nominal[f]:
             ch = _candidate_children(st, slot, f, 0, is_nominal, n_cats)
             if _branches_ok(ch, w, min_frac):
                 f_best = _merit(parent, pimp, ch, merit_code, builtin, imp_fn, merit_fn)
+                if ch.shape[0] > max_branches:
+                    max_branches = ch.shape[0]
         else:
             for c in range(k):
                 pair[0, c] = 0.0
@@ -281,9 +293,14 @@ def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, built
                 if not _branches_ok(pair, w, min_frac):
                     continue
                 m = _merit(parent, pimp, pair, merit_code, builtin, imp_fn, merit_fn)
+                if max_branches < 2:
+                    max_branches = 2
                 if m > f_best:
+                    f_second = f_best
                     f_best = m
                     f_b = b
+                elif m > f_second:
+                    f_second = m
         if f_best == -np.inf:
             continue
         if f_best > best:
@@ -292,9 +309,11 @@ def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, built
             best = f_best
             best_f = f
             best_b = f_b
+            best_f_second = f_second
         elif f_best > second:
             second = f_best
-    return best, best_f, best_b, second, null
+    second_any = second if second > best_f_second else best_f_second
+    return best, best_f, best_b, second, null, second_any, max_branches
 
 
 @njit(cache=True)
@@ -356,13 +375,15 @@ def _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, min_frac, meri
             nonzero += 1
     if nonzero < 2:          # a pure leaf has nothing to gain
         return t, st
-    best, f, b, second, null = best_split(st, slot, is_nominal, n_cats, n_bins, min_frac,
-                                          merit_code, builtin, imp_fn, merit_fn)
+    best, f, b, second, null, second_any, max_br = best_split(
+        st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, builtin, imp_fn, merit_fn)
     if f < 0:
         return t, st
     ch = _candidate_children(st, slot, f, b, is_nominal, n_cats)
     ev[EV_MERIT] = best - null
     ev[EV_SECOND] = second - null
+    ev[EV_SECOND_ANY] = second_any - null
+    ev[EV_MAX_BRANCHES] = max_br
     ev[EV_N] = st.counts[slot]
     ev[EV_VAR] = _jackknife_var(ch, merit_code, builtin, imp_fn, merit_fn)
     ev[EV_DEPTH] = t.depth[leaf]

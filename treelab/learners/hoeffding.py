@@ -13,10 +13,15 @@ split" included, as in VFDT) by enough:
 * ``"hoeffding"`` (default): best - second > R sqrt(ln(1/delta) / 2n), or the
   radius below ``tau`` (VFDT);
 * ``"mcdiarmid"``: Rutkowski et al. (2013) radii for Gini gain / information gain;
-* ``"ctree"``: De Rosa & Cesa-Bianchi's confidence radii (best - second > 2 eps);
+* ``"ctree"``: De Rosa & Cesa-Bianchi's confidence radii (eqs. 4-7; Algorithm 1:
+  best - best other split >= 2 eps; two classes only);
+* ``"corrh"``: the Hoeffding rule on the classification-error merit (CorrH-Tree);
 * ``"ttest"``: SGT's t-test on the merit (jackknife variance);
-* any :class:`~treelab.split_criteria.bounds.DecisionRule` or engine rule object.
+* any :class:`~treelab.split_criteria.rules.DecisionRule` (e.g.
+  ``CTreeRule(c=0.1)``, bound to the tree's merit) or engine rule object.
 
+The names are those of :func:`treelab.split_criteria.rules.rule_names`, shared
+with SGT and the ablation runner.
 ``merit="classification_error"`` with the Hoeffding rule is the CorrH-Tree
 baseline of the C-Tree paper.  Leaves predict by majority class (``"mc"``),
 naive Bayes on the leaf's bin counts (``"nb"``), or MOA's adaptive choice
@@ -38,16 +43,15 @@ import numpy as np
 from .._engine import hoeffding as _ht
 from .._engine.signatures import IMPURITY_SIG, MERIT_SIG, function_pointer
 from .._sklearn_compat import ClassifierMixin
-from ..split_criteria.bounds import CTreeRule, DecisionRule, HoeffdingRule, McDiarmidRule
 from ..split_criteria.impurity import get_criterion
-from ..split_criteria.rules import TTestRule, as_engine_rule
+from ..split_criteria.rules import as_engine_rule, learner_rule, rule_names
 from ._streaming import StreamingClassifierMixin, StreamingTreeBase, check_positive_int
 
 __all__ = ["HoeffdingTreeClassifier", "RULE_NAMES"]
 
 _LEAF_MODES = {"mc": _ht.LEAF_MC, "nb": _ht.LEAF_NB, "nba": _ht.LEAF_NBA}
-#: decision rules selectable by name
-RULE_NAMES = ("hoeffding", "mcdiarmid", "ctree", "ttest")
+#: decision rules selectable by name (the one registry's)
+RULE_NAMES = rule_names()
 
 
 class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, StreamingTreeBase):
@@ -60,16 +64,22 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
     delta : float, default 1e-7
         Confidence parameter of the rule chosen by name (1 - confidence).
     tau : float, default 0.05
-        Tie-break threshold of the Hoeffding rule (split when the radius falls
-        below it); 0 disables it.  Rules given as objects carry their own.
+        Tie-break threshold of the rules "hoeffding" and "corrh" by name (split
+        when the radius falls below it); None or 0 disables it.  "ctree" and
+        "mcdiarmid" by name have none; rules given as objects carry their own.
     merit : str or Criterion, default "entropy"
         "entropy" (information gain), "gini", "kearns_mansour",
-        "classification_error", "gain_ratio", or a user criterion.
+        "classification_error", "gain_ratio", or a user criterion.  The rule
+        "corrh" implies "classification_error" and replaces it.
     rule : str or rule object, optional
-        "hoeffding" (default), "mcdiarmid", "ctree", "ttest", a
-        :class:`~treelab.split_criteria.bounds.DecisionRule` (e.g.
-        ``CTreeRule(criterion="gini", c=0.1)``) or any object with ``rule_fn``
-        and ``params`` (``RULE_SIG``).
+        A name of :func:`~treelab.split_criteria.rules.rule_names`
+        ("hoeffding" (default), "mcdiarmid", "ctree", "corrh", "ttest"), a
+        :class:`~treelab.split_criteria.rules.DecisionRule` (e.g.
+        ``CTreeRule(c=0.1)``; a rule built for another merit than the tree's is
+        refused) or any object with ``rule_fn`` and ``params`` (``RULE_SIG``).
+        The C-Tree rules on the entropy / Gini / Kearns-Mansour merits need two
+        classes (the paper's analysis is binary): more raise ValueError once
+        the classes are known.
     leaf_prediction : {"nba", "mc", "nb"}, default "nba"
     n_bins : int, default 64
         Equal-width bins per numeric feature.
@@ -105,15 +115,21 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         self.classes = classes
 
     # ------------------------------------------------------------- parameters
+    def _rule_and_criterion(self):
+        """The rule object and the merit it runs on (``corrh`` implies its own)."""
+        rule, merit = learner_rule(self.rule, self.merit, "hoeffding", delta=self.delta,
+                                   tau=self.tau)
+        return rule, get_criterion(merit, "classification")
+
     def _criterion(self):
-        return get_criterion(self.merit, "classification")
+        return self._rule_and_criterion()[1]
 
     def _rule_key(self):
         m = self.merit if isinstance(self.merit, str) else id(self.merit)
         r = self.rule if isinstance(self.rule, (str, type(None))) else id(self.rule)
-        return (r, self.delta, self.tau, m)
+        return (r, self.delta, self.tau, m, self.__dict__.get("n_classes_"))
 
-    def _make_rule(self):
+    def _make_rule(self, n_classes=None):
         check_positive_int("grace_period", self.grace_period)
         check_positive_int("n_bins", self.n_bins, 2)
         check_positive_int("n_range_samples", self.n_range_samples, 1)
@@ -123,27 +139,15 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         mbf = self.min_branch_fraction
         if not isinstance(mbf, (numbers.Real, np.floating)) or not 0.0 <= mbf < 0.5:
             raise ValueError(f"min_branch_fraction must be in [0, 0.5), got {mbf!r}")
-        crit = self._criterion()
-        rule = "hoeffding" if self.rule is None else self.rule
-        if isinstance(rule, str):
-            name = rule.lower()
-            delta = self.delta
-            if name in ("hoeffding", "vfdt"):
-                rule = HoeffdingRule(delta=delta, tau=self.tau, criterion=crit)
-            elif name == "mcdiarmid":
-                rule = McDiarmidRule(delta=delta, criterion=crit)
-            elif name in ("ctree", "c-tree"):
-                rule = CTreeRule(criterion=crit, delta=delta)
-            elif name in ("ttest", "t-test"):
-                rule = TTestRule(delta)
-            else:
-                raise ValueError(f"unknown rule {rule!r}; choose one of {list(RULE_NAMES)} "
-                                 "or pass a rule object")
-        elif not isinstance(rule, DecisionRule) and not (
-                hasattr(rule, "rule_fn") and hasattr(rule, "params")):
-            raise TypeError(f"rule must be a name or a decision rule object, got "
-                            f"{type(rule).__name__}")
-        return as_engine_rule(rule)
+        rule, crit = self._rule_and_criterion()
+        if n_classes is None:
+            n_classes = self.__dict__.get("n_classes_")
+        return as_engine_rule(rule, merit=crit, n_classes=n_classes)
+
+    def _set_classes(self, classes):
+        # a rule that cannot run with this many classes is refused before any change
+        self._make_rule(n_classes=int(np.unique(np.asarray(classes)).shape[0]))
+        super()._set_classes(classes)
 
     # ------------------------------------------------------------------ model
     def _n_trees(self):

@@ -10,8 +10,16 @@ whose range is estimated from the first ``n_range_samples=1000`` instances
 instances are buffered and, once the range is known, learned in order, so
 no instance is wasted.
 
-Any decision rule with :data:`treelab._engine.signatures.RULE_SIG` can replace
-the t-test (``rule=``), e.g. a Hoeffding or C-Tree bound for ablations.
+Any decision rule can replace the t-test (``rule=``): a name of the one
+registry (:func:`treelab.split_criteria.rules.rule_names`, as the Hoeffding
+tree), a rule object such as ``CTreeRule(c=0.05, runner_up="other_feature")``
+or anything with ``rule_fn`` / ``params`` (``RULE_SIG``).  The merit is the
+loss reduction, which has no known range and is none of the C-Tree paper's
+indices: by name only "ttest" applies as is; "hoeffding", "ctree",
+"mcdiarmid" and "corrh" raise ValueError saying which parameter they need
+(``HoeffdingRule(value_range=...)``, ``CTreeRule(c=...)``).  SGT's engine
+compares the best candidate with the best of another feature (or the leaf
+update), so rules must use ``runner_up="other_feature"``.
 """
 from __future__ import annotations
 
@@ -23,7 +31,7 @@ from .._engine import sgt as _sgt
 from .._engine.signatures import function_pointer
 from .._sklearn_compat import ClassifierMixin, RegressorMixin, check_is_fitted
 from ..losses import GRAD_HESS_SIG, Logistic, Softmax, SquaredError
-from ..split_criteria.rules import TTestRule, as_engine_rule
+from ..split_criteria.rules import LOSS_REDUCTION, TTestRule, as_engine_rule, learner_rule
 from ._streaming import (
     StreamingClassifierMixin, StreamingTreeBase, check_nonneg_float, check_positive_int,
 )
@@ -60,10 +68,15 @@ class _BaseSGT(StreamingTreeBase):
         check_nonneg_float("gamma", self.gamma)
         check_positive_int("n_bins", self.n_bins, 1)
         check_positive_int("n_range_samples", self.n_range_samples, 1)
-        return TTestRule(delta) if self.rule is None else as_engine_rule(self.rule)
+        rule, merit = learner_rule(self.rule, LOSS_REDUCTION, "ttest", delta=delta)
+        if merit is not LOSS_REDUCTION:
+            raise ValueError(f"rule {self.rule!r} needs the {merit!r} merit, which SGT does not "
+                             "have (its merit is the loss reduction)")
+        return as_engine_rule(rule, merit=LOSS_REDUCTION, runner_ups=("other_feature",))
 
     def _rule_key(self):
-        return (id(self.rule), self.delta)
+        return (self.rule if isinstance(self.rule, (str, type(None))) else id(self.rule),
+                self.delta)
 
     def _new_model(self, n_trees, n_features, n_bins_total):
         forest, roots = _sgt.new_forest(n_trees)
@@ -117,8 +130,9 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
     ----------
     delta, grace_period, lambda_, gamma, n_bins, n_range_samples
         The paper's hyper-parameters (see module docstring).
-    rule : object, optional
-        Split decision rule with ``rule_fn`` / ``params`` (default: t-test at ``delta``).
+    rule : str or object, optional
+        Split decision rule: a registry name or a rule object (module
+        docstring); default: the t-test at ``delta``.
     nominal_features : list or dict, optional
         Nominal columns (pandas ``category`` columns are always nominal); a dict
         ``{name: [categories]}`` declares the categories for ``learn_one`` dicts.

@@ -94,8 +94,13 @@ class Criterion:
         How the worth of a split is computed.
     merit : callable, optional
         ``merit(parent, children) -> float``, required for ``merit_kind="custom"``.
-    higher_is_purer : bool
-        Ignored by the engine; documents criteria such as "classification error".
+    merit_range : float or callable, optional
+        The range ``R`` of the merit (largest minus smallest possible value), as
+        river's ``range_of_merit``: a number, or ``merit_range(n_classes) ->
+        float``.  Confidence-radius rules that need it (the Hoeffding bound,
+        :mod:`treelab.split_criteria.rules.hoeffding`) read it through
+        :meth:`range_of_merit`; ``None``: unknown (such a rule then needs an
+        explicit ``value_range``).
 
     Examples
     --------
@@ -112,8 +117,13 @@ class Criterion:
         DecisionTreeClassifier(criterion=crit).fit(X, y)
     """
 
+    #: textbook index the impurity is, for rules whose radii are derived for one
+    #: ("entropy" in bits, "gini" = 1 - sum p^2, "kearns_mansour" = sum sqrt(p(1-p)),
+    #: "classification_error"); None for any other criterion
+    family = None
+
     def __init__(self, name, impurity, task="classification",
-                 merit_kind="impurity_decrease", merit=None):
+                 merit_kind="impurity_decrease", merit=None, merit_range=None):
         if task not in TASKS:
             raise ValueError(f"task must be one of {TASKS}, got {task!r}")
         if merit_kind not in MERIT_KINDS:
@@ -123,6 +133,12 @@ class Criterion:
             raise ValueError("merit_kind='custom' needs a merit function")
         if not callable(impurity):
             raise TypeError("impurity must be callable")
+        if merit_range is not None and not callable(merit_range):
+            r = float(merit_range)
+            if not (r > 0.0 and np.isfinite(r)):
+                raise ValueError(f"merit_range must be a positive finite number or a "
+                                 f"callable, got {merit_range!r}")
+        self.merit_range = merit_range
         self.name = str(name)
         self.task = task
         self.merit_kind = merit_kind
@@ -145,6 +161,13 @@ class Criterion:
     def merit_code(self):
         return MERIT_KINDS[self.merit_kind]
 
+    def range_of_merit(self, n_classes=2):
+        """Range ``R`` of the merit for ``n_classes`` classes, or None when unknown."""
+        r = self.merit_range
+        if r is None:
+            return None
+        return float(r(n_classes) if callable(r) else r)
+
     def node_impurity(self, stats):
         """Impurity of one node from its statistics vector (Python convenience)."""
         return float(self.impurity(np.ascontiguousarray(stats, dtype=np.float64)))
@@ -156,4 +179,4 @@ class Criterion:
     # user criteria pickle by reference to their defining functions.
     def __reduce__(self):
         return (Criterion, (self.name, self._impurity_src, self.task, self.merit_kind,
-                            self._merit_src))
+                            self._merit_src, self.merit_range))
