@@ -6,8 +6,7 @@ import pandas as pd
 import pytest
 
 from treelab.experiment import final_points, load_stream, make_rule, run_ablation
-from treelab.split_criteria.bounds import CTreeRule, HoeffdingRule
-from treelab.split_criteria.rules import TTestRule
+from treelab.split_criteria.rules import CTreeRule, HoeffdingRule, TTestRule
 
 SMALL = dict(n_leaves=4, n_features=3, m_per_leaf=400)
 

@@ -178,7 +178,19 @@ def merit_info(merit):
         return merit
     from ..base import Criterion
     from ..impurity import get_criterion
-    crit = merit if isinstance(merit, Criterion) else get_criterion(merit, "classification")
+    if isinstance(merit, Criterion):
+        crit = merit
+    else:
+        try:
+            crit = get_criterion(merit, "classification")
+        except ValueError:
+            try:
+                crit = get_criterion(merit, "regression")
+            except (ValueError, TypeError):
+                pass
+            else:
+                return MeritInfo(crit.name, None, True, crit.range_of_merit)
+            raise
     return MeritInfo(crit.name, getattr(crit, "family", None),
                      crit.merit_kind == "impurity_decrease", crit.range_of_merit)
 
@@ -433,12 +445,12 @@ def as_engine_rule(rule, merit=None, n_classes=None, runner_ups=tuple(RUNNER_UPS
     ``runner_ups``: the runner-ups the learner's engine computes.
     """
     if isinstance(rule, DecisionRule):
+        params = rule.engine_params(merit, n_classes)      # refuses a merit it cannot bound
         if rule.runner_up not in runner_ups:
             raise ValueError(
                 f"this learner's engine compares the best split with {list(runner_ups)} "
                 f"only, but the rule asks for runner_up={rule.runner_up!r}; build the rule "
                 f"with runner_up={runner_ups[0]!r}")
-        params = rule.engine_params(merit, n_classes)
         fn = rule._engine_fn
         if fn is None:
             key = id(rule.radius_func)

@@ -114,12 +114,15 @@ class HoeffdingRule(DecisionRule):
         if self.value_range is not None:
             return float(self.value_range)
         info = resolve_own_merit(self.criterion, merit)
-        if info is None or info.range_of_merit is None:
+        r = None
+        if info is not None and info.range_of_merit is not None:
+            r = info.range_of_merit(2 if n_classes is None else n_classes)
+        if r is None:
             name = "no merit" if info is None else f"the merit {info.name!r}"
             raise ValueError(
                 f"the Hoeffding bound needs the range of the merit, and {name} has none: "
                 "pass value_range=R (or give the Criterion a merit_range)")
-        return float(info.range_of_merit(2 if n_classes is None else n_classes))
+        return float(r)
 
     def radius_params_for(self, merit=None, n_classes=None):
         return np.array([self.delta, self.value_range_for(n_classes, merit)])
