@@ -55,7 +55,8 @@ def test_sgt_learner_and_callable_stream():
         X = rng.random((n, 3))
         return X, (X[:, 0] > 0.5).astype(int)
     df = run_ablation(stream=stream, learners=["sgt"],
-                      rules={"ttest": {"delta": [1e-7]}, "ctree": {"c": [0.1]}},
+                      rules={"ttest": {"delta": [1e-7]},
+                             "ctree": {"c": [0.1], "runner_up": ["other_feature"]}},
                       seeds=[0], checkpoints=2, progress=False,
                       learner_params=dict(grace_period=50, n_range_samples=100))
     assert set(df.rule) == {"ttest", "ctree"} and set(df.stream) == {"custom"}
