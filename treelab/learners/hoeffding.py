@@ -21,9 +21,7 @@ split" included, as in VFDT) by enough:
   ``CTreeRule(c=0.1)``, bound to the tree's merit) or engine rule object.
 
 The names are those of :func:`treelab.split_criteria.rules.rule_names`, shared
-with SGT and the ablation runner.
-``merit="classification_error"`` with the Hoeffding rule is the CorrH-Tree
-baseline of the C-Tree paper.  Leaves predict by majority class (``"mc"``),
+with SGT and the ablation runner.  Leaves predict by majority class (``"mc"``),
 naive Bayes on the leaf's bin counts (``"nb"``), or MOA's adaptive choice
 between the two by their accuracy on the leaf's own instances (``"nba"``,
 the default as in MOA and river).
