@@ -106,3 +106,128 @@ def test_command_line_rejects_bad_pairs():
     from treelab.cli import main
     with pytest.raises(SystemExit):
         main(["ablation", "--set", "grace_period", "--no-progress"])
+
+
+# ------------------------------------- random permutations (C-Tree paper, Sec. VI-B)
+def _fixed_stream(n=1200):
+    rng = np.random.default_rng(11)
+    X = pd.DataFrame({"a": rng.random(n), "b": rng.random(n),
+                      "c": pd.Categorical(rng.choice(["x", "y", "z"], n))})
+    y = ((X.a > 0.4) ^ (rng.random(n) < 0.1)).astype(int).to_numpy()
+    return X, y
+
+
+def test_permute_stream_and_load_stream():
+    from treelab.experiment import permute_stream
+    X, y = _fixed_stream()
+    perm = np.random.default_rng(3).permutation(len(y))
+    Xp, yp = load_stream((X, y), seed=3, permute=True)
+    np.testing.assert_array_equal(yp, y[perm])
+    np.testing.assert_array_equal(Xp.a.to_numpy(), X.a.to_numpy()[perm])
+    assert Xp.c.dtype == X.c.dtype and list(Xp.index) == list(range(len(y)))
+    Xn, yn = permute_stream((X.to_numpy(), pd.Series(y)), 3)
+    np.testing.assert_array_equal(yn, y[perm])
+    np.testing.assert_array_equal(Xn[:, 0], X.a.to_numpy()[perm])
+    # different seeds, different orders; the same seed, the same order
+    assert not np.array_equal(load_stream((X, y), seed=4, permute=True)[1], yp)
+    np.testing.assert_array_equal(load_stream((X, y), seed=3, permute=True)[1], yp)
+    # generated streams take it too
+    Xr, yr = load_stream("randcbt", seed=0, permute=True, **SMALL)
+    Xg, yg = load_stream("randcbt", seed=0, **SMALL)
+    perm = np.random.default_rng(0).permutation(len(yg))
+    np.testing.assert_array_equal(Xr, Xg[perm])
+
+
+def test_run_ablation_permutes_a_fixed_stream_per_seed():
+    X, y = _fixed_stream()
+    kw = dict(rules={"hoeffding": {"delta": [0.1], "tau": [0.0]}}, merits=["gini"],
+              learner_params=dict(grace_period=50, n_range_samples=100), checkpoints=3,
+              progress=False)
+    df = run_ablation(stream=(X, y), stream_params=dict(permute=True), seeds=[0, 5], **kw)
+    for seed in (0, 5):
+        from treelab.experiment import permute_stream
+        one = run_ablation(stream=permute_stream((X, y), seed), seeds=[seed], **kw)
+        got = df[df.seed == seed].reset_index(drop=True)
+        cols = ["instances", "accuracy", "n_leaves"]
+        pd.testing.assert_frame_equal(got[cols], one[cols])
+
+
+def test_best_per_leaf_bin():
+    from treelab.experiment import best_per_leaf_bin
+    pts = pd.DataFrame({
+        "learner": "hoeffding", "merit": "gini",
+        "rule": ["ctree"] * 4 + ["hoeffding"] * 3,
+        "value": [0.1, 0.2, 0.3, 0.4, 1e-3, 1e-2, 1e-1],
+        "n_leaves": [1.0, 3.0, 5.0, 40.0, 2.0, 9.5, 10.0],
+        "accuracy": [0.50, 0.60, 0.65, 0.70, 0.55, 0.58, 0.57]})
+    out = best_per_leaf_bin(pts, [1, 4, 10, 100])
+    c = out[out.rule == "ctree"]
+    # bins [1, 4): 1 and 3 leaves -> best 0.60; [4, 10): 5 -> 0.65; [10, 100): 40 -> 0.70
+    assert list(c.accuracy) == [0.60, 0.65, 0.70]
+    assert list(c.n_leaves) == [3.0, 5.0, 40.0] and list(c.value) == [0.2, 0.3, 0.4]
+    h = out[out.rule == "hoeffding"]
+    # 2 -> [1, 4); 9.5 -> [4, 10); 10 -> [10, 100)
+    assert list(h.bin_lo) == [1, 4, 10] and list(h.accuracy) == [0.55, 0.58, 0.57]
+    # leaves outside the edges are left out
+    one = best_per_leaf_bin(pts, [2, 5])  # one bin [2, 5): ctree's 3 leaves, hoeffding's 2
+    assert list(one.n_leaves) == [3.0, 2.0] and list(one.rule) == ["ctree", "hoeffding"]
+    with pytest.raises(ValueError, match="increasing"):
+        best_per_leaf_bin(pts, [5, 1])
+    with pytest.raises(ValueError, match="two"):
+        best_per_leaf_bin(pts, [1])
+
+
+# ---------------------------------------- the Figure 2 / Figure 3 scripts' grids
+def _experiments_module(name):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "experiments" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_exp_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_figure_grids_cover_the_papers_intervals():
+    common = _experiments_module("_ctree_common")
+    c = common.c_grid(4, "linear")
+    np.testing.assert_allclose(c, [0.4, 0.8, 1.2, 1.6])
+    np.testing.assert_allclose(common.delta_grid(3, "linear"), [0.25, 0.5, 0.75])
+    c = np.array(common.c_grid(20, "log", c_min=1e-3))
+    assert len(c) == 20 and c[0] == pytest.approx(1e-3) and np.all(np.diff(c) > 0)
+    assert c[-1] < 2.0 and np.allclose(c[1:] / c[:-1], c[1] / c[0])  # geometric
+    d = np.array(common.delta_grid(20, "log", 1e-10, 0.999))
+    assert d[0] == pytest.approx(1e-10) and d[-1] == pytest.approx(0.999)
+    assert np.all((d > 0) & (d < 1)) and np.all(np.diff(d) > 0)
+    r = np.sqrt(np.log(1 / d))  # the Hoeffding radius factor is geometric
+    assert np.allclose(r[1:] / r[:-1], r[1] / r[0])
+    with pytest.raises(ValueError):
+        common.c_grid(0)
+    with pytest.raises(ValueError):
+        common.delta_grid(5, "log", 0.5, 0.1)
+
+
+def test_figure_rules_have_no_tie_break():
+    common = _experiments_module("_ctree_common")
+    import argparse
+    ap = argparse.ArgumentParser()
+    common.add_common_arguments(ap, grid=3, streams=1)
+    rules = common.rules_from_args(ap.parse_args([]))
+    assert set(rules) == {"ctree", "hoeffding", "corrh"}
+    assert all(r["tau"] == [0.0] for r in rules.values())
+    assert "runner_up" not in rules["ctree"]
+    for name, grid in rules.items():
+        param = "c" if name == "ctree" else "delta"
+        for v in grid[param]:
+            rule, _ = make_rule(name, "gini", **{param: v, "tau": 0.0})
+            assert rule.tau == 0.0
+    rules = common.rules_from_args(ap.parse_args(["--runner-up", "other_feature"]))
+    assert rules["ctree"]["runner_up"] == ["other_feature"]
+
+
+def test_figure3_skips_without_data(capsys, tmp_path):
+    fig3 = _experiments_module("ctree_figure3")
+    rc = fig3.main(["--data", str(tmp_path / "missing.arff.gz"), "--out-dir", str(tmp_path)])
+    assert rc == 0
+    assert "not found" in capsys.readouterr().out
+    assert not any(tmp_path.iterdir())

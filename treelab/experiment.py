@@ -37,8 +37,8 @@ import pandas as pd
 
 from .split_criteria.rules.registry import make_rule, rule_aliases, rule_names
 
-__all__ = ["run_ablation", "plot_ablation", "make_rule", "load_stream", "LEARNERS", "RULES",
-           "STREAMS"]
+__all__ = ["run_ablation", "plot_ablation", "make_rule", "load_stream", "permute_stream",
+           "final_points", "best_per_leaf_bin", "LEARNERS", "RULES", "STREAMS"]
 
 #: learner names understood by the runner
 LEARNERS = ("hoeffding", "sgt")
@@ -72,7 +72,14 @@ def load_stream(stream, seed=0, **params):
     * ``"river:<Name>"``: ``river.datasets.synth.<Name>(seed=seed, **params)``,
       the first ``n`` instances (``params["n"]``, default 100,000); non-numeric
       features become pandas categories (nominal attributes).
+
+    ``permute=True`` (any stream) returns the rows in the random order
+    ``numpy.random.default_rng(seed).permutation(n)``: the C-Tree paper's
+    protocol on real data (Section VI-B, ten random permutations per data set).
     """
+    params = dict(params)
+    if params.pop("permute", False):
+        return permute_stream(load_stream(stream, seed, **params), seed)
     if callable(stream):
         return stream(seed, **params)
     if isinstance(stream, tuple) and len(stream) == 2:
@@ -116,6 +123,15 @@ def load_stream(stream, seed=0, **params):
         return X, np.asarray(labels)
     raise ValueError(f"unknown stream {stream!r}; choose one of {list(STREAMS)}, a callable, "
                      "or an (X, y) pair")
+
+
+def permute_stream(data, seed):
+    """``(X, y)`` with rows in the order ``default_rng(seed).permutation(n)``."""
+    X, y = data
+    perm = np.random.default_rng(seed).permutation(len(y))
+    X = X.iloc[perm].reset_index(drop=True) if hasattr(X, "iloc") else np.asarray(X)[perm]
+    y = y.iloc[perm].reset_index(drop=True) if hasattr(y, "iloc") else np.asarray(y)[perm]
+    return X, y
 
 
 # ----------------------------------------------------------------------------- rules
@@ -168,11 +184,12 @@ def _learner_label(learner):
 
 
 def _one_run(spec, stream, stream_params, learner_params, chunk_size, checkpoints,
-             classes, cache):
-    """One configuration on one seed; returns its tidy rows."""
+             classes, data):
+    """One configuration on one seed (``data``: its ``(X, y)`` when loaded
+    already); returns its tidy rows."""
     from .streaming.evaluation import prequential
     learner, (rname, pname, value, kw), merit, seed = spec
-    X, y = cache.get(seed) if cache else load_stream(stream, seed, **stream_params)
+    X, y = data if data is not None else load_stream(stream, seed, **stream_params)
     rule, merit_used = make_rule(rname, merit, **kw)
     model = _make_learner(learner, rule, merit_used, learner_params)
     t0 = time.perf_counter()
@@ -252,13 +269,16 @@ def run_ablation(stream="randcbt", rules=None, learners=("hoeffding",), merits=N
     fixed = not (isinstance(stream, str) and (stream.lower() == "randcbt"
                                                or stream.lower().startswith("river:"))) \
         and not callable(stream)
-    cache = {s: load_stream(stream, s, **stream_params) for s in seeds[:1]} if fixed else None
-    if cache is not None:
-        only = cache[seeds[0]]
-        cache = {s: only for s in seeds}
+    cache = None
+    if fixed:  # loaded once; with permute=True, one permutation per seed
+        base_params = {k: v for k, v in stream_params.items() if k != "permute"}
+        only = load_stream(stream, seeds[0], **base_params)
+        cache = {s: permute_stream(only, s) if stream_params.get("permute") else only
+                 for s in seeds}
 
     tasks = (delayed(_one_run)(spec, stream, stream_params, learner_params, chunk_size,
-                               checkpoints, classes, cache) for spec in grid)
+                               checkpoints, classes, None if cache is None else cache[spec[3]])
+             for spec in grid)
     par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     bar = None
     if progress:
@@ -306,6 +326,35 @@ def final_points(df):
         n_leaves=("n_leaves", "mean"), n_nodes=("n_nodes", "mean"),
         seconds=("seconds", "mean"), seeds=("seed", "nunique")).reset_index()
     return agg
+
+
+def best_per_leaf_bin(points, bins):
+    """The C-Tree paper's Figure 3 view: per learner / rule / merit and per bin of
+    the number of leaves, the best mean online accuracy among the configurations
+    (parameter values) whose trees end in that bin.
+
+    ``points`` is :func:`final_points`'s table; ``bins`` the bin edges (a
+    configuration with ``edges[i] <= n_leaves < edges[i+1]`` falls in bin i).
+    Returns one row per non-empty bin: ``learner, rule, merit, bin_lo, bin_hi,
+    n_leaves, accuracy, value`` (the leaves and parameter value of the best
+    configuration in the bin).
+    """
+    edges = np.asarray(bins, dtype=float)
+    if edges.ndim != 1 or len(edges) < 2 or np.any(np.diff(edges) <= 0):
+        raise ValueError("bins must be at least two increasing edges")
+    pts = points.copy()
+    idx = np.searchsorted(edges, pts["n_leaves"].to_numpy(float), side="right") - 1
+    pts = pts[(idx >= 0) & (idx < len(edges) - 1)].assign(bin=idx[(idx >= 0)
+                                                                    & (idx < len(edges) - 1)])
+    rows = []
+    for (learner, rule, merit, b), g in pts.groupby(["learner", "rule", "merit", "bin"],
+                                                    sort=True):
+        best = g.loc[g["accuracy"].idxmax()]
+        rows.append(dict(learner=learner, rule=rule, merit=merit, bin_lo=edges[b],
+                         bin_hi=edges[b + 1], n_leaves=best["n_leaves"],
+                         accuracy=best["accuracy"], value=best["value"]))
+    return pd.DataFrame(rows, columns=["learner", "rule", "merit", "bin_lo", "bin_hi",
+                                       "n_leaves", "accuracy", "value"])
 
 
 def plot_ablation(df, out_dir, name="ablation"):

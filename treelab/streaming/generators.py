@@ -1,8 +1,8 @@
 """Synthetic data streams.
 
-:class:`RandCBT` -- the random complete-binary-tree stream of De Rosa &
-Cesa-Bianchi, "Splitting with confidence in decision trees with application to
-stream mining" (IJCNN 2015), Algorithm 2.
+:class:`RandCBT` -- the random binary-tree stream of De Rosa & Cesa-Bianchi,
+"Splitting with Confidence in Decision Trees with Application to Stream
+Mining" (IJCNN 2015), Section VI-A and Algorithm 2 (RandCBT).
 """
 from __future__ import annotations
 
@@ -23,85 +23,127 @@ def _check_int(value, name, minimum):
 
 
 class RandCBT:
-    """Random complete binary tree stream (RandCBT, Algorithm 2 of the C-Tree paper).
+    """Random binary-tree stream, Algorithm 2 (RandCBT) of the C-Tree paper.
 
-    The generating model, as described by De Rosa & Cesa-Bianchi (IJCNN 2015):
+    Algorithm 2 of De Rosa & Cesa-Bianchi (IJCNN 2015), applied recursively
+    from the root with a budget of ``n = n_leaves`` leaves:
 
-    1. a complete binary tree with ``n_leaves`` leaves;
-    2. ``n_features`` attributes, each uniform on ``[0, 1]``;
-    3. every internal node tests a random attribute against a random threshold;
-    4. a leaf that is a *left* child labels its examples 1 with probability
-       ``q``, a leaf that is a *right* child with probability ``1 - q``;
-    5. ``m_per_leaf`` examples per leaf, the whole set shuffled.
+    * ``n == 1``: the node is a leaf; P(y = 1 | leaf) = ``q`` if it is a *left*
+      child, ``1 - q`` if it is a right child (lines 2-7);
+    * otherwise draw ``x ~ U[0, 1]``, give the left subtree
+      ``left = max{1, floor(n x)}`` leaves and the right one ``n - left``
+      (lines 9-11), test a uniformly random attribute ``j`` of ``0 .. d-1``
+      against a random threshold ``v`` inside the node's sub-region
+      (lines 12-13: ``v ~ U(lo_j, hi_j)``, the node's cell side on ``j``), and
+      recurse on both children.
 
-    Implementation choices (the paper's pseudo-code was not available to
-    re-read, so these are documented here):
+    The stream (Section VI-A): ``m_per_leaf`` examples drawn uniformly from each
+    leaf's sub-region of ``[0, 1]^d`` (the paper: 10,000 per leaf, 50 leaves,
+    d = 5, q = 0.7, i.e. 500,000 examples), labels Bernoulli of the leaf's
+    P(y = 1); the ``n_leaves * m_per_leaf`` rows are then shuffled.
 
-    * **Shape.**  The complete binary tree with ``n`` leaves in heap layout:
-      ``2n - 1`` nodes, node ``i`` has children ``2i + 1`` (left) and ``2i + 2``
-      (right); nodes ``0 .. n-2`` are internal, ``n-1 .. 2n-2`` are leaves.  All
-      levels are full except possibly the last, filled from the left; with
-      ``n`` a power of two it is the perfect tree of depth ``log2 n``.
-    * **Cells and thresholds.**  Each node owns a box ("cell") of ``[0, 1]^d``;
-      the root's is the unit cube.  An internal node draws its attribute ``j``
-      uniformly from ``0 .. d-1`` (attributes may repeat along a path) and its
-      threshold uniformly *inside its own cell's side* ``(lo_j, hi_j)``
-      (optionally shrunk by ``threshold_margin`` on each side), so both
-      children's cells have positive volume and every leaf can receive
-      examples.  Rows with ``x[j] <= threshold`` go left.
-    * **Examples.**  Each leaf receives exactly ``m_per_leaf`` examples drawn
-      uniformly in its own cell (every cell side is treated as ``(lo, hi]``,
-      consistent with the ``<=`` routing), with labels Bernoulli(``q``) on left
-      leaves and Bernoulli(``1 - q``) on right leaves.  The ``n * m`` rows are
-      then shuffled.
+    Choices where the text leaves room (each one documented and tested):
 
-    Note: with equal mass per leaf, every internal node whose two subtrees hold
-    as many left leaves as right leaves (e.g. every node above the last level of
-    a perfect tree) sees a 50/50 class mixture in each child, so its split has
-    zero impurity gain: only splits just above the leaves are visible to a
-    greedy learner.  The root split is label-informative only when the root
-    has a leaf child (``n_leaves`` = 2 or 3); with ``n_leaves = 2`` it is the
-    Bayes split itself.
+    * **The right budget.**  The prose of Section VI-A says ``floor(nX)`` and
+      ``n - 1 - floor(nX)`` leaves, which would lose a leaf at each split;
+      Algorithm 2 says ``n - left``, which keeps exactly ``n`` leaves (the
+      "50 leaves" of the experiment).  Algorithm 2 is followed.
+    * **left = n cannot happen.**  ``x`` is drawn from ``[0, 1)`` (NumPy's
+      ``Generator.random``), so ``floor(n x) <= n - 1`` and both subtrees get
+      at least one leaf (also in floating point: ``n (1 - 2^-53)`` rounds
+      below ``n``).  The closed-interval endpoint ``x = 1`` (probability zero)
+      would give ``left = n`` and an empty right subtree; it is never drawn,
+      and were it drawn, ``left`` would be clamped to ``n - 1``.  Hence ``P(left = 1) = 2/n`` (``x < 2/n``) and ``P(left = k) =
+      1/n`` for ``k = 2 .. n-1``: the trees are deep and irregular (mean
+      maximum depth about 11.3 for 50 leaves, against 6 for a balanced tree).
+    * **Thresholds.**  ``v`` is uniform on the open side ``(lo_j, hi_j)`` of the
+      node's cell (redrawn in the measure-zero event of hitting an end), so
+      every leaf's cell has positive volume; attributes may repeat along a
+      path.  ``threshold_margin`` (default 0, the paper's setting) optionally
+      keeps ``v`` away from the ends by that fraction of the side.  Rows with
+      ``x[j] <= v`` go left; leaf examples are drawn on ``(lo, hi]`` per side,
+      consistent with that routing.
+    * **The root.**  ``n_leaves >= 2`` is required: with one leaf the root is
+      neither a left nor a right child and the stream carries no split.
+    * **Random numbers.**  One ``numpy.random.Generator`` seeded by
+      ``random_state`` draws, node by node in depth-first (pre-)order, ``x``,
+      then ``j``, then ``v``; a second seed drawn from it after the tree fixes
+      the data, so :meth:`generate` returns the same rows at every call.
+
+    Informative splits.  Every leaf carries the same mass (``m_per_leaf``
+    examples), so a node holding ``a`` left-leaves among its ``n`` leaves has
+    P(y = 1) = ``(a q + (n - a)(1 - q)) / n``.  A split separates the classes
+    (has positive impurity gain in the population) iff its two children's
+    P(y = 1) differ, i.e. ``a_L n_R != a_R n_L`` (for ``q != 1/2``).  Every
+    split whose children are both leaves is informative; a split above two
+    subtrees holding the same fraction of left-leaves is not.
+    :attr:`informative_` marks them.
 
     Parameters
     ----------
-    n_leaves : int >= 2
-    n_features : int >= 1
-    q : float in [0, 1]
-    m_per_leaf : int >= 1
-    random_state : None, int, or numpy.random.Generator
+    n_leaves : int >= 2, default 50
+        The leaf budget ``num-leaves`` of Algorithm 2 (the paper: 50).
+    n_features : int >= 1, default 5
+        ``d``, the number of attributes, each on ``[0, 1]`` (the paper: 5).
+    q : float in [0, 1], default 0.7
+        P(y = 1) on left leaves (``1 - q`` on right leaves); the paper's 0.7.
+    m_per_leaf : int >= 1, default 10,000
+        Examples per leaf (the paper: 10,000).
+    random_state : None, int, SeedSequence or numpy.random.Generator
         Seed of everything (tree and data).  With an int (or ``None`` fixed at
         construction) ``generate()`` returns the same data at every call.
-    threshold_margin : float in [0, 0.5)
-        Fraction of the cell side excluded at each end when drawing a threshold
-        (0 = uniform over the whole side, the paper's setting as understood).
+    threshold_margin : float in [0, 0.5), default 0
+        Fraction of the cell side excluded at each end when drawing a
+        threshold (0 = uniform over the whole side, Algorithm 2).
 
     Attributes
     ----------
-    n_nodes_, feature_, threshold_, children_left_, children_right_, depth_,
-    is_left_child_, lower_, upper_, leaf_nodes_, leaf_proba_, root_feature_,
-    root_threshold_, max_depth_
-        The generating tree (arrays indexed by node; ``feature_ = -1``,
-        ``threshold_ = nan``, children ``-1`` at leaves; ``lower_``/``upper_``
-        are the ``(n_nodes, d)`` cell bounds; ``leaf_proba_`` is P(y=1) at
-        leaves and ``nan`` at internal nodes).
+    n_nodes_ : int
+        ``2 n_leaves - 1``.  Nodes are numbered in depth-first pre-order (root
+        0, a node's left subtree before its right subtree).
+    feature_, threshold_ : arrays (n_nodes,)
+        Split attribute and threshold (``-1`` / ``nan`` at leaves).
+    children_left_, children_right_, parent_ : int arrays (n_nodes,)
+        ``-1`` where absent.
+    depth_ : int array (n_nodes,)
+        Root at depth 0.
+    n_leaves_below_ : int array (n_nodes,)
+        The leaf budget each node received (1 at leaves).
+    is_left_child_ : bool array (n_nodes,)
+    lower_, upper_ : float arrays (n_nodes, n_features)
+        The node's cell ``(lower, upper]`` per attribute.
+    leaf_nodes_ : int array (n_leaves,)
+        Leaf node indices, increasing (left to right).
+    leaf_proba_ : float array (n_nodes,)
+        P(y = 1) at leaves, ``nan`` at internal nodes.
+    node_proba_ : float array (n_nodes,)
+        P(y = 1) of the examples reaching each node (equal mass per leaf).
+    informative_ : bool array (n_nodes,)
+        Internal nodes whose two children have different P(y = 1).
+    root_feature_, root_threshold_, max_depth_ : the root's test, the tree's
+        maximum depth.
     """
 
-    def __init__(self, n_leaves=8, n_features=5, q=0.9, m_per_leaf=500, random_state=None,
+    def __init__(self, n_leaves=50, n_features=5, q=0.7, m_per_leaf=10_000, random_state=None,
                  threshold_margin=0.0):
         self.n_leaves = _check_int(n_leaves, "n_leaves", 2)
         self.n_features = _check_int(n_features, "n_features", 1)
         self.m_per_leaf = _check_int(m_per_leaf, "m_per_leaf", 1)
+        if isinstance(q, bool) or not isinstance(q, numbers.Real):
+            raise TypeError(f"q must be a real number, got {type(q).__name__}")
         q = float(q)
         if not 0.0 <= q <= 1.0:
             raise ValueError(f"q must be in [0, 1], got {q!r}")
         self.q = q
+        if isinstance(threshold_margin, bool) or not isinstance(threshold_margin, numbers.Real):
+            raise TypeError("threshold_margin must be a real number, got "
+                            f"{type(threshold_margin).__name__}")
         margin = float(threshold_margin)
         if not 0.0 <= margin < 0.5:
             raise ValueError(f"threshold_margin must be in [0, 0.5), got {threshold_margin!r}")
         self.threshold_margin = margin
         if not (random_state is None or isinstance(random_state, (numbers.Integral, np.random.Generator))
-                or isinstance(random_state, np.random.SeedSequence)):
+                or isinstance(random_state, np.random.SeedSequence)) or isinstance(random_state, bool):
             raise TypeError("random_state must be None, an int, a SeedSequence or a numpy Generator")
         self.random_state = random_state
         rng = np.random.default_rng(random_state)
@@ -110,56 +152,99 @@ class RandCBT:
         self._data_seed = int(rng.integers(0, 2**63 - 1))
 
     # ------------------------------------------------------------------ tree
+    def _draw_threshold(self, rng, lo, hi):
+        """``v`` uniform inside the node's cell side ``(lo, hi)`` (Algorithm 2, line 13)."""
+        a = lo + self.threshold_margin * (hi - lo)
+        b = hi - self.threshold_margin * (hi - lo)
+        v = a + rng.random() * (b - a)
+        while not lo < v < hi:  # measure zero; keeps both children's cells non-empty
+            v = a + rng.random() * (b - a)
+        return v
+
     def _build_tree(self, rng):
-        n, d = self.n_leaves, self.n_features
+        """Algorithm 2, iteratively (explicit stack, depth-first pre-order)."""
+        n, d, q = self.n_leaves, self.n_features, self.q
         n_nodes = 2 * n - 1
-        n_internal = n - 1
         feature = np.full(n_nodes, -1, dtype=np.int64)
         threshold = np.full(n_nodes, np.nan, dtype=np.float64)
         left = np.full(n_nodes, -1, dtype=np.int64)
         right = np.full(n_nodes, -1, dtype=np.int64)
+        parent = np.full(n_nodes, -1, dtype=np.int64)
         depth = np.zeros(n_nodes, dtype=np.int64)
+        budget = np.zeros(n_nodes, dtype=np.int64)
+        is_left = np.zeros(n_nodes, dtype=bool)
         lower = np.zeros((n_nodes, d), dtype=np.float64)
         upper = np.ones((n_nodes, d), dtype=np.float64)
-        for i in range(n_internal):  # heap order: a parent's cell is set before its children
-            j = int(rng.integers(0, d))
-            lo, hi = lower[i, j], upper[i, j]
-            a = lo + self.threshold_margin * (hi - lo)
-            b = hi - self.threshold_margin * (hi - lo)
-            theta = a + rng.random() * (b - a)
-            # strictly inside the cell so both children have positive volume
-            while not lo < theta < hi:
-                theta = a + rng.random() * (b - a)
-            feature[i] = j
-            threshold[i] = theta
-            lc, rc = 2 * i + 1, 2 * i + 2
+        budget[0] = n
+        stack = [0]
+        while stack:
+            i = stack.pop()
+            b = int(budget[i])
+            if b == 1:  # lines 2-7: a leaf
+                continue
+            x = rng.random()                              # line 9, x in [0, 1)
+            n_left = max(1, int(np.floor(b * x)))         # line 10
+            # x < 1 gives floor(b x) <= b - 1 (also in floating point); the
+            # guard only matters for an x = 1 endpoint (see the class docstring)
+            n_left = min(n_left, b - 1)
+            n_right = b - n_left                          # line 11, >= 1
+            j = int(rng.integers(0, d))                   # line 12
+            v = self._draw_threshold(rng, lower[i, j], upper[i, j])  # line 13
+            feature[i], threshold[i] = j, v
+            # pre-order ids: the right child follows the left subtree's 2 n_left - 1 nodes
+            lc, rc = i + 1, i + 2 * n_left
             left[i], right[i] = lc, rc
-            for c in (lc, rc):
+            for c, nb in ((lc, n_left), (rc, n_right)):
+                parent[c] = i
+                depth[c] = depth[i] + 1
+                budget[c] = nb
                 lower[c] = lower[i]
                 upper[c] = upper[i]
-                depth[c] = depth[i] + 1
-            upper[lc, j] = theta
-            lower[rc, j] = theta
-        is_left = np.zeros(n_nodes, dtype=bool)
-        is_left[1::2] = True  # odd heap indices are left children
-        leaf_nodes = np.arange(n_internal, n_nodes, dtype=np.int64)
+            is_left[lc] = True
+            upper[lc, j] = v
+            lower[rc, j] = v
+            stack.append(rc)
+            stack.append(lc)
+
+        leaf_nodes = np.nonzero(budget == 1)[0].astype(np.int64)
         leaf_proba = np.full(n_nodes, np.nan, dtype=np.float64)
-        leaf_proba[leaf_nodes] = np.where(is_left[leaf_nodes], self.q, 1.0 - self.q)
+        leaf_proba[leaf_nodes] = np.where(is_left[leaf_nodes], q, 1.0 - q)  # lines 4-7
+        # a = number of left-leaves below each node (post-order: children have larger ids)
+        n_left_leaves = np.zeros(n_nodes, dtype=np.int64)
+        n_left_leaves[leaf_nodes] = is_left[leaf_nodes]
+        for i in range(n_nodes - 1, -1, -1):
+            if left[i] >= 0:
+                n_left_leaves[i] = n_left_leaves[left[i]] + n_left_leaves[right[i]]
+        node_proba = (n_left_leaves * q + (budget - n_left_leaves) * (1.0 - q)) / budget
+        informative = np.zeros(n_nodes, dtype=bool)
+        internal = left >= 0
+        lc_, rc_ = left[internal], right[internal]
+        informative[internal] = (n_left_leaves[lc_] * budget[rc_]
+                                 != n_left_leaves[rc_] * budget[lc_]) & (q != 0.5)
 
         self.n_nodes_ = n_nodes
         self.feature_ = feature
         self.threshold_ = threshold
         self.children_left_ = left
         self.children_right_ = right
+        self.parent_ = parent
         self.depth_ = depth
+        self.n_leaves_below_ = budget
         self.is_left_child_ = is_left
         self.lower_ = lower
         self.upper_ = upper
         self.leaf_nodes_ = leaf_nodes
         self.leaf_proba_ = leaf_proba
+        self.node_proba_ = node_proba
+        self.informative_ = informative
         self.root_feature_ = int(feature[0])
         self.root_threshold_ = float(threshold[0])
         self.max_depth_ = int(depth.max())
+
+    @property
+    def informative_fraction_(self):
+        """Fraction of the ``n_leaves - 1`` splits that are informative."""
+        return float(self.informative_.sum()) / (self.n_leaves - 1)
 
     # ------------------------------------------------------------------ data
     @property
