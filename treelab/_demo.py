@@ -13,6 +13,16 @@ import numpy as np
 __all__ = ["run_demo"]
 
 
+class _Text(list):
+    """The demo's lines; :meth:`say` adds prose wrapped at 100 columns (tables and
+    trees are added unwrapped with ``append``)."""
+
+    def say(self, text):
+        import textwrap
+        self.extend(textwrap.wrap(text, width=100, break_on_hyphens=False,
+                                  break_long_words=False) or [""])
+
+
 def _num(v):
     """Every non-count number of the demo: 3 decimals."""
     return f"{v:.3f}"
@@ -66,10 +76,10 @@ def _loan_section(language, out):
     table = information_table(X, y)
     h_d = float(table["H(D)"].iloc[0])
     out.append("")
-    out.append(f"H(D) = {_num(h_d)}   (class counts {_order(classes)} = {_counts(y_counts)}; "
+    out.say(f"H(D) = {_num(h_d)}   (class counts {_order(classes)} = {_counts(y_counts)}; "
                "entropies in bits, log base 2)")
     out.append("")
-    out.append(f"Class counts per value, in the order {_order(classes)}, and the entropy "
+    out.say(f"Class counts per value, in the order {_order(classes)}, and the entropy "
                "H(D_v) of each value's rows:")
     rows = []
     for name in X.columns:
@@ -80,9 +90,9 @@ def _loan_section(language, out):
     out.append(text_table(["attribute", "value", "rows", f"counts {_order(classes)}", "H(D_v)"],
                           rows, align="<<>>>"))
     out.append("")
-    out.append("Per attribute A: H(D|A) = sum_v |D_v|/|D| H(D_v); information gain "
+    out.say("Per attribute A: H(D|A) = sum_v |D_v|/|D| H(D_v); information gain "
                "I(D;A) = H(D) - H(D|A) (ID3);")
-    out.append("split information H_A(D) = -sum_v |D_v|/|D| log2(|D_v|/|D|) (the entropy of "
+    out.say("split information H_A(D) = -sum_v |D_v|/|D| log2(|D_v|/|D|) (the entropy of "
                "A's own values); gain ratio = I(D;A) / H_A(D) (C4.5).")
     header = ["attribute", "H(D|A)", "information gain I(D;A)", "split information H_A(D)",
               "gain ratio"]
@@ -91,17 +101,17 @@ def _loan_section(language, out):
     out.append(text_table(header, rows))
     best_gain = table["I(D;A)"].idxmax()
     best_ratio = table["gain ratio"].idxmax()
-    out.append(f"Largest information gain: {best_gain} ({_num(table.loc[best_gain, 'I(D;A)'])}); "
+    out.say(f"Largest information gain: {best_gain} ({_num(table.loc[best_gain, 'I(D;A)'])}); "
                f"largest gain ratio: {best_ratio} "
                f"({_num(table.loc[best_ratio, 'gain ratio'])}).")
 
     out.append("")
-    out.append("ID3 tree (information gain, one branch per value of a nominal attribute, "
+    out.say("ID3 tree (information gain, one branch per value of a nominal attribute, "
                "grown until the leaves are pure or cannot be split):")
     id3 = ID3Classifier().fit(X, y)
     out.append(id3.export_text(show_weights=True, decimals=0).rstrip("\n"))
     out.append(f"training accuracy {_pct(id3.score(X, y))}")
-    out.append(_tree_legend(classes))
+    out.say(_tree_legend(classes))
 
     out.append("")
     c45 = C45Classifier(pruning=None).fit(X, y)
@@ -111,14 +121,14 @@ def _loan_section(language, out):
         sizes = attribute_counts(X[name], y)[0]["rows"]
         if int((sizes >= msl).sum()) < 2:
             refused.append(f"{name} ({' / '.join(str(int(v)) for v in sizes)} rows)")
-    out.append("C4.5 tree (gain ratio among the tests with at least average information gain; "
+    out.say("C4.5 tree (gain ratio among the tests with at least average information gain; "
                f"Quinlan's rule: a nominal test needs at least two branches with >= {msl} rows"
                + (f", so {', '.join(refused)} cannot be the root test" if refused else "")
                + "; no pruning):")
     out.append(c45.export_text(show_weights=True, decimals=0).rstrip("\n"))
     out.append(f"training accuracy {_pct(c45.score(X, y))}")
     pruned = C45Classifier().fit(X, y)
-    out.append("After C4.5's pessimistic error-based pruning (confidence 0.25): "
+    out.say("After C4.5's pessimistic error-based pruning (confidence 0.25): "
                f"{_leaves(pruned.get_n_leaves())}, depth {pruned.get_depth()}:")
     out.append(pruned.export_text(show_weights=True, decimals=0).rstrip("\n"))
 
@@ -155,14 +165,14 @@ def _regression_section(language, out):
             for i in range(len(y))]
     out.append(text_table(header, rows, align=">" * len(header)))
     out.append("")
-    out.append("Every split x_j <= s (s halfway between neighbouring values): c1, c2 = mean "
+    out.say("Every split x_j <= s (s halfway between neighbouring values): c1, c2 = mean "
                "score left / right, loss = sum_R1 (y - c1)^2 + sum_R2 (y - c2)^2:")
     splits = regression_split_table(X, y)
     rows = [[r.attribute, _num(r.threshold), str(r.n1), str(r.n2), _num(r.c1), _num(r.c2),
              _num(r.loss)] for r in splits.itertuples()]
     out.append(text_table(["attribute", "s", "n1", "n2", "c1", "c2", "loss"], rows))
     best = splits.loc[splits["loss"].idxmin()]
-    out.append(f"Smallest loss: {best['attribute']} <= {_num(best['threshold'])} "
+    out.say(f"Smallest loss: {best['attribute']} <= {_num(best['threshold'])} "
                f"(loss {_num(best['loss'])}; leaves predict {_num(best['c1'])} and "
                f"{_num(best['c2'])}).")
     stump = CARTRegressor(max_depth=1).fit(X, y)
@@ -188,7 +198,7 @@ def _confusion_section(out):
                                                                  _pct(r["recognition (%)"] / 100)])
     out.append(text_table(header, rows))
     acc = summary.loc["total", "recognition (%)"] / 100
-    out.append(f"accuracy = (6954 + 2588) / 10000 = {_pct(acc)}; error rate = {_pct(1 - acc)}; "
+    out.say(f"accuracy = (6954 + 2588) / 10000 = {_pct(acc)}; error rate = {_pct(1 - acc)}; "
                "recognition = correct / actual tuples of the class "
                f"(yes: sensitivity {_pct(summary.loc['yes', 'recognition (%)'] / 100)}, "
                f"no: specificity {_pct(summary.loc['no', 'recognition (%)'] / 100)}).")
@@ -223,7 +233,7 @@ def _cart_section(out):
     out.append(f"training rows {len(ytr)}, test rows {len(yte)}")
     out.append(f"unpruned tree: {_leaves(full.get_n_leaves())}, depth {full.get_depth()}, "
                f"test accuracy {_pct(acc_full)}")
-    out.append(f"ccp_alpha chosen by 5-fold cross-validation on the training rows among "
+    out.say(f"ccp_alpha chosen by 5-fold cross-validation on the training rows among "
                f"{len(candidates)} path alphas: {_num(best)} (cross-validated accuracy "
                f"{_pct(cv[i_best])}"
                + (f"; unpruned, alpha 0: {_pct(cv[0])})" if candidates[0] == 0 else ")"))
@@ -237,7 +247,7 @@ def _cart_section(out):
         verdict = f"{diff} fewer test row{'s' if diff != 1 else ''} wrong than the unpruned tree"
     else:
         verdict = "as many test rows right as the unpruned tree"
-    out.append(f"Why: alpha is picked by cross-validation on the training rows, not on the test "
+    out.say(f"Why: alpha is picked by cross-validation on the training rows, not on the test "
                f"rows; the pruned tree gets {verdict} with {pruned.get_n_leaves()} instead of "
                f"{full.get_n_leaves()} leaves (one test row is "
                f"{100.0 / len(yte):.2f} points), a simpler tree that is expected to generalise "
@@ -254,7 +264,7 @@ def _cart_section(out):
     out.append(pruned.export_text(decimals=3).rstrip("\n"))
     imp = [(v, n) for v, n in zip(pruned.feature_importances_, X.columns) if v > 0]
     imp.sort(key=lambda t: (-t[0], t[1]))
-    out.append("feature importances (features the tree does not use are left out): "
+    out.say("feature importances (features the tree does not use are left out): "
                + ", ".join(f"{n} {_num(v)}" for v, n in imp))
 
 
@@ -264,10 +274,10 @@ def run_demo(language="en", stream=None):
     import sys
     if language not in ("en", "zh"):
         raise ValueError(f"language must be 'en' or 'zh', got {language!r}")
-    out = ["treelab demo: the data-mining course's decision-tree lab "
-           "(tables from the course slides, chapter 5)",
-           "Numbers: 3 decimals (entropies in bits, log base 2); rates in percent with "
-           "2 decimals; counts as integers."]
+    out = _Text(["treelab demo: the data-mining course's decision-tree lab "
+                 "(tables from the course slides, chapter 5)",
+                 "Numbers: 3 decimals (entropies in bits, log base 2); rates in percent with "
+                 "2 decimals; counts as integers."])
     _loan_section(language, out)
     _play_tennis_section(out)
     _regression_section(language, out)
