@@ -77,10 +77,10 @@ def _loan_section(language, out):
     h_d = float(table["H(D)"].iloc[0])
     out.append("")
     out.say(f"H(D) = {_num(h_d)}   (class counts {_order(classes)} = {_counts(y_counts)}; "
-               "entropies in bits, log base 2)")
+            "entropies in bits, log base 2)")
     out.append("")
     out.say(f"Class counts per value, in the order {_order(classes)}, and the entropy "
-               "H(D_v) of each value's rows:")
+            "H(D_v) of each value's rows:")
     rows = []
     for name in X.columns:
         counts, _ = attribute_counts(X[name], y)
@@ -91,9 +91,9 @@ def _loan_section(language, out):
                           rows, align="<<>>>"))
     out.append("")
     out.say("Per attribute A: H(D|A) = sum_v |D_v|/|D| H(D_v); information gain "
-               "I(D;A) = H(D) - H(D|A) (ID3);")
+            "I(D;A) = H(D) - H(D|A) (ID3);")
     out.say("split information H_A(D) = -sum_v |D_v|/|D| log2(|D_v|/|D|) (the entropy of "
-               "A's own values); gain ratio = I(D;A) / H_A(D) (C4.5).")
+            "A's own values); gain ratio = I(D;A) / H_A(D) (C4.5).")
     header = ["attribute", "H(D|A)", "information gain I(D;A)", "split information H_A(D)",
               "gain ratio"]
     rows = [[str(name), _num(r["H(D|A)"]), _num(r["I(D;A)"]), _num(r["H_A(D)"]),
@@ -102,12 +102,12 @@ def _loan_section(language, out):
     best_gain = table["I(D;A)"].idxmax()
     best_ratio = table["gain ratio"].idxmax()
     out.say(f"Largest information gain: {best_gain} ({_num(table.loc[best_gain, 'I(D;A)'])}); "
-               f"largest gain ratio: {best_ratio} "
-               f"({_num(table.loc[best_ratio, 'gain ratio'])}).")
+            f"largest gain ratio: {best_ratio} "
+            f"({_num(table.loc[best_ratio, 'gain ratio'])}).")
 
     out.append("")
     out.say("ID3 tree (information gain, one branch per value of a nominal attribute, "
-               "grown until the leaves are pure or cannot be split):")
+            "grown until the leaves are pure or cannot be split):")
     id3 = ID3Classifier().fit(X, y)
     out.append(id3.export_text(show_weights=True, decimals=0).rstrip("\n"))
     out.append(f"training accuracy {_pct(id3.score(X, y))}")
@@ -122,15 +122,28 @@ def _loan_section(language, out):
         if int((sizes >= msl).sum()) < 2:
             refused.append(f"{name} ({' / '.join(str(int(v)) for v in sizes)} rows)")
     out.say("C4.5 tree (gain ratio among the tests with at least average information gain; "
-               f"Quinlan's rule: a nominal test needs at least two branches with >= {msl} rows"
-               + (f", so {', '.join(refused)} cannot be the root test" if refused else "")
-               + "; no pruning):")
+            f"Quinlan's rule: a nominal test needs at least two branches with >= {msl} rows"
+            + (f", so {', '.join(refused)} cannot be the root test" if refused else "")
+            + "; no pruning):")
     out.append(c45.export_text(show_weights=True, decimals=0).rstrip("\n"))
     out.append(f"training accuracy {_pct(c45.score(X, y))}")
     pruned = C45Classifier().fit(X, y)
     out.say("After C4.5's pessimistic error-based pruning (confidence 0.25): "
-               f"{_leaves(pruned.get_n_leaves())}, depth {pruned.get_depth()}:")
+            f"{_leaves(pruned.get_n_leaves())}, depth {pruned.get_depth()}:")
     out.append(pruned.export_text(show_weights=True, decimals=0).rstrip("\n"))
+    from ._engine.pruning import add_errs, c45_coefficient, pessimistic
+    coeff = c45_coefficient(0.25)
+    a = c45.tree_.arrays
+    _, est = pessimistic(a, c45.tree_.stats, 0.25, coeff)
+    counts = c45.tree_.stats[0]
+    e_root = float(counts.sum() - counts.max())
+    leaf_est = e_root + add_errs(float(counts.sum()), e_root, 0.25, coeff)
+    sub_est = float(sum(est[a.first_child[0] + j] for j in range(a.n_children[0])))
+    out.say("(C4.5 estimates the errors of a node as the upper 25 % confidence limit of its "
+            f"training errors: {_num(sub_est)} for the {c45.get_n_leaves()} leaves together, "
+            f"{_num(leaf_est)} for one leaf in their place, so "
+            + ("the leaf replaces the subtree.)" if leaf_est <= sub_est + 0.1
+            else "the subtree stays.)"))
 
 
 def _play_tennis_section(out):
@@ -166,15 +179,15 @@ def _regression_section(language, out):
     out.append(text_table(header, rows, align=">" * len(header)))
     out.append("")
     out.say("Every split x_j <= s (s halfway between neighbouring values): c1, c2 = mean "
-               "score left / right, loss = sum_R1 (y - c1)^2 + sum_R2 (y - c2)^2:")
+            "score left / right, loss = sum_R1 (y - c1)^2 + sum_R2 (y - c2)^2:")
     splits = regression_split_table(X, y)
     rows = [[r.attribute, _num(r.threshold), str(r.n1), str(r.n2), _num(r.c1), _num(r.c2),
              _num(r.loss)] for r in splits.itertuples()]
     out.append(text_table(["attribute", "s", "n1", "n2", "c1", "c2", "loss"], rows))
     best = splits.loc[splits["loss"].idxmin()]
     out.say(f"Smallest loss: {best['attribute']} <= {_num(best['threshold'])} "
-               f"(loss {_num(best['loss'])}; leaves predict {_num(best['c1'])} and "
-               f"{_num(best['c2'])}).")
+            f"(loss {_num(best['loss'])}; leaves predict {_num(best['c1'])} and "
+            f"{_num(best['c2'])}).")
     stump = CARTRegressor(max_depth=1).fit(X, y)
     out.append("CARTRegressor(max_depth=1) makes the same split:")
     out.append(stump.export_text().rstrip("\n"))
@@ -199,9 +212,9 @@ def _confusion_section(out):
     out.append(text_table(header, rows))
     acc = summary.loc["total", "recognition (%)"] / 100
     out.say(f"accuracy = (6954 + 2588) / 10000 = {_pct(acc)}; error rate = {_pct(1 - acc)}; "
-               "recognition = correct / actual tuples of the class "
-               f"(yes: sensitivity {_pct(summary.loc['yes', 'recognition (%)'] / 100)}, "
-               f"no: specificity {_pct(summary.loc['no', 'recognition (%)'] / 100)}).")
+            "recognition = correct / actual tuples of the class "
+            f"(yes: sensitivity {_pct(summary.loc['yes', 'recognition (%)'] / 100)}, "
+            f"no: specificity {_pct(summary.loc['no', 'recognition (%)'] / 100)}).")
     out.append("(The slides print 95.52 % as the accuracy; their own counts give 95.42 %.)")
 
 
@@ -234,9 +247,9 @@ def _cart_section(out):
     out.append(f"unpruned tree: {_leaves(full.get_n_leaves())}, depth {full.get_depth()}, "
                f"test accuracy {_pct(acc_full)}")
     out.say(f"ccp_alpha chosen by 5-fold cross-validation on the training rows among "
-               f"{len(candidates)} path alphas: {_num(best)} (cross-validated accuracy "
-               f"{_pct(cv[i_best])}"
-               + (f"; unpruned, alpha 0: {_pct(cv[0])})" if candidates[0] == 0 else ")"))
+            f"{len(candidates)} path alphas: {_num(best)} (cross-validated accuracy "
+            f"{_pct(cv[i_best])}"
+            + (f"; unpruned, alpha 0: {_pct(cv[0])})" if candidates[0] == 0 else ")"))
     out.append(f"pruned tree:   {_leaves(pruned.get_n_leaves())}, depth {pruned.get_depth()}, "
                f"test accuracy {_pct(acc_pruned)}")
     diff = round((acc_pruned - acc_full) * len(yte))
@@ -248,10 +261,10 @@ def _cart_section(out):
     else:
         verdict = "as many test rows right as the unpruned tree"
     out.say(f"Why: alpha is picked by cross-validation on the training rows, not on the test "
-               f"rows; the pruned tree gets {verdict} with {pruned.get_n_leaves()} instead of "
-               f"{full.get_n_leaves()} leaves (one test row is "
-               f"{100.0 / len(yte):.2f} points), a simpler tree that is expected to generalise "
-               "about as well.")
+            f"rows; the pruned tree gets {verdict} with {pruned.get_n_leaves()} instead of "
+            f"{full.get_n_leaves()} leaves (one test row is "
+            f"{100.0 / len(yte):.2f} points), a simpler tree that is expected to generalise "
+            "about as well.")
     labels = [str(c) for c in pruned.classes_]
     from .evaluation import confusion_matrix
     C = confusion_matrix(yte.to_numpy(), pruned.predict(Xte), labels)
@@ -265,7 +278,7 @@ def _cart_section(out):
     imp = [(v, n) for v, n in zip(pruned.feature_importances_, X.columns) if v > 0]
     imp.sort(key=lambda t: (-t[0], t[1]))
     out.say("feature importances (features the tree does not use are left out): "
-               + ", ".join(f"{n} {_num(v)}" for v, n in imp))
+            + ", ".join(f"{n} {_num(v)}" for v, n in imp))
 
 
 def run_demo(language="en", stream=None):

@@ -492,10 +492,11 @@ def multiway_admissible(n_large, k, multiway):
 
     ``NOMINAL_MULTIWAY``: every branch must (scikit-learn's rule for its binary
     splits, carried over).  ``NOMINAL_MULTIWAY_C45``: at least two branches must,
-    as Quinlan's C4.5 (1993, ch. 2 "Tests on discrete attributes": a test is
-    admissible when at least two of its outcomes have at least MINOBJS cases;
-    release 8 ``ComputeGain`` counts ``ReasonableSubsets``); smaller branches
-    are then allowed, down to one case.
+    as in Quinlan's C4.5 (Quinlan 1993; release 8, ``ComputeGain``: "There must
+    be at least two subsets with MINOBJS items", MINOBJS = 2 by default);
+    smaller branches are then allowed, down to one case.  (C4.5 counts only
+    cases with a known value; here the branch that takes the node's missing
+    values counts them too.)
     """
     if multiway == NOMINAL_MULTIWAY_C45:
         return n_large >= 2
