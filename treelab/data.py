@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._format import plain_repr
+
 __all__ = [
     "FeatureEncoding", "fit_encode_X", "encode_X", "check_sample_weight",
     "check_random_state", "check_classification_targets", "check_regression_targets",
@@ -138,7 +140,7 @@ def _resolve_nominal(nominal_features, n_features, names):
             mask[int(item)] = True
         else:
             if names is None or str(item) not in list(names):
-                raise ValueError(f"nominal_features names {item!r}, which is not a column of X")
+                raise ValueError(f"nominal_features names {plain_repr(item)}, which is not a column of X")
             mask[list(names).index(str(item))] = True
     return mask
 
@@ -163,7 +165,7 @@ def _resolve_nominal_frame(nominal_features, frame):
         elif str(item) in [str(c) for c in cols]:
             mask[[str(c) for c in cols].index(str(item))] = True
         else:
-            raise ValueError(f"nominal_features names {item!r}, which is not a column of X")
+            raise ValueError(f"nominal_features names {plain_repr(item)}, which is not a column of X")
     return mask
 
 
@@ -380,4 +382,4 @@ def check_random_state(seed):
         return np.random.RandomState(int(seed))
     if isinstance(seed, np.random.RandomState):
         return seed
-    raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")
+    raise ValueError(f"{plain_repr(seed)} cannot be used to seed a numpy.random.RandomState instance")

@@ -589,7 +589,7 @@ def get_build_kernel():
             types.float64[::1],         # edges
             types.int64[::1],           # edge_offsets
             i64, i64, types.boolean, i64, i64,   # n_stats, task, use_hist, missing_bin, n_hist_bins
-            i64, i64, i64, f64, f64, i64, types.boolean, i64,
+            i64, i64, i64, f64, f64, i64, i64, i64,   # ..., multiway (splitter.NOMINAL_*), seed
             IMPURITY_TYPE, MERIT_TYPE, i64, i64,
         )
         _KERNEL = njit(sig, cache=True)(_build_tree_py)
@@ -604,5 +604,5 @@ def build_tree(**kw):
              kw["n_stats"], kw["task"], kw["use_hist"], kw["missing_bin"], kw["n_hist_bins"],
              kw["max_depth"], kw["min_samples_split"], kw["min_samples_leaf"],
              kw["min_weight_leaf"], kw["min_impurity_decrease"], kw["max_features"],
-             kw["multiway"], kw["seed"], kw["imp_fn"], kw["merit_fn"], kw["merit_code"],
+             int(kw["multiway"]), kw["seed"], kw["imp_fn"], kw["merit_fn"], kw["merit_code"],
              kw.get("builtin", 0))

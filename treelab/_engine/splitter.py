@@ -29,7 +29,8 @@ from .impurity import (
 __all__ = [
     "TASK_CLASSIFICATION", "TASK_DENSE", "MERIT_IMPURITY_DECREASE", "MERIT_GAIN_RATIO",
     "MERIT_CUSTOM", "stats_weight", "node_impurity", "split_merit", "best_numeric_sorted",
-    "best_numeric_hist", "best_nominal",
+    "best_numeric_hist", "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
+    "NOMINAL_MULTIWAY_C45", "multiway_admissible",
 ]
 
 TASK_CLASSIFICATION = 0
@@ -476,13 +477,41 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     return status, best_score, best_ratio, best_thr, best_slot
 
 
+#: ``multiway`` argument of :func:`best_nominal`: binary subset splits, multiway
+#: splits in which every branch must hold the minimum leaf size, or multiway splits
+#: admissible when at least two branches hold it (Quinlan's C4.5)
+NOMINAL_BINARY = 0
+NOMINAL_MULTIWAY = 1
+NOMINAL_MULTIWAY_C45 = 2
+
+
+@njit(cache=True, inline="always")
+def multiway_admissible(n_large, k, multiway):
+    """Whether a multiway split into ``k`` branches, ``n_large`` of which hold at least
+    ``min_samples_leaf`` samples (and ``min_weight_leaf`` weight), may be made.
+
+    ``NOMINAL_MULTIWAY``: every branch must (scikit-learn's rule for its binary
+    splits, carried over).  ``NOMINAL_MULTIWAY_C45``: at least two branches must,
+    as in Quinlan's C4.5 (Quinlan 1993; release 8, ``ComputeGain``: "There must
+    be at least two subsets with MINOBJS items", MINOBJS = 2 by default);
+    smaller branches are then allowed, down to one case.  (C4.5 counts only
+    cases with a known value; here the branch that takes the node's missing
+    values counts them too.)
+    """
+    if multiway == NOMINAL_MULTIWAY_C45:
+        return n_large >= 2
+    return n_large == k
+
+
 @njit(cache=True)
 def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n_parent,
                  multiway, cat_slots, left, buf2, min_samples_leaf, min_weight_leaf,
                  task, merit_code, builtin, imp_fn, merit_fn):
     """Best split of a nominal feature from its per-category statistics.
 
-    * ``multiway``: one child per category present at the node (ID3 / C4.5);
+    * ``multiway`` (:data:`NOMINAL_MULTIWAY` or :data:`NOMINAL_MULTIWAY_C45`,
+      see :func:`multiway_admissible` for the minimum leaf size): one child per
+      category present at the node (ID3 / C4.5);
     * otherwise a binary subset split: categories ordered by their mean target
       (regression) or by the frequency of the node's majority class, then
       swept as an ordered feature (Breiman et al. 1984; optimal for two classes
@@ -518,17 +547,15 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
         tries = k if n_miss > 0 else 1
         for m in range(tries):
             mslot = m if n_miss > 0 else largest
-            ok = True
+            n_large = 0
             for j in range(k):
                 c = present[j]
                 nj = cat_cnt[c] + (n_miss if j == mslot else 0)
-                if nj < min_samples_leaf:
-                    ok = False
                 for s in range(S):
                     children[j, s] = cat_stats[c, s] + (miss[s] if j == mslot else 0.0)
-                if stats_weight(children[j], task) < min_weight_leaf:
-                    ok = False
-            if not ok:
+                if nj >= min_samples_leaf and stats_weight(children[j], task) >= min_weight_leaf:
+                    n_large += 1
+            if not multiway_admissible(n_large, k, multiway):
                 continue
             score, ratio, _ = split_merit(parent, parent_imp, children, task, merit_code,
                                           builtin, imp_fn, merit_fn)

@@ -22,6 +22,7 @@ from .._engine.streaming import (
 )
 from .._engine.tree import LEAF, TreeArrays, max_depth as _max_depth, n_leaves as _n_leaves
 from .._sklearn_compat import BaseEstimator, check_is_fitted
+from .._format import plain_repr
 from ..data import _column_or_1d, check_classification_targets, encode_X, fit_encode_X
 
 __all__ = ["StreamingTreeBase", "StreamingClassifierMixin", "check_positive_int",
@@ -438,7 +439,7 @@ class StreamingClassifierMixin:
     def _set_classes(self, classes):
         classes = np.asarray(classes)
         if classes.ndim != 1 or classes.shape[0] < 2:
-            raise ValueError(f"a classifier needs at least two classes, got {classes!r}")
+            raise ValueError(f"a classifier needs at least two classes, got {plain_repr(classes)}")
         if np.unique(classes).shape[0] != classes.shape[0]:
             raise ValueError("classes must be unique")
         self.classes_ = np.sort(classes)
@@ -465,8 +466,8 @@ class StreamingClassifierMixin:
         idx = np.clip(idx, 0, self.n_classes_ - 1)
         bad = self.classes_[idx] != y
         if bad.any():
-            raise ValueError(f"y contains the label {y[bad][0]!r}, which is not one of the "
-                             f"classes {list(self.classes_)} fixed at the start of the stream; "
+            raise ValueError(f"y contains the label {plain_repr(y[bad][0])}, which is not one of the "
+                             f"classes {plain_repr(self.classes_)} fixed at the start of the stream; "
                              "pass classes=[...] to declare every label")
         return idx.astype(np.float64)
 
@@ -502,7 +503,7 @@ class StreamingClassifierMixin:
             if classes.shape[0] < 2:
                 raise ValueError(
                     f"the first {self.n_range_samples} instances hold the single class "
-                    f"{classes[0]!r}; pass classes=[...] to declare the classes")
+                    f"{plain_repr(classes[0])}; pass classes=[...] to declare the classes")
             self._set_classes(classes)
             try:
                 codes = self._codes_of(all_labels)

@@ -23,8 +23,11 @@ import numpy as np
 from .._engine import pruning as _pruning
 from .._engine.binning import MAX_BINS, bin_matrix, quantile_bin_edges
 from .._engine.builder import build_tree, presort
-from .._engine.splitter import TASK_CLASSIFICATION, TASK_DENSE
+from .._engine.splitter import (
+    NOMINAL_BINARY, NOMINAL_MULTIWAY, NOMINAL_MULTIWAY_C45, TASK_CLASSIFICATION, TASK_DENSE,
+)
 from .._engine.tree import LEAF, Tree, extract_subtree, trim
+from .._format import plain_repr
 from .._sklearn_compat import (
     BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted,
 )
@@ -113,6 +116,9 @@ class BaseDecisionTree(BaseEstimator):
             raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int or a float, got {mf!r}")
         if self.nominal_split not in ("binary", "multiway"):
             raise ValueError(f"nominal_split must be 'binary' or 'multiway', got {self.nominal_split!r}")
+        if self.multiway_min_leaf not in ("all", "two"):
+            raise ValueError(f"multiway_min_leaf must be 'all' or 'two', "
+                             f"got {self.multiway_min_leaf!r}")
         mb = self.max_bins
         if not isinstance(mb, (numbers.Integral, np.integer)) or not 2 <= mb <= MAX_BINS:
             raise ValueError(f"max_bins must be an int in [2, {MAX_BINS}], got {mb!r}")
@@ -181,7 +187,7 @@ class BaseDecisionTree(BaseEstimator):
             edge_offsets=np.ascontiguousarray(offsets, dtype=np.int64),
             n_stats=n_stats, task=TASK_CLASSIFICATION if self._task == "classification" else TASK_DENSE,
             use_hist=use_hist, missing_bin=B - 1, n_hist_bins=B,
-            multiway=self.nominal_split == "multiway", seed=seed,
+            multiway=self._nominal_mode(), seed=seed,
             imp_fn=crit.impurity, merit_fn=crit.merit, merit_code=crit.merit_code,
             builtin=crit.builtin_code, **params)
         arrays = trim(arrays)
@@ -202,6 +208,12 @@ class BaseDecisionTree(BaseEstimator):
             make_leaf, _, _ = _pruning.cost_complexity(self.tree_.arrays, float(self.ccp_alpha), False)
             self._apply_prune(make_leaf)
         return self
+
+    def _nominal_mode(self):
+        """The engine's code for ``nominal_split`` x ``multiway_min_leaf``."""
+        if self.nominal_split != "multiway":
+            return NOMINAL_BINARY
+        return NOMINAL_MULTIWAY_C45 if self.multiway_min_leaf == "two" else NOMINAL_MULTIWAY
 
     def _make_tree(self, arrays):
         """Turn raw node statistics (kept in ``value`` by the builder) into predictions."""
@@ -330,6 +342,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     nominal_split : {"binary", "multiway"}, default="binary"
         Nominal attributes split into one child per category ("multiway", ID3 /
         C4.5) or into two subsets of categories ("binary", CART).
+    multiway_min_leaf : {"all", "two"}, default="all"
+        Which branches of a multiway nominal split must hold ``min_samples_leaf``
+        samples (and ``min_weight_fraction_leaf`` of the weight) for the split
+        to be admissible: "all" of them, or at least "two" -- Quinlan's C4.5
+        rule (1993: a test needs at least two outcomes with MINOBJS cases;
+        smaller branches, down to one case, are then allowed).  Binary splits
+        always need both children to hold the minimum.
     pruning : {None, "cost_complexity", "pessimistic"}, default=None
         Post-pruning after growth.  ``ccp_alpha > 0`` always applies
         cost-complexity pruning; "pessimistic" is C4.5's error-based pruning.
@@ -347,7 +366,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, max_bins=255, nominal_features=None,
-                 nominal_split="binary", pruning=None, confidence=0.25):
+                 nominal_split="binary", pruning=None, confidence=0.25, multiway_min_leaf="all"):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -364,13 +383,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.nominal_split = nominal_split
         self.pruning = pruning
         self.confidence = confidence
+        self.multiway_min_leaf = multiway_min_leaf
 
     def _targets(self, y, n, sample_weight):
         classes, yc = check_classification_targets(y, n)
         if classes.shape[0] < 2:
             raise ValueError(
                 f"Classifier can't train when only one class is present: y has the single "
-                f"class {classes[0]!r}")
+                f"class {plain_repr(classes[0])}")
         fitted = {"classes_": classes, "n_classes_": int(classes.shape[0]), "n_outputs_": 1}
         w = check_sample_weight(sample_weight, n)
         cw = self.class_weight
@@ -384,7 +404,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                 for label, val in cw.items():
                     idx = np.flatnonzero(classes == label)
                     if idx.size == 0:
-                        raise ValueError(f"class_weight names the class {label!r}, which is "
+                        raise ValueError(f"class_weight names the class {plain_repr(label)}, which is "
                                          "not in y")
                     per_class[idx[0]] = float(val)
             else:
@@ -448,7 +468,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, max_bins=255, nominal_features=None, nominal_split="binary",
-                 pruning=None, confidence=0.25):
+                 pruning=None, confidence=0.25, multiway_min_leaf="all"):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -464,6 +484,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.nominal_split = nominal_split
         self.pruning = pruning
         self.confidence = confidence
+        self.multiway_min_leaf = multiway_min_leaf
 
     def _targets(self, y, n, sample_weight):
         y = check_regression_targets(y, n)
@@ -504,33 +525,41 @@ class ID3Classifier(DecisionTreeClassifier):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, max_bins=255, nominal_features=None,
-                 nominal_split="multiway", pruning=None, confidence=0.25):
+                 nominal_split="multiway", pruning=None, confidence=0.25,
+                 multiway_min_leaf="all"):
         super().__init__(criterion=criterion, splitter=splitter, max_depth=max_depth,
                          min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                          min_weight_fraction_leaf=min_weight_fraction_leaf,
                          max_features=max_features, random_state=random_state,
                          min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
                          ccp_alpha=ccp_alpha, max_bins=max_bins, nominal_features=nominal_features,
-                         nominal_split=nominal_split, pruning=pruning, confidence=confidence)
+                         nominal_split=nominal_split, pruning=pruning, confidence=confidence,
+                         multiway_min_leaf=multiway_min_leaf)
 
 
 class C45Classifier(DecisionTreeClassifier):
     """C4.5 (Quinlan 1993): gain ratio (among tests with at least average gain),
     multiway nominal splits, binary thresholds on numeric attributes, missing
-    values, and pessimistic error-based post-pruning with confidence 0.25."""
+    values, and pessimistic error-based post-pruning with confidence 0.25.
+
+    Minimum cases (Quinlan's MINOBJS, here ``min_samples_leaf=2``): a nominal
+    test is admissible when at least two of its branches hold two cases or more
+    (``multiway_min_leaf="two"``); a threshold test needs two on each side."""
 
     def __init__(self, *, criterion="gain_ratio", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=2, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, max_bins=255, nominal_features=None,
-                 nominal_split="multiway", pruning="pessimistic", confidence=0.25):
+                 nominal_split="multiway", pruning="pessimistic", confidence=0.25,
+                 multiway_min_leaf="two"):
         super().__init__(criterion=criterion, splitter=splitter, max_depth=max_depth,
                          min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                          min_weight_fraction_leaf=min_weight_fraction_leaf,
                          max_features=max_features, random_state=random_state,
                          min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
                          ccp_alpha=ccp_alpha, max_bins=max_bins, nominal_features=nominal_features,
-                         nominal_split=nominal_split, pruning=pruning, confidence=confidence)
+                         nominal_split=nominal_split, pruning=pruning, confidence=confidence,
+                         multiway_min_leaf=multiway_min_leaf)
 
 
 class CARTClassifier(DecisionTreeClassifier):

@@ -35,10 +35,18 @@ def _nominal_labels(a, node, name, enc):
             for g in groups]
 
 
+#: appended to the child of a numeric split that takes missing values
+MISSING_MARK = " (or missing)"
+#: appended to the child of a nominal split that takes missing values and the
+#: categories not seen at that node when the tree was grown
+MISSING_UNSEEN_MARK = " (or missing/unseen)"
+
+
 def _render(a, root, child_labels, leaf_text, marks_missing, max_depth, spacing):
     """Indented lines of the subtree at ``root``: ``child_labels(node)`` gives the
     test of each child, ``leaf_text(node)`` a leaf, ``marks_missing(node)`` whether
-    the child taking missing values is marked ``(or missing)``."""
+    the child taking missing values is marked (:data:`MISSING_MARK` on numeric
+    splits, :data:`MISSING_UNSEEN_MARK` on nominal ones)."""
     bar = "|" + " " * spacing
     lines = []
 
@@ -55,7 +63,7 @@ def _render(a, root, child_labels, leaf_text, marks_missing, max_depth, spacing)
             lab = labels[j]
             if (j == a.missing_child[node] and marks_missing(node)
                     and not lab.endswith("is missing")):
-                lab += " (or missing)"
+                lab += MISSING_UNSEEN_MARK if a.kind[node] == NOMINAL else MISSING_MARK
             lines.append(indent + "|--- " + lab)
             rec(a.first_child[node] + j, depth + 1)
 
@@ -63,15 +71,25 @@ def _render(a, root, child_labels, leaf_text, marks_missing, max_depth, spacing)
     return lines
 
 
+#: appended to a leaf whose largest class weights tie (the first tied class wins)
+TIE_MARK = " (tie: first in class order)"
+
+
 def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
-                show_weights=False, max_depth=None, spacing=3):
+                show_weights=False, max_depth=None, spacing=3, show_missing=True):
     """Render ``estimator.tree_`` as indented text.
 
     Numeric tests read ``feature <= t`` / ``feature > t``; nominal tests read
-    ``feature = value`` (multiway) or ``feature in {a, b}`` (subsets).  The
-    branch that also receives missing values is marked ``(or missing)``.
-    Leaves show the predicted class (with class weights if ``show_weights``)
-    or the predicted value.
+    ``feature = value`` (multiway) or ``feature in {a, b}`` (subsets).  With
+    ``show_missing`` (default) every split marks the branch that takes what the
+    tests cannot place, as the streaming export does: ``(or missing)`` on a
+    numeric split (missing values), ``(or missing/unseen)`` on a nominal one
+    (missing values and categories not seen at that node in training).
+    ``show_missing=False`` prints it only where the feature had missing values
+    at fit time.  Leaves show the predicted class (with the class weights, in
+    the order of ``classes_``, if ``show_weights``) or the predicted value; a
+    leaf whose largest weights tie predicts the first of the tied classes in
+    the order of ``classes_`` and says so: ``(tie: first in class order)``.
     """
     from .._sklearn_compat import check_is_fitted
     check_is_fitted(estimator)
@@ -87,9 +105,11 @@ def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
         if classes is not None:
             v = a.value[node]
             txt = f"class: {class_names[int(np.argmax(v))]}"
+            counts = tree.stats[node] if tree.stats is not None else v
             if show_weights:
-                counts = tree.stats[node] if tree.stats is not None else v
                 txt += " (weights: [" + ", ".join(_fmt(c, decimals) for c in counts) + "])"
+            if np.count_nonzero(counts == counts.max()) > 1:
+                txt += TIE_MARK
             return txt
         return f"value: [{_fmt(a.value[node, 0], decimals)}]"
 
@@ -103,7 +123,8 @@ def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
         return _nominal_labels(a, node, name, enc)
 
     def marks_missing(node):
-        return enc is None or enc.has_missing is None or bool(enc.has_missing[a.feature[node]])
+        return (show_missing or enc is None or enc.has_missing is None
+                or bool(enc.has_missing[a.feature[node]]))
 
     lines = _render(a, 0, child_labels, leaf_text, marks_missing, max_depth, spacing)
     return "\n".join(lines) + "\n"

@@ -29,6 +29,7 @@ import numpy as np
 
 from .._engine import sgt as _sgt
 from .._engine.signatures import function_pointer
+from .._format import plain_repr
 from .._sklearn_compat import ClassifierMixin, RegressorMixin, check_is_fitted
 from ..losses import GRAD_HESS_SIG, Logistic, Softmax, SquaredError
 from ..split_criteria.rules import LOSS_REDUCTION, TTestRule, as_engine_rule, learner_rule
@@ -186,7 +187,7 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
         row = self._row_from_dict(x)
         yv = float(y)
         if not np.isfinite(yv):
-            raise ValueError(f"target must be finite, got {y!r}")
+            raise ValueError(f"target must be finite, got {plain_repr(y)}")
         self._learn_row(row, yv)
         return self
 
@@ -312,7 +313,7 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
             raise ValueError("y must have one label per instance or one per bag")
         classes = np.unique(yb)
         if classes.shape[0] != 2:
-            raise ValueError(f"multi-instance SGT is binary; got classes {list(classes)}")
+            raise ValueError(f"multi-instance SGT is binary; got classes {plain_repr(classes)}")
         self._commit_encoding()
         self.classes_ = classes
         self.n_classes_ = 2
