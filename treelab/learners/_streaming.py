@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from .._compile import announce
 from .._engine.signatures import RULE_SIG, function_pointer
 from .._engine.streaming import (
     M_SEEN, M_SPLITS, StreamState, equal_width_codes, fit_equal_width_range, make_room,
@@ -217,6 +218,7 @@ class StreamingTreeBase(BaseEstimator):
 
     def _start(self, Xf):
         """Fit the bin range on the buffered instances and create the trees."""
+        announce(self)          # one line on stderr if the kernels are about to compile
         enc = self._encoding
         self._lo, self._hi = fit_equal_width_range(Xf, enc.is_nominal)
         n_bins_total = max(self.n_bins, int(enc.n_cats.max()) if enc.n_features else 1)
