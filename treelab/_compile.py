@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 __all__ = ["announce", "announce_import", "family_is_cached", "warmup", "FAMILIES",
-           "warm_learner"]
+           "warm_learner", "njit_maybe_cached"]
 
 _ROOT = Path(__file__).resolve().parent
 
@@ -45,12 +45,12 @@ FAMILIES = {
     "sgt": dict(
         label="Stochastic Gradient Tree kernels", seconds=30,
         kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/sgt.py", "forest_raw"),
-                 ("_engine/streaming.py", "equal_width_codes")]),
+                 ("_engine/streaming.py", "_codes_serial")]),
     "hoeffding": dict(
         label="Hoeffding tree kernels", seconds=30,
         kernels=[("_engine/hoeffding.py", "_learn_py"),
                  ("_engine/hoeffding.py", "_predict_proba_py"),
-                 ("_engine/streaming.py", "equal_width_codes")]),
+                 ("_engine/streaming.py", "_codes_serial")]),
 }
 
 #: learner module -> family (a learner's family is that of the first class in
@@ -84,13 +84,13 @@ def _cache_dir(py_file):
     return None, None
 
 
-def _kernel_cached(rel, prefix):
+def _kernel_cached(rel, prefix, root=_ROOT):
     """True when numba's on-disk cache holds a fresh compiled version of a function
-    of ``treelab/<rel>`` whose qualified name starts with ``prefix`` (any, when
-    empty): an index file of this numba version, stamped with the current source,
-    listing at least one compiled signature."""
+    of ``<root>/<rel>`` (``root``: the treelab package) whose qualified name starts
+    with ``prefix`` (any, when empty): an index file of this numba version,
+    stamped with the current source, listing at least one compiled signature."""
     import numba
-    py_file = _ROOT / rel
+    py_file = Path(root) / rel
     folder, stamp = _cache_dir(py_file)
     if folder is None or not folder.is_dir():
         return False
@@ -156,6 +156,20 @@ def announce(estimator):
         _notice(fam)
 
 
+def njit_maybe_cached(func, sig, cache=True):
+    """``numba.njit(sig, cache=cache)(func)``; a function without a source file
+    (defined in a REPL or by ``exec``) has no cache location and is compiled
+    uncached instead of failing (used for users' criteria and losses)."""
+    from numba import njit
+    py = getattr(func, "py_func", func)
+    if cache:
+        try:
+            return njit(sig, cache=True)(py)
+        except RuntimeError:  # numba: "no locator available for file ..."
+            pass
+    return njit(sig, cache=False)(py)
+
+
 # --------------------------------------------------------------------------- warmup
 def _small_classification(n=240, seed=0, n_classes=2):
     import numpy as np
@@ -186,6 +200,10 @@ def _warm_decision_trees():
     m.predict(Xn.to_numpy())
     m.apply(Xn.to_numpy())
     m.decision_path(Xn.to_numpy())
+    from ._engine.tree import PARALLEL_MIN_ROWS        # large inputs take threaded kernels
+    big = np.repeat(Xn.to_numpy(), PARALLEL_MIN_ROWS // len(y) + 1, axis=0)
+    m.predict(big)
+    m.apply(big)
     for splitter in ("best", "hist"):
         r = DecisionTreeRegressor(splitter=splitter, max_depth=4).fit(X, y * 1.5)
         r.predict(X)
@@ -199,6 +217,11 @@ def _warm_decision_trees():
 
 
 def _warm_streams(make_models, X, y, classes=None):
+    import numpy as np
+    from ._engine.streaming import _codes_parallel    # chunks of >= 20,000 rows
+    d = X.shape[1]
+    _codes_parallel(np.zeros((2, d)), np.zeros(d), np.ones(d), 4, np.zeros(d, np.bool_),
+                    np.zeros(d, np.int64))
     rows = [dict(zip(X.columns, r)) for r in X.itertuples(index=False)]
     for m in make_models():
         m.partial_fit(X, y, classes=classes) if classes is not None else m.partial_fit(X, y)
@@ -225,8 +248,10 @@ def _warm_sgt():
     _warm_streams(lambda: [SGTRegressor(**kw)], X, y.astype(float) + X["b"].to_numpy())
     SGTRegressor(**kw).fit(X, y.astype(float)).predict(X)
     bags = np.repeat(np.arange(len(y) // 4), 4)
-    mi = SGTMultiInstanceClassifier(**kw).fit(X, y, bags)
+    yb = np.repeat(y[::4], 4)                      # one label per bag
+    mi = SGTMultiInstanceClassifier(**kw).fit(X, yb, bags)
     mi.predict(X, bags)
+    mi.predict_proba(X, bags)
 
 
 def _warm_hoeffding():
@@ -292,13 +317,13 @@ def warm_learner(learner, X, y, classes=None, api="chunk"):
     import numpy as np
     import pandas as pd
     t0 = time.perf_counter()
-    n = min(64, X.shape[0])
-    params = learner.get_params(deep=False)
-    params["n_range_samples"] = max(1, min(n // 2, int(params.get("n_range_samples", n))))
-    copy = type(learner)(**params)
-    Xs = X.iloc[:n] if isinstance(X, pd.DataFrame) else np.asarray(X)[:n]
-    ys = np.asarray(y)[:n]
     try:
+        n = min(64, X.shape[0])
+        params = learner.get_params(deep=False)
+        params["n_range_samples"] = max(1, min(n // 2, int(params.get("n_range_samples", n))))
+        copy = type(learner)(**params)
+        Xs = X.iloc[:n] if isinstance(X, pd.DataFrame) else np.asarray(X)[:n]
+        ys = np.asarray(y)[:n]
         if api == "one":
             frame = Xs if isinstance(Xs, pd.DataFrame) else pd.DataFrame(Xs)
             cols = list(frame.columns)
@@ -307,9 +332,11 @@ def warm_learner(learner, X, y, classes=None, api="chunk"):
                 copy.predict_one(x)
                 copy.learn_one(x, t)
         else:
-            kw = {"classes": classes} if classes is not None and "classes" in params else {}
+            kw = {}
+            if "classes" in params:       # a classifier: every label, as the real run
+                kw["classes"] = np.unique(np.asarray(y)) if classes is None else classes
             copy.partial_fit(Xs, ys, **kw)
             copy.predict(Xs)
     except Exception:
-        pass      # the real run reports any problem with the data itself
+        pass      # the real run reports any problem with the learner or the data
     return time.perf_counter() - t0
