@@ -89,6 +89,8 @@ def main(argv=None):
     ap.add_argument("--no-cold", action="store_true", help="skip the cold column")
     ap.add_argument("--cold-learners", nargs="*", choices=list(LEARNERS),
                     help="learners measured cold (default: all of --learners)")
+    ap.add_argument("--no-warmup", action="store_true",
+                    help="skip the after-warmup column (a full warmup on an empty cache)")
     ap.add_argument("--json", help="also write the table to this file")
     ap.add_argument("--source", help="the treelab package folder to copy (default: this "
                                      "repository's)")
@@ -103,18 +105,23 @@ def main(argv=None):
             if not args.no_cold and (args.cold_learners is None
                                      or name in args.cold_learners):
                 path = fresh_copy(Path(tmp) / f"cold-{name}")
-                table[name]["cold"] = run(code, path)
-                table[name]["warm"] = run(code, path)
-                print(f"{name}: cold {table[name]['cold']['wall_s']:.1f} s, "
-                      f"warm {table[name]['warm']['wall_s']:.1f} s", flush=True)
-        path = fresh_copy(Path(tmp) / "warmup")
-        t0 = time.perf_counter()
-        run("import sys; from treelab.cli import main; sys.exit(main(['warmup']))", path)
-        warmup_s = time.perf_counter() - t0
-        print(f"treelab warmup (empty cache): {warmup_s:.1f} s", flush=True)
-        for name in args.learners:
-            code = SNIPPET.format(data=DATA, fit=LEARNERS[name])
-            table[name]["after_warmup"] = run(code, path)
+                table[name]["cold"] = c = run(code, path)
+                table[name]["warm"] = w = run(code, path)
+                print(f"{name}: cold {c['wall_s']:.1f} s wall (CPU import {c['import_cpu']:.1f}"
+                      f" + fit {c['fit_cpu']:.1f} s), warm {w['wall_s']:.1f} s wall (CPU "
+                      f"{w['import_cpu']:.1f} + {w['fit_cpu']:.1f} s)", flush=True)
+        warmup_s = None
+        if not args.no_warmup:
+            path = fresh_copy(Path(tmp) / "warmup")
+            t0 = time.perf_counter()
+            run("import sys; from treelab.cli import main; sys.exit(main(['warmup']))", path)
+            warmup_s = time.perf_counter() - t0
+            print(f"treelab warmup (empty cache): {warmup_s:.1f} s", flush=True)
+            for name in args.learners:
+                code = SNIPPET.format(data=DATA, fit=LEARNERS[name])
+                table[name]["after_warmup"] = a = run(code, path)
+                print(f"{name} after warmup: {a['wall_s']:.1f} s wall (CPU import "
+                      f"{a['import_cpu']:.1f} + fit {a['fit_cpu']:.1f} s)", flush=True)
     print()
     print("seconds, import + first fit/predict, fresh process; wall (CPU of that process)")
     print(f"{'learner':28s} {'cold':>24s} {'warm':>24s} {'after warmup':>24s}")
@@ -125,7 +132,8 @@ def main(argv=None):
             cells.append(f"{c['import_s']:.1f} + {c['fit_s']:.1f} "
                          f"({c['import_cpu']:.1f} + {c['fit_cpu']:.1f})" if c else "-")
         print(f"{name:28s} " + " ".join(f"{c:>24s}" for c in cells))
-    print(f"\n`treelab warmup` on an empty cache: {warmup_s:.1f} s wall")
+    if warmup_s is not None:
+        print(f"\n`treelab warmup` on an empty cache: {warmup_s:.1f} s wall")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(table=table, warmup_s=warmup_s), f, indent=2)

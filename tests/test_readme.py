@@ -194,7 +194,7 @@ def test_shell_command_is_valid(line, tokens, capsys, tmp_path):
 def test_block_extraction_handles_indented_fences():
     text = "x\n```python\na = 1\n```\n* item\n\n  ```python\n  b = 2\n  ```\n```bash\nls\n```\n"
     assert readme_blocks(text) == [("python", 3, "a = 1\n"), ("python", 8, "b = 2\n"),
-                                   ("bash", 12, "ls\n")]
+                                   ("bash", 11, "ls\n")]
     assert _commands("a && b \\\n  --x 1; c | d\n# note\n") == [
         ["a"], ["b", "--x", "1"], ["c"], ["d"]]
     assert _treelab_argv([".venv/bin/treelab", "demo"]) == ["demo"]
