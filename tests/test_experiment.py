@@ -44,8 +44,9 @@ def test_runs_are_reproducible_and_parallel_equals_serial():
     kw = dict(stream="randcbt", stream_params=SMALL, rules={"ctree": {"c": [0.02, 0.1]}},
               merits=["entropy"], learner_params=dict(grace_period=50), seeds=[3],
               checkpoints=3, progress=False)
-    a = run_ablation(n_jobs=1, **kw).drop(columns=["seconds", "wall_seconds"])
-    b = run_ablation(n_jobs=2, **kw).drop(columns=["seconds", "wall_seconds"])
+    timing = ["seconds", "compile_seconds", "wall_seconds"]
+    a = run_ablation(n_jobs=1, **kw).drop(columns=timing)
+    b = run_ablation(n_jobs=2, **kw).drop(columns=timing)
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -231,3 +232,51 @@ def test_figure3_skips_without_data(capsys, tmp_path):
     assert rc == 0
     assert "not found" in capsys.readouterr().out
     assert not any(tmp_path.iterdir())
+
+
+def test_settings_sidecar_compile_column_and_plots(tmp_path, monkeypatch):
+    """Issue 14, item 4: the stream length and settings are written beside the CSV;
+    compilation has its own column; the plots show the seed spread, name the stream
+    and label every point with its parameter value."""
+    import json
+
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    figures = []
+    orig = Figure.savefig
+
+    def keep(self, *a, **kw):
+        figures.append(self)
+        return orig(self, *a, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    df = run_ablation(stream="randcbt", stream_params=SMALL,
+                      rules={"hoeffding": {"delta": [1e-7, 0.1]}}, merits=["gini"],
+                      learner_params=dict(grace_period=50), seeds=[0, 1], checkpoints=3,
+                      progress=False, out_dir=tmp_path, name="s")
+    assert (df.compile_seconds >= 0).all() and (df.seconds >= 0).all()
+    meta = json.loads((tmp_path / "s.json").read_text())
+    assert meta["stream"] == "randcbt" and meta["stream_params"] == SMALL
+    assert meta["stream_length"] == {"0": 1600, "1": 1600} and meta["n_features"]["0"] == 3
+    assert meta["rules"] == {"hoeffding": {"delta": [1e-7, 0.1]}} and meta["seeds"] == [0, 1]
+    assert meta["learner_params"] == {"grace_period": 50} and meta["chunk_size"] == 1000
+    assert df.attrs["settings"]["stream_length"] == meta["stream_length"]
+    curves, leaves = figures
+    ax = curves.axes[0]
+    assert "randcbt(n_leaves=4, n_features=3, m_per_leaf=400)" in ax.get_title()
+    assert "2 seeds" in ax.get_title()
+    assert len(ax.collections) == 2               # one min-max band per configuration
+    ax = leaves.axes[0]
+    assert "randcbt" in ax.get_title()
+    assert sorted(t.get_text() for t in ax.texts) == ["delta=0.1", "delta=1e-07"]
+
+
+def test_describe_settings_names_the_stream_and_its_length():
+    from treelab.experiment import ablation_settings, describe_settings
+    s = ablation_settings("randcbt", {"n_leaves": 4}, ["hoeffding"], {"ctree": {"c": [0.1]}},
+                          ["gini"], [0], {"grace_period": 50}, 500, 10,
+                          lengths={0: (2000, 5)})
+    text = describe_settings(s)
+    assert "randcbt(n_leaves=4), 2,000 instances x 5 features" in text
+    assert "ctree c=[0.1]" in text and "compilation" in text

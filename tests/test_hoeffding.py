@@ -510,7 +510,9 @@ def test_river_api_before_and_while_buffering():
     for i in range(60):                    # still buffering the range
         a = float(rng.rand())
         m.learn_one({"a": a, "b": float(rng.randn())}, int(a > 0.5))
-    assert m.predict_proba_one({"a": 0.9, "b": 0.0}) == {0: 0.5, 1: 0.5}
+    # issue 14: the class prior of the 60 rows seen so far, not uniform
+    n1 = sum(1 for lab in m._buf_y for v in lab if v == 1)
+    assert m.predict_proba_one({"a": 0.9, "b": 0.0}) == pytest.approx({0: 1 - n1 / 60, 1: n1 / 60})
     assert (m.n_nodes, m.n_leaves, m.n_splits, m.n_seen) == (1, 1, 0, 60)
     for i in range(1000):
         a = float(rng.rand())
@@ -703,10 +705,13 @@ def test_predict_input_checks():
     Xu = X.iloc[:3].copy()
     Xu["c"] = pd.Categorical(["d", "d", "d"], categories=CATS)
     assert_valid_proba(m, Xu)
-    # before the classes are known: not fitted
+    # before the classes are known: the majority label so far (issue 14), but a
+    # model that saw nothing is not fitted
     fresh = make_model().partial_fit(X.iloc[:50], y[:50])
+    labels, counts = np.unique(y[:50], return_counts=True)
+    assert (fresh.predict(X) == labels[np.argmax(counts)]).all()
     with pytest.raises(AttributeError) as info:
-        fresh.predict(X)
+        make_model().predict(X)
     assert type(info.value).__name__ == "NotFittedError"
 
 
@@ -797,12 +802,13 @@ def test_size_attributes_before_the_range_is_known():
     X, y = make_stream(100, 23)
     m = make_model(classes=["neg", "pos"]).partial_fit(X, y)     # 100 < n_range_samples
     assert (m.n_nodes, m.n_leaves, m.depth, m.n_splits, m.n_seen) == (1, 1, 0, 0, 100)
-    np.testing.assert_array_equal(m.predict_proba(X.iloc[:3]), 0.5)
-    # classes not known yet: still the one-leaf model, but not fitted for predictions
+    # issue 14: the class prior of the 100 rows seen, not uniform
+    prior = np.array([np.mean(y == "neg"), np.mean(y == "pos")])
+    np.testing.assert_allclose(m.predict_proba(X.iloc[:3]), np.tile(prior, (3, 1)))
+    # classes not known yet: still the one-leaf model; predicts the prior too
     u = make_model().partial_fit(X, y)
     assert (u.n_nodes, u.n_leaves, u.n_splits, u.n_seen) == (1, 1, 0, 100)
-    with pytest.raises(AttributeError, match="not fitted"):
-        u.predict(X)
+    np.testing.assert_allclose(u.predict_proba(X.iloc[:3]), np.tile(prior, (3, 1)))
 
 
 # ---------------------------------------------------------------- accuracy

@@ -251,3 +251,53 @@ def test_load_mil(tmp_path):
     path.write_text("1,7,0.5\n0,7,1.5\n", encoding="utf-8")
     with pytest.raises(ValueError, match="different labels"):
         load_mil(path)
+
+
+def test_compilation_is_timed_apart():
+    """Issue 14, item 4: a treelab learner's kernels are compiled on a throwaway copy
+    before the clock starts (``attrs["compile_seconds"]``); the learner itself
+    sees the stream from its first row, as before."""
+    from treelab import HoeffdingTreeClassifier
+    rng = np.random.RandomState(5)
+    X = rng.rand(600, 3)
+    y = (X[:, 0] > 0.5).astype(int)
+    m = HoeffdingTreeClassifier(grace_period=50, n_range_samples=100)
+    curve = prequential(m, X, y, chunk_size=100, checkpoints=2, progress=False)
+    assert curve.attrs["compile_seconds"] > 0
+    assert m.n_seen == 600
+    ref = HoeffdingTreeClassifier(grace_period=50, n_range_samples=100)
+    for a in range(0, 600, 100):
+        ref.partial_fit(X[a:a + 100], y[a:a + 100])
+    np.testing.assert_array_equal(m.predict_proba(X), ref.predict_proba(X))
+
+    class Plain:                       # not a treelab learner: nothing to compile
+        def partial_fit(self, X, y, classes=None):
+            return self
+
+        def predict(self, X):
+            return np.zeros(len(X), dtype=int)
+
+    assert prequential(Plain(), X, y, progress=False).attrs["compile_seconds"] == 0.0
+
+
+def test_loaders_honour_treelab_data(tmp_path, monkeypatch):
+    """A relative data file not in the working directory is looked up in
+    $TREELAB_DATA; a missing one says where to get it and how to point at it."""
+    (tmp_path / "tiny.arff").write_text(
+        "@relation t\n@attribute a numeric\n@attribute class {x,y}\n@data\n1,x\n2,y\n")
+    (tmp_path / "bags.csv").write_text("0,1,0.5\n0,1,0.7\n1,2,0.1\n")
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.delenv("TREELAB_DATA", raising=False)
+    with pytest.raises(FileNotFoundError, match="TREELAB_DATA"):
+        load_arff("tiny.arff")
+    with pytest.raises(FileNotFoundError, match="moa.cms.waikato.ac.nz"):
+        load_arff("elecNormNew.arff.gz")
+    monkeypatch.setenv("TREELAB_DATA", str(tmp_path))
+    X, y = load_arff("tiny.arff", return_X_y=True)
+    assert X["a"].tolist() == [1.0, 2.0] and list(y) == ["x", "y"]
+    Xb, yb, bags = load_mil("bags.csv")
+    assert Xb.shape == (3, 1) and bags.tolist() == [1, 1, 2]
+    with pytest.raises(FileNotFoundError, match="nor in TREELAB_DATA"):
+        load_arff("missing.arff")

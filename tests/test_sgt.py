@@ -475,14 +475,18 @@ def test_chunk_then_learn_one_starts_on_time():
     assert hasattr(m, "_forest")
 
 
-def test_classifier_not_fitted_error():
-    # classes not known yet (still buffering): predictions raise NotFittedError,
-    # the model size is 0 (no tree exists yet)
+def test_classifier_predicts_the_prior_while_buffering():
+    # classes not known yet (still buffering): predictions are the class prior of
+    # the rows seen so far (issue 14: no NotFittedError once rows were seen); the
+    # model size is 0 (no tree exists yet); a model that saw nothing is not fitted
     X, y = make_stream("binary", 50, 18)
-    m = make_model("binary").partial_fit(X, y)
     with pytest.raises(AttributeError) as info:
-        m.predict(X)
+        make_model("binary").predict(X)
     assert type(info.value).__name__ == "NotFittedError"
+    m = make_model("binary").partial_fit(X, y)
+    labels, counts = np.unique(y, return_counts=True)
+    np.testing.assert_allclose(m.predict_proba(X.iloc[:4]), np.tile(counts / 50, (4, 1)))
+    assert (m.predict(X) == labels[np.argmax(counts)]).all()
     assert m.n_nodes == 0 and m.n_leaves == 0
 
 

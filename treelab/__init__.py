@@ -7,6 +7,10 @@ from ._cache import invalidate_stale_caches as _invalidate_stale_caches
 
 _invalidate_stale_caches()
 
+from ._compile import announce_import as _announce_import  # noqa: E402
+
+_announce_import()      # one line on stderr when import is about to compile kernels
+
 from .learners import (  # noqa: E402
     C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
     DecisionTreeRegressor, HoeffdingTreeClassifier, ID3Classifier, SGTClassifier, SGTMultiInstanceClassifier,

@@ -7,6 +7,10 @@ buy_computer confusion matrix) and a CART tree with cost-complexity pruning on
 scikit-learn's bundled breast-cancer data.  ``--language zh`` prints the
 course's tables with their Chinese labels.
 
+``treelab warmup``: compile every learner's kernels once (numba caches them
+on disk), so no later first call is silent for half a minute; ``treelab demo``
+runs it first.
+
 ``treelab ablation``: a grid of streaming learners x split rules x parameter
 values x seeds on a stream (:mod:`treelab.experiment`), in parallel, writing a
 tidy CSV and PNG plots, e.g.::
@@ -19,6 +23,8 @@ tidy CSV and PNG plots, e.g.::
 from __future__ import annotations
 
 import argparse
+import difflib
+import inspect
 import sys
 import time
 
@@ -53,11 +59,53 @@ def _value(text):
     return text
 
 
+# ------------------------------------------------------------------ one-line errors
+class UsageError(Exception):
+    """A command-line mistake: reported in one line on stderr, exit status 2."""
+
+
+def _closest(name, valid):
+    """`` (did you mean 'x'?)`` for the closest valid names (difflib), else ''."""
+    near = difflib.get_close_matches(str(name), [str(v) for v in valid], n=3, cutoff=0.5)
+    if not near:
+        return ""
+    return " (did you mean " + " or ".join(repr(v) for v in near) + "?)"
+
+
+def _unknown(what, name, valid, hint=""):
+    raise UsageError(f"unknown {what} {name!r}{_closest(name, valid)}; valid: "
+                     f"{', '.join(str(v) for v in valid)}{hint}")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit status 2, no usage block)."""
+
+    def error(self, message):
+        choice = "invalid choice: "
+        if choice in message:           # argparse's own choices: add the closest names
+            bad = message.split(choice, 1)[1].split(" (choose from", 1)[0].strip("'\"")
+            valid = [c for c in self._choices_in(message)]
+            message += _closest(bad, valid)
+        _fail(f"{self.prog}: error: {message}")
+
+    @staticmethod
+    def _choices_in(message):
+        if "(choose from " not in message:
+            return []
+        inner = message.split("(choose from ", 1)[1].rsplit(")", 1)[0]
+        return [c.strip(" '\"") for c in inner.split(",")]
+
+
+def _fail(message):
+    print(" ".join(str(message).split("\n")), file=sys.stderr)
+    raise SystemExit(2)
+
+
 def _pairs(items, what):
     out = {}
     for item in items or []:
         if "=" not in item:
-            raise SystemExit(f"treelab ablation: {what} must look like key=value, got {item!r}")
+            raise UsageError(f"{what} must look like key=value, got {item!r}")
         k, v = item.split("=", 1)
         out[k.strip()] = _value(v)
     return out
@@ -71,69 +119,294 @@ def _rule_grid(specs):
         params = {}
         for part in filter(None, rest.split(";")):
             if "=" not in part:
-                raise SystemExit(f"treelab ablation: bad rule spec {spec!r} "
-                                 "(expected NAME:param=v1,v2)")
+                raise UsageError(f"bad rule spec {spec!r} (expected NAME:param=v1,v2)")
             k, v = part.split("=", 1)
             params[k.strip()] = [_value(x) for x in v.split(",") if x.strip()]
         grid[name.strip()] = params
     return grid
 
 
-def ablation(args):
-    from .experiment import final_points, run_ablation
+# ------------------------------------------------------------ names the CLI accepts
+def rule_names():
+    """Rule names ``--rule`` accepts: the one registry's
+    (:func:`treelab.split_criteria.rules.rule_names`)."""
+    from .split_criteria.rules import rule_names as registry_names
+    return list(registry_names())
+
+
+def _rule_aliases():
+    return {"vfdt": "hoeffding", "c-tree": "ctree", "t-test": "ttest"}
+
+
+def merit_names():
+    """Merit names ``--merit`` accepts."""
+    from .split_criteria.impurity import CLASSIFICATION_CRITERIA
+    return sorted(CLASSIFICATION_CRITERIA)
+
+
+def _learner_class(name):
+    from .learners import HoeffdingTreeClassifier, SGTClassifier
+    return {"hoeffding": HoeffdingTreeClassifier, "sgt": SGTClassifier}[name]
+
+
+def _init_params(cls, skip=("self", "random_state")):
+    """``{name: default}`` of a constructor's keyword parameters."""
+    out = {}
+    for p in inspect.signature(cls.__init__).parameters.values():
+        if p.name in skip or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        out[p.name] = None if p.default is p.empty else p.default
+    return out
+
+
+def stream_parameters(stream):
+    """``{parameter: default}`` of a named stream (``--stream-param`` keys)."""
+    from .experiment import _default_data_dir
+    key = stream.lower()
+    if key == "randcbt":
+        from .streaming.generators import RandCBT
+        return _init_params(RandCBT)
+    if key in ("electricity", "elec", "elec2"):
+        return {"path": str(_default_data_dir() / "elecNormNew.arff.gz")}
+    if key.startswith("river:"):
+        try:
+            from river.datasets import synth
+        except ImportError:
+            raise UsageError("river streams need river (pip install river)") from None
+        gen = stream.split(":", 1)[1]
+        names = sorted(n for n in dir(synth) if n[:1].isupper())
+        cls = getattr(synth, gen, None)
+        if cls is None or not isinstance(cls, type):
+            _unknown("river generator", gen, names)
+        return dict(_init_params(cls, skip=("self", "seed")), n=100_000)
+    _unknown("stream", stream, ["randcbt", "electricity", "river:<Generator>"])
+
+
+def _streams_help():
+    lines = ["streams and their --stream-param keys (defaults):"]
+    for name in ("randcbt", "electricity"):
+        params = stream_parameters(name)
+        lines.append(f"  {name}: " + ", ".join(f"{k}={v}" for k, v in params.items()))
+    lines[-1] += "  (or TREELAB_DATA=<folder>)"
+    lines.append("  river:<Generator>: the generator's own parameters, and n=100000 "
+                 "(instances taken)")
+    lines.append("rules (--rule NAME:param=v1,v2;param2=...): " + ", ".join(rule_names()))
+    lines.append("merits (--merit): " + ", ".join(merit_names()))
+    for name in ("hoeffding", "sgt"):
+        params = _init_params(_learner_class(name))
+        params.pop("rule", None)
+        lines.append(f"{name} parameters (--set KEY=VALUE): "
+                     + ", ".join(f"{k}={v}" for k, v in params.items()))
+    return "\n".join(lines)
+
+
+def _check_ablation(args):
+    """Validate every name and value of ``treelab ablation`` before running
+    anything; returns the arguments of :func:`treelab.experiment.run_ablation`.
+    Raises :class:`UsageError` (one line, exit status 2) on a mistake."""
+    from .experiment import make_rule
+    learners = args.learner or ["hoeffding"]
+    stream = args.stream
+    valid_stream = stream_parameters(stream)
+    stream_params = _pairs(args.stream_param, "--stream-param")
+    for k in stream_params:
+        if k not in valid_stream:
+            _unknown(f"stream parameter of {stream}", k, list(valid_stream))
+    if stream.lower() in ("electricity", "elec", "elec2"):
+        from pathlib import Path
+        path = Path(stream_params.get("path") or valid_stream["path"])
+        if not path.exists():
+            from .streaming.datasets import DATA_SOURCES
+            raise UsageError(f"Electricity data not found at {path}; get it from "
+                             f"{DATA_SOURCES['elecNormNew.arff.gz']}, then pass "
+                             "--stream-param path=FILE or set TREELAB_DATA to its folder")
+    merits = args.merit or None
+    valid_merits = merit_names()
+    for m in merits or []:
+        if m not in valid_merits:
+            _unknown("merit", m, valid_merits)
+    learner_params = _pairs(args.set, "--set")
+    for name in learners:
+        valid = _init_params(_learner_class(name))
+        valid.pop("rule", None)
+        if name == "sgt":
+            valid["merit"] = None        # a Hoeffding-tree setting, ignored by SGT
+        for k in learner_params:
+            if k not in valid:
+                _unknown(f"parameter of {name}", k, list(valid),
+                         "; rules go in --rule" if k == "rule" else "")
     rules = _rule_grid(args.rule)
-    seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    names = rule_names()
+    for rname, grid in rules.items():
+        key = _rule_aliases().get(rname.lower(), rname.lower())
+        if key not in names:
+            _unknown("rule", rname, names)
+        for k, values in grid.items():
+            if not values:
+                raise UsageError(f"--rule {rname}: no values given for {k}")
+        obj, _ = make_rule(key, (merits or [learner_params.get("merit", "entropy")])[0])
+        valid = [p for p in _init_params(type(obj)) if p != "criterion"]
+        for k in grid:
+            if k not in valid:
+                _unknown(f"parameter of rule {rname}", k, valid)
+    try:
+        seeds = [int(x) for x in args.seeds.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"--seeds must be comma-separated integers, got {args.seeds!r}") \
+            from None
+    if not seeds:
+        raise UsageError("--seeds is empty")
+    for what, v in (("--chunk-size", args.chunk_size), ("--checkpoints", args.checkpoints)):
+        if v < 1:
+            raise UsageError(f"{what} must be >= 1, got {v}")
+    # every configuration once, without data: bad values fail here, in one line
+    lp = {k: v for k, v in learner_params.items() if k != "merit"}
+    for name in learners:
+        for rname, grid in rules.items():
+            key = _rule_aliases().get(rname.lower(), rname.lower())
+            for combo in _combos(grid):
+                for merit in (merits or [learner_params.get("merit", "entropy")]):
+                    try:
+                        rule, merit_used = make_rule(key, merit, **combo)
+                        kw = dict(lp, rule=rule)
+                        if name == "hoeffding":
+                            kw["merit"] = merit_used
+                        _learner_class(name)(**kw)._make_rule()
+                    except (ValueError, TypeError) as exc:
+                        cfg = ", ".join(f"{k}={v}" for k, v in combo.items())
+                        raise UsageError(f"{name} with rule {rname}"
+                                         f"{' (' + cfg + ')' if cfg else ''}: {exc}") from None
+    return dict(stream=stream, rules=rules, learners=learners, merits=merits, seeds=seeds,
+                stream_params=stream_params, learner_params=learner_params)
+
+
+def _combos(grid):
+    import itertools
+    keys = list(grid)
+    for vals in itertools.product(*(grid[k] for k in keys)):
+        yield dict(zip(keys, vals))
+
+
+def ablation(args):
+    from .experiment import ablation_settings, describe_settings, final_points, run_ablation
+    spec = _check_ablation(args)
+    merits = spec["merits"] or [spec["learner_params"].get("merit", "entropy")]
+    lp = {k: v for k, v in spec["learner_params"].items() if k != "merit"}
+    settings = ablation_settings(spec["stream"], spec["stream_params"], spec["learners"],
+                                 spec["rules"], merits, spec["seeds"], lp, args.chunk_size,
+                                 args.checkpoints, n_jobs=args.n_jobs)
+    print(describe_settings(settings), flush=True)
+    if args.dry_run:
+        print("(dry run: settings are valid; nothing was run)")
+        return 0
     t0 = time.perf_counter()
-    df = run_ablation(stream=args.stream, rules=rules, learners=args.learner or ["hoeffding"],
-                      merits=args.merit or None, seeds=seeds,
-                      stream_params=_pairs(args.stream_param, "--stream-param"),
-                      learner_params=_pairs(args.set, "--set"), chunk_size=args.chunk_size,
-                      checkpoints=args.checkpoints, n_jobs=args.n_jobs,
-                      progress=not args.no_progress, out_dir=args.out, plot=not args.no_plot,
-                      name=args.name)
+    df = run_ablation(chunk_size=args.chunk_size, checkpoints=args.checkpoints,
+                      n_jobs=args.n_jobs, progress=not args.no_progress, out_dir=args.out,
+                      plot=not args.no_plot, name=args.name, **spec)
     pts = final_points(df)
-    with_pd_opts = pts.drop(columns=["stream"]).to_string(index=False, float_format=lambda v: f"{v:.4g}")
-    print(with_pd_opts)
+    print(describe_settings(df.attrs["settings"]).splitlines()[0])
+    print(pts.drop(columns=["stream"]).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     print(f"\n{df.groupby(['learner', 'rule', 'param', 'value', 'merit', 'seed'], dropna=False).ngroups}"
-          f" runs in {time.perf_counter() - t0:.1f} s; wrote {args.out}/{args.name}.csv"
-          + ("" if args.no_plot else f" and {args.name}_curves.png, {args.name}_leaves.png"))
+          f" runs in {time.perf_counter() - t0:.1f} s; wrote {args.out}/{args.name}.csv, "
+          f"{args.name}.json"
+          + ("" if args.no_plot else f", {args.name}_curves.png, {args.name}_leaves.png"))
     return 0
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="treelab", description="treelab command line")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("demo", help="teaching lab and a CART example on built-in data")
+def warmup(args):
+    from ._compile import warmup as _warmup
+    t0 = time.perf_counter()
+    took = _warmup(force=args.force)
+    print(f"treelab warmup: {sum(1 for v in took.values() if v)} of {len(took)} learner "
+          f"families compiled in {time.perf_counter() - t0:.1f} s; later first calls load "
+          "the compiled kernels from numba's disk cache", file=sys.stderr)
+    return 0
+
+
+def _demo_with_warmup(args):
+    if not args.no_warmup:
+        from ._compile import warmup as _warmup
+        _warmup(verbose=True)       # progress on stderr; the demo's output is stdout
+    return demo(args)
+
+
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Every default shown (options without a value, whose help says what they
+    default to, excepted), epilogs kept as written."""
+
+    def _get_help_string(self, action):
+        if action.default is None or isinstance(action, argparse._StoreTrueAction):
+            return action.help
+        return super()._get_help_string(action)
+
+
+def build_parser():
+    """The ``treelab`` argument parser (one-line errors, every default shown)."""
+    parser = _Parser(prog="treelab", description="treelab command line",
+                     formatter_class=_Formatter)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("demo", help="teaching lab and a CART example on built-in data",
+                       formatter_class=_Formatter,
+                       description="The teaching lab and a pruned CART tree; compiles every "
+                                   "learner's kernels first (treelab warmup).")
     p.add_argument("--language", choices=["en", "zh"], default="en",
                    help="labels of the course's loan and regression tables: English or "
-                        "the slides' Chinese (default: en)")
-    p.set_defaults(func=demo)
-    p = sub.add_parser("ablation", help="grid of streaming learners x split rules x values x seeds")
+                        "the slides' Chinese")
+    p.add_argument("--no-warmup", action="store_true",
+                   help="skip compiling every learner's kernels first")
+    p.set_defaults(func=_demo_with_warmup)
+    p = sub.add_parser("warmup", help="compile every learner's kernels now (once per install)",
+                       formatter_class=_Formatter,
+                       description="Compile the kernels of every learner (decision trees, "
+                                   "SGT, Hoeffding trees) into numba's disk cache, so that no "
+                                   "later first call pays the 15-60 s compilation.")
+    p.add_argument("--force", action="store_true",
+                   help="run every learner even when its kernels are already cached")
+    p.set_defaults(func=warmup)
+    p = sub.add_parser("ablation", help="grid of streaming learners x split rules x values x seeds",
+                       formatter_class=_Formatter, epilog=_streams_help(),
+                       description="Run learners x rules x parameter values x merits x seeds "
+                                   "on a stream (prequential), write a CSV, its settings (JSON) "
+                                   "and PNG plots.")
     p.add_argument("--stream", default="randcbt",
-                   help="randcbt, electricity or river:<Generator> (default: randcbt)")
+                   help="randcbt, electricity or river:<Generator> (parameters below)")
     p.add_argument("--stream-param", action="append", metavar="KEY=VALUE",
-                   help="stream parameter, e.g. n_leaves=50 (repeatable)")
+                   help="stream parameter, e.g. n_leaves=50 (repeatable; default: the "
+                        "stream's defaults, listed below)")
     p.add_argument("--learner", action="append", choices=["hoeffding", "sgt"],
-                   help="learner (repeatable; default hoeffding)")
+                   help="learner (repeatable; default: hoeffding)")
     p.add_argument("--rule", action="append", metavar="NAME[:PARAM=V1,V2]",
-                   help="rule and its values: hoeffding, mcdiarmid, ctree, corrh, ttest "
-                        "(repeatable; several parameters separated by ';')")
+                   help="rule and its values: " + ", ".join(rule_names())
+                        + " (repeatable; several parameters separated by ';'; default: "
+                          "hoeffding at the learner's delta)")
     p.add_argument("--merit", action="append",
-                   help="merit of Hoeffding trees (repeatable): entropy, gini, kearns_mansour, "
-                        "classification_error, gain_ratio")
+                   help="merit of Hoeffding trees (repeatable): " + ", ".join(merit_names())
+                        + " (default: entropy)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="learner parameter, e.g. grace_period=100 (repeatable)")
-    p.add_argument("--seeds", default="0", help="comma-separated stream seeds (default 0)")
+                   help="learner parameter, e.g. grace_period=100 (repeatable; default: the "
+                        "learner's defaults, listed below)")
+    p.add_argument("--seeds", default="0", help="comma-separated stream seeds")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel runs (-1: all cores)")
-    p.add_argument("--chunk-size", type=int, default=1000)
-    p.add_argument("--checkpoints", type=int, default=20)
+    p.add_argument("--chunk-size", type=int, default=1000,
+                   help="instances per predict / partial_fit call")
+    p.add_argument("--checkpoints", type=int, default=20, help="points per learning curve")
     p.add_argument("--out", default="results/ablation", help="output folder")
     p.add_argument("--name", default="ablation", help="file name stem of the outputs")
-    p.add_argument("--no-plot", action="store_true")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-plot", action="store_true", help="write no PNG plots")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check every name and value, print the settings, run nothing")
     p.set_defaults(func=ablation)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        _fail(f"treelab {args.command}: error: {exc}")
 
 
 if __name__ == "__main__":

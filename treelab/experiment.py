@@ -6,7 +6,13 @@ runs such a grid on a stream, in parallel (joblib) with a progress bar (tqdm),
 and returns a tidy table with one row per run and checkpoint::
 
     stream, learner, rule, param, value, merit, seed, instances, accuracy,
-    accuracy_window, n_leaves, n_nodes, seconds
+    accuracy_window, n_leaves, n_nodes, seconds, compile_seconds, wall_seconds
+
+``seconds`` is the time inside the learner's predict / learn calls (cumulative
+per checkpoint) **without compilation**: each run first compiles (or loads)
+its kernels on a throwaway copy, timed as ``compile_seconds``.  The settings
+(stream, its parameters and length, grid, learner parameters) are written
+beside the CSV as ``<name>.json``.
 
 :func:`plot_ablation` draws the learning curves and the C-Tree paper's view
 (De Rosa & Cesa-Bianchi, Figures 2 and 3): online accuracy against the number
@@ -27,6 +33,7 @@ Example::
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import os
 import time
@@ -38,7 +45,8 @@ import pandas as pd
 from .split_criteria.rules.registry import make_rule, rule_aliases, rule_names
 
 __all__ = ["run_ablation", "plot_ablation", "make_rule", "load_stream", "permute_stream",
-           "final_points", "best_per_leaf_bin", "LEARNERS", "RULES", "STREAMS"]
+           "final_points", "best_per_leaf_bin", "LEARNERS", "RULES", "STREAMS",
+           "ablation_settings", "describe_settings", "stream_label"]
 
 #: learner names understood by the runner
 LEARNERS = ("hoeffding", "sgt")
@@ -96,9 +104,12 @@ def load_stream(stream, seed=0, **params):
         from .streaming.datasets import load_arff
         path = Path(params.get("path") or _default_data_dir() / "elecNormNew.arff.gz")
         if not path.exists():
+            from .streaming.datasets import DATA_SOURCES
             raise FileNotFoundError(
-                f"Electricity data not found at {path}; pass stream_params={{'path': ...}} "
-                "or set TREELAB_DATA to the folder holding elecNormNew.arff.gz")
+                f"Electricity data not found at {path}; get it from "
+                f"{DATA_SOURCES['elecNormNew.arff.gz']}, then pass its path "
+                "(--stream-param path=... / stream_params={'path': ...}) or set TREELAB_DATA "
+                "to the folder holding elecNormNew.arff.gz")
         X, y = load_arff(path, return_X_y=True)
         return X, y
     if name.startswith("river:"):
@@ -203,7 +214,10 @@ def _one_run(spec, stream, stream_params, learner_params, chunk_size, checkpoint
     curve.insert(0, "rule", rname)
     curve.insert(0, "learner", _learner_label(learner))
     curve.insert(0, "stream", stream if isinstance(stream, str) else "custom")
+    curve["compile_seconds"] = curve.attrs.get("compile_seconds", 0.0)
     curve["wall_seconds"] = time.perf_counter() - t0
+    curve.attrs["n_features"] = int(X.shape[1])
+    curve.attrs["n_instances"] = int(X.shape[0])
     return curve
 
 
@@ -238,11 +252,13 @@ def run_ablation(stream="randcbt", rules=None, learners=("hoeffding",), merits=N
     progress : bool
         tqdm progress bar over runs (when tqdm is installed).
     out_dir : path, optional
-        Write ``<name>.csv`` and the PNG plots of :func:`plot_ablation` there.
+        Write ``<name>.csv``, the settings ``<name>.json`` (see
+        :func:`ablation_settings`) and the PNG plots of :func:`plot_ablation` there.
 
     Returns
     -------
-    pandas.DataFrame, tidy: one row per run and checkpoint.
+    pandas.DataFrame, tidy: one row per run and checkpoint; ``df.attrs["settings"]``
+    holds the settings written to ``<name>.json``.
     """
     from joblib import Parallel, delayed
     rules = {"hoeffding": {"delta": [1e-7]}} if rules is None else rules
@@ -294,16 +310,94 @@ def run_ablation(stream="randcbt", rules=None, learners=("hoeffding",), merits=N
             bar.update(1)
     if bar is not None:
         bar.close()
+    lengths = {}
+    for frame in frames:
+        lengths[int(frame["seed"].iloc[0])] = (frame.attrs.get("n_instances"),
+                                               frame.attrs.get("n_features"))
     df = pd.concat(frames, ignore_index=True)
     df = df.sort_values(["learner", "rule", "param", "value", "merit", "seed", "instances"],
                         kind="stable", na_position="first").reset_index(drop=True)
+    df.attrs["settings"] = settings = ablation_settings(
+        stream, stream_params, learners, rules, merits, seeds, learner_params, chunk_size,
+        checkpoints, classes, n_jobs, lengths)
     if out_dir is not None:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         df.to_csv(out / f"{name}.csv", index=False)
+        with open(out / f"{name}.json", "w", encoding="utf-8") as f:
+            json.dump(settings, f, indent=2, default=_json_default)
         if plot:
             plot_ablation(df, out, name=name)
     return df
+
+
+def _json_default(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return repr(v)
+
+
+def stream_label(stream, stream_params=None):
+    """``randcbt(n_leaves=50, m_per_leaf=1000)``: a stream's name and parameters."""
+    name = stream if isinstance(stream, str) else (
+        getattr(stream, "__name__", None) or "custom")
+    params = ", ".join(f"{k}={v}" for k, v in (stream_params or {}).items())
+    return f"{name}({params})" if params else name
+
+
+def ablation_settings(stream, stream_params, learners, rules, merits, seeds, learner_params,
+                      chunk_size, checkpoints, classes=None, n_jobs=1, lengths=None):
+    """The settings of an ablation run as a JSON-able dict (written beside the CSV
+    as ``<name>.json`` and kept in ``df.attrs["settings"]``): the stream, its
+    parameters and, per seed, its length and number of features; the learners,
+    rules, merits, learner parameters, prequential settings and versions."""
+    import numba
+    from . import __version__
+    out = {
+        "stream": stream if isinstance(stream, str) else stream_label(stream),
+        "stream_params": dict(stream_params or {}),
+        "learners": [_learner_label(lr) for lr in learners],
+        "rules": {k: dict(v or {}) for k, v in rules.items()},
+        "merits": list(merits),
+        "seeds": list(seeds),
+        "learner_params": dict(learner_params or {}),
+        "chunk_size": int(chunk_size),
+        "checkpoints": checkpoints if isinstance(checkpoints, int) else list(checkpoints),
+        "classes": None if classes is None else list(np.asarray(classes).tolist()),
+        "n_jobs": n_jobs,
+        "seconds": ("time inside predict / partial_fit per checkpoint, cumulative; "
+                    "compilation excluded (compile_seconds: warming the kernels before "
+                    "timing, per run)"),
+        "treelab": __version__, "numba": numba.__version__,
+        "written": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    }
+    if lengths:
+        out["stream_length"] = {str(s): n for s, (n, _) in sorted(lengths.items())}
+        out["n_features"] = {str(s): d for s, (_, d) in sorted(lengths.items())}
+    return out
+
+
+def describe_settings(settings):
+    """A few lines describing an ablation's settings (for printing)."""
+    lines = [f"stream: {stream_label(settings['stream'], settings['stream_params'])}"]
+    if "stream_length" in settings:
+        ns = sorted(set(v for v in settings["stream_length"].values() if v is not None))
+        ds = sorted(set(v for v in settings["n_features"].values() if v is not None))
+        lines[0] += (f", {'/'.join(f'{n:,}' for n in ns)} instances x "
+                     f"{'/'.join(str(d) for d in ds)} features")
+    lines.append(f"learners: {', '.join(settings['learners'])}; merits: "
+                 f"{', '.join(map(str, settings['merits']))}; learner parameters: "
+                 f"{settings['learner_params'] or 'defaults'}")
+    lines.append("rules: " + "; ".join(
+        name + (" " + ", ".join(f"{k}={v}" for k, v in grid.items()) if grid else "")
+        for name, grid in settings["rules"].items()))
+    lines.append(f"seeds: {settings['seeds']}; chunk_size {settings['chunk_size']}, "
+                 f"checkpoints {settings['checkpoints']}; seconds exclude compilation")
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------ plots
@@ -321,10 +415,12 @@ def final_points(df):
     online accuracy, leaves, nodes, seconds."""
     keys = ["stream", "learner", "rule", "param", "value", "merit"]
     last = df.loc[df.groupby(keys + ["seed"], dropna=False)["instances"].idxmax()]
+    extra = {"compile_seconds": ("compile_seconds", "mean")} \
+        if "compile_seconds" in last.columns else {}
     agg = last.groupby(keys, dropna=False).agg(
         accuracy=("accuracy", "mean"), accuracy_std=("accuracy", "std"),
         n_leaves=("n_leaves", "mean"), n_nodes=("n_nodes", "mean"),
-        seconds=("seconds", "mean"), seeds=("seed", "nunique")).reset_index()
+        seconds=("seconds", "mean"), **extra, seeds=("seed", "nunique")).reset_index()
     return agg
 
 
@@ -373,15 +469,24 @@ def plot_ablation(df, out_dir, name="ablation"):
     keys = ["learner", "rule", "param", "value", "merit"]
     paths = []
 
+    settings = df.attrs.get("settings") or {}
+    stream = df["stream"].iloc[0] if "stream" in df.columns and len(df) else "stream"
+    what = stream_label(settings.get("stream", stream), settings.get("stream_params"))
+    n_seeds = df["seed"].nunique() if "seed" in df.columns else 1
+
     fig, ax = plt.subplots(figsize=(8, 5))
     for cfg, g in df.groupby(keys, dropna=False, sort=False):
-        curve = g.groupby("instances")["accuracy"].mean()
+        stats = g.groupby("instances")["accuracy"].agg(["mean", "min", "max"])
         row = dict(zip(keys, cfg))
         label = f"{row['learner']} {row['merit']} " + _config_label(row)
-        ax.plot(curve.index, curve.values, label=label, lw=1)
+        line, = ax.plot(stats.index, stats["mean"].values, label=label, lw=1)
+        if g["seed"].nunique() > 1:     # spread over seeds: min-max band
+            ax.fill_between(stats.index, stats["min"].values, stats["max"].values,
+                            color=line.get_color(), alpha=0.15, lw=0)
     ax.set_xlabel("instances")
     ax.set_ylabel("online accuracy (prequential)")
-    ax.set_title(f"{name}: learning curves (mean over seeds)")
+    spread = f"mean over {n_seeds} seeds, band: min-max" if n_seeds > 1 else "one seed"
+    ax.set_title(f"{name}: learning curves on {what}\n({spread})", fontsize=10)
     ax.grid(alpha=0.3)
     if df.groupby(keys, dropna=False).ngroups <= 16:
         ax.legend(fontsize=7)
@@ -395,10 +500,20 @@ def plot_ablation(df, out_dir, name="ablation"):
     fig, ax = plt.subplots(figsize=(7, 5))
     for (learner, rule, merit), g in pts.groupby(["learner", "rule", "merit"], sort=False):
         g = g.sort_values("n_leaves")
-        ax.plot(g["n_leaves"], g["accuracy"], marker="o", label=f"{learner} {rule} ({merit})")
+        line, = ax.plot(g["n_leaves"], g["accuracy"], marker="o",
+                        label=f"{learner} {rule} ({merit})")
+        for _, r in g.iterrows():       # each point labelled with its parameter value
+            v = r["value"]
+            if isinstance(v, float) and math.isnan(v):
+                continue
+            text = f"{r['param']}={v:g}" if isinstance(v, (float, np.floating)) \
+                else f"{r['param']}={v}"
+            ax.annotate(text, (r["n_leaves"], r["accuracy"]), textcoords="offset points",
+                        xytext=(4, 4), fontsize=7, color=line.get_color())
     ax.set_xlabel("number of leaves (end of stream)")
     ax.set_ylabel("online accuracy (end of stream)")
-    ax.set_title(f"{name}: online accuracy vs leaves (mean over seeds)")
+    ax.set_title(f"{name}: online accuracy vs leaves on {what}\n"
+                 f"(mean over {n_seeds} seed{'s' if n_seeds > 1 else ''})", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -48,6 +48,8 @@ import math
 import numpy as np
 from numba import njit, types
 
+from ._compile import njit_maybe_cached as _njit_maybe_cached
+
 __all__ = [
     "GRAD_HESS_SIG", "GRAD_HESS_TYPE", "SCALAR_SIG", "SCALAR_TYPE",
     "Loss", "CustomLoss", "SquaredError", "Logistic", "Softmax", "MultiInstanceMax",
@@ -274,8 +276,7 @@ def compile_grad_hess(func, cache=True):
     """
     if _is_compiled_with(func, GRAD_HESS_SIG):
         return func
-    py = getattr(func, "py_func", func)
-    return njit(GRAD_HESS_SIG, cache=cache)(py)
+    return _njit_maybe_cached(func, GRAD_HESS_SIG, cache)
 
 
 def _compile_scalar(func, cache=True):
@@ -283,8 +284,7 @@ def _compile_scalar(func, cache=True):
         return func
     if not callable(func):
         raise TypeError(f"expected a callable f(y, raw) -> float, got {func!r}")
-    py = getattr(func, "py_func", func)
-    return njit(SCALAR_SIG, cache=cache)(py)
+    return _njit_maybe_cached(func, SCALAR_SIG, cache)
 
 
 def _as_y(y):

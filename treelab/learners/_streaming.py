@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from .._compile import announce
 from .._engine.signatures import RULE_SIG, function_pointer
 from .._engine.streaming import (
     M_SEEN, M_SPLITS, StreamState, equal_width_codes, fit_equal_width_range, make_room,
@@ -218,6 +219,7 @@ class StreamingTreeBase(BaseEstimator):
 
     def _start(self, Xf):
         """Fit the bin range on the buffered instances and create the trees."""
+        announce(self)          # one line on stderr if the kernels are about to compile
         enc = self._encoding
         self._lo, self._hi = fit_equal_width_range(Xf, enc.is_nominal)
         n_bins_total = max(self.n_bins, int(enc.n_cats.max()) if enc.n_features else 1)
@@ -426,8 +428,17 @@ class StreamingClassifierMixin:
     stream (``classes=`` of the first ``partial_fit``, the ``classes`` parameter,
     or the labels of the first ``n_range_samples`` instances), river's
     ``learn_one`` / ``predict_one`` / ``predict_proba_one`` and chunked
-    ``partial_fit``.  Subclasses provide ``_proba(Xf)`` (None before the model
-    exists) and ``_proba_one(row)``, and may hook ``_on_classes()``.
+    ``partial_fit``.  Subclasses provide ``_proba(Xf)`` and ``_proba_one(row)``
+    (called once the trees exist), and may hook ``_on_classes()``.
+
+    Usable from the first rows: until ``n_range_samples`` instances have come
+    (the trees do not exist yet, rows are buffered) ``predict`` /
+    ``predict_proba`` / ``predict_one`` / ``predict_proba_one`` answer with the
+    class prior of the instances seen so far (with or without declared
+    ``classes``; see ``_early_prior``) instead of raising ``NotFittedError``
+    or returning ``None`` / ``{}``; only a model that has seen no instance at
+    all is not fitted.  ``fit`` always builds the trees (from all rows when
+    there are fewer than ``n_range_samples``).
     """
 
     #: attributes set by ``_on_classes`` (dropped when a first chunk is rejected)
@@ -552,27 +563,85 @@ class StreamingClassifierMixin:
             self._learn_unknown_classes(row, np.asarray([y]))
         return self
 
+    # ------------------------------------------------- early-stream predictions
+    def _early_prior(self):
+        """``(labels, prior)`` while the trees do not exist yet (fewer than
+        ``n_range_samples`` instances seen, still buffered), else None.
+
+        Until then the model predicts the **class prior of the instances seen
+        so far** (their relative label frequencies): the labels are
+        ``classes_`` when the classes are declared (a declared class not seen
+        yet has probability 0), otherwise the distinct labels seen so far in
+        sorted order (``classes_`` itself is fixed only after
+        ``n_range_samples`` instances).  It only reads the buffer, so
+        predicting early never changes what is learned.  ``(labels, None)``
+        when no instance has been seen."""
+        self._flush()
+        if "_forest" in self.__dict__:
+            return None
+        if hasattr(self, "classes_"):
+            buf = self.__dict__.get("_buf_y") or []
+            if not buf:
+                return self.classes_, None
+            counts = np.bincount(np.concatenate(buf).astype(np.int64),
+                                 minlength=self.n_classes_).astype(np.float64)
+            return self.classes_, counts / counts.sum()
+        raw = self.__dict__.get("_raw_labels") or []
+        if not raw:
+            return np.array([]), None
+        labels, counts = np.unique(np.concatenate(raw), return_counts=True)
+        return labels, counts / counts.sum()
+
     def predict_proba(self, X):
-        check_is_fitted(self, "classes_")
+        """Class probabilities, columns in the order of ``classes_``.  Before the
+        trees exist (fewer than ``n_range_samples`` instances seen) every row
+        gets the class prior of the instances seen so far (see
+        ``_early_prior``; without declared classes the columns are the sorted
+        labels seen so far)."""
         check_is_fitted(self, "_encoding")
         Xf = self._encode(X)
-        proba = self._proba(Xf)
-        if proba is None:   # nothing learned yet (rows still buffered): uniform
-            proba = np.full((Xf.shape[0], self.n_classes_), 1.0 / self.n_classes_)
-        return proba
+        early = self._early_prior()
+        if early is not None:
+            labels, prior = early
+            if prior is None:
+                check_is_fitted(self, "classes_")
+                prior = np.full(self.n_classes_, 1.0 / self.n_classes_)
+            return np.tile(prior, (Xf.shape[0], 1))
+        check_is_fitted(self, "classes_")
+        return self._proba(Xf)
 
     def predict(self, X):
+        """Most probable class; before the trees exist, the most frequent label
+        seen so far (ties: the first in sorted label order)."""
+        check_is_fitted(self, "_encoding")
+        early = self._early_prior()
+        if early is not None and early[1] is not None:
+            labels, prior = early
+            k = int(np.argmax(prior))
+            return np.repeat(labels[k:k + 1], self._encode(X).shape[0])
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
     def predict_proba_one(self, x):
-        """Class probabilities of one instance as a dict (river's convention)."""
-        if not hasattr(self, "classes_") or not hasattr(self, "_encoding"):
+        """Class probabilities of one instance as a dict (river's convention);
+        ``{}`` before any instance was learned, the class prior of the
+        instances seen so far before the trees exist."""
+        if not hasattr(self, "_encoding"):
             return {}
-        p = self._proba_one(self._row_from_dict(x)[0])
+        row = self._row_from_dict(x)[0]
+        early = self._early_prior()
+        if early is not None:
+            labels, prior = early
+            if prior is None:
+                if not hasattr(self, "classes_"):
+                    return {}
+                prior = np.full(self.n_classes_, 1.0 / self.n_classes_)
+            return {c: float(v) for c, v in zip(labels.tolist(), prior)}
+        p = self._proba_one(row)
         return {c: float(v) for c, v in zip(self.classes_.tolist(), p)}
 
     def predict_one(self, x):
+        """Most probable class of one instance (None before any instance was learned)."""
         proba = self.predict_proba_one(x)
         if not proba:
             return None

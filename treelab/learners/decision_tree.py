@@ -20,6 +20,7 @@ import numbers
 
 import numpy as np
 
+from .._compile import announce
 from .._engine import pruning as _pruning
 from .._engine.binning import MAX_BINS, bin_matrix, quantile_bin_edges
 from .._engine.builder import build_tree, presort
@@ -142,6 +143,7 @@ class BaseDecisionTree(BaseEstimator):
 
     def fit(self, X, y, sample_weight=None, check_input=True):
         """Grow the tree from the training set ``(X, y)``."""
+        announce(self)          # one line on stderr if the kernels are about to compile
         name = type(self).__name__
         Xf, enc = fit_encode_X(X, name, self.nominal_features, allow_nan=True)
         n, d = Xf.shape

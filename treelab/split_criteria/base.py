@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._compile import njit_maybe_cached as _njit_maybe_cached
+
 __all__ = [
     "IMPURITY_SIG",
     "MERIT_SIG",
@@ -55,14 +57,13 @@ def compile_impurity(func, cache=True):
     ``cache=True`` (default) the compiled code is stored beside the file that
     defines ``func``.
     """
-    py = getattr(func, "py_func", func)
-    return njit(IMPURITY_SIG, cache=cache)(py)
+    return _njit_maybe_cached(func, IMPURITY_SIG, cache)
 
 
 def compile_merit(func, cache=True):
     """Compile ``func(parent, children) -> float`` with :data:`MERIT_SIG`."""
-    py = getattr(func, "py_func", func)
-    return njit(MERIT_SIG, cache=cache)(py)
+    return _njit_maybe_cached(func, MERIT_SIG, cache)
+
 
 
 @njit(MERIT_SIG, cache=True)

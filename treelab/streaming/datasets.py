@@ -8,6 +8,12 @@ Pure pandas / NumPy, no extra dependency:
   categories declared in the header (in declared order), ``?`` a missing value.
 * :func:`load_mil` reads the multi-instance CSV layout of ``shared/data/mil``:
   no header, column 0 the bag label, column 1 the bag id, the rest features.
+
+Data files do not ship with treelab.  Both readers take a path; a relative
+path that does not exist from the working directory is looked up in the
+folder named by the ``TREELAB_DATA`` environment variable
+(:func:`data_path`), so ``load_arff("elecNormNew.arff.gz")`` works from
+anywhere once ``TREELAB_DATA`` points at the folder holding it.
 """
 from __future__ import annotations
 
@@ -19,7 +25,34 @@ import os
 import numpy as np
 import pandas as pd
 
-__all__ = ["load_arff", "load_mil"]
+__all__ = ["load_arff", "load_mil", "data_path", "DATA_SOURCES"]
+
+#: where to get the data files the experiments use (they are not shipped)
+DATA_SOURCES = {
+    "elecNormNew.arff.gz": "MOA's Electricity stream, https://moa.cms.waikato.ac.nz/datasets/ "
+                           "(elecNormNew.arff; gzip it or use it as is)",
+}
+
+
+def data_path(path):
+    """Resolve a data file: ``path`` itself when it exists, else (for a relative
+    path) ``$TREELAB_DATA/path``.  Raises a FileNotFoundError saying where to
+    get the file and how to point treelab at it."""
+    p = os.fspath(path)
+    if os.path.exists(p):
+        return p
+    folder = os.environ.get("TREELAB_DATA")
+    if folder and not os.path.isabs(p):
+        q = os.path.join(folder, p)
+        if os.path.exists(q):
+            return q
+    name = os.path.basename(p)
+    where = DATA_SOURCES.get(name)
+    raise FileNotFoundError(
+        f"{p} not found" + (f" (nor in TREELAB_DATA={folder})" if folder else "")
+        + (f"; get it from {where}" if where else "")
+        + "; pass its full path or set the environment variable TREELAB_DATA to the "
+        "folder holding it")
 
 _NUMERIC_TYPES = {"numeric", "real", "integer"}
 
@@ -87,7 +120,9 @@ def load_arff(path, return_X_y=False):
     Parameters
     ----------
     path : str or path-like
-        The file; gzip compression is detected from its first bytes.
+        The file; gzip compression is detected from its first bytes.  A relative
+        path not found from the working directory is looked up in
+        ``$TREELAB_DATA`` (:func:`data_path`).
     return_X_y : bool, default False
         Return ``(X, y)`` instead, ``y`` being the last attribute (the ARFF
         convention for the class) as a Series and ``X`` the others.
@@ -109,6 +144,7 @@ def load_arff(path, return_X_y=False):
         On a malformed header, a sparse ``{...}`` data row, a row with the wrong
         number of values, or a nominal value that the header does not declare.
     """
+    path = data_path(path)
     names, kinds, cats = [], [], []
     relation = None
     with _open_text(path) as f:
@@ -200,6 +236,7 @@ def load_mil(path):
     ValueError
         When there are fewer than three columns or a bag has mixed labels.
     """
+    path = data_path(path)
     frame = pd.read_csv(path, header=None)
     if frame.shape[1] < 3:
         raise ValueError(f"{os.fspath(path)}: expected bag label, bag id and >= 1 feature "
