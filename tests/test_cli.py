@@ -85,7 +85,7 @@ def test_help_shows_defaults_and_stream_parameters(capsys):
     out = " ".join(capsys.readouterr().out.split())
     for text in ("(default: randcbt)", "(default: 1000)", "(default: 20)", "(default: 0)",
                  "(default: results/ablation)", "default: hoeffding", "default: entropy",
-                 "randcbt: n_leaves=8, n_features=5, q=0.9, m_per_leaf=500",
+                 "randcbt: n_leaves=50, n_features=5, q=0.7, m_per_leaf=10000",
                  "electricity: path=", "river:<Generator>", "grace_period=200",
                  "lambda_=0.1"):
         assert text in out, text

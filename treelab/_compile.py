@@ -36,8 +36,9 @@ _ROOT = Path(__file__).resolve().parent
 FAMILIES = {
     "core": dict(
         label="core kernels (criteria, decision rules, losses)", seconds=10,
-        kernels=[("_engine/impurity.py", "entropy"), ("split_criteria/rules.py", ""),
-                 ("split_criteria/bounds.py", ""), ("losses.py", "")]),
+        kernels=[("_engine/impurity.py", "entropy"), ("split_criteria/rules/base.py", ""),
+                 ("split_criteria/rules/ctree.py", ""), ("split_criteria/rules/ttest.py", ""),
+                 ("losses.py", "")]),
     "decision_tree": dict(
         label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=40,
         kernels=[("_engine/builder.py", "_build_tree_py"), ("_engine/tree.py", "predict_value"),
@@ -259,11 +260,13 @@ def _warm_hoeffding():
     from .learners.hoeffding import RULE_NAMES
     from .split_criteria.impurity import CLASSIFICATION_CRITERIA
     kw = dict(grace_period=20, n_range_samples=50, delta=0.1)
-    X, y = _small_classification(n_classes=3)
-    for rule in RULE_NAMES:
-        for mode in ("nba", "mc", "nb"):
-            _warm_streams(lambda: [HoeffdingTreeClassifier(rule=rule, leaf_prediction=mode,
-                                                           **kw)], X, y)
+    for k in (2, 3):
+        X, y = _small_classification(n_classes=k)
+        # the C-Tree radii are binary-only (the paper's Sec. III): k = 2 only
+        for rule in (r for r in RULE_NAMES if k == 2 or r != "ctree"):
+            for mode in ("nba", "mc", "nb"):
+                _warm_streams(lambda: [HoeffdingTreeClassifier(rule=rule, leaf_prediction=mode,
+                                                               **kw)], X, y)
     for merit in sorted(CLASSIFICATION_CRITERIA):
         HoeffdingTreeClassifier(merit=merit, **kw).fit(X, y).predict(X)
 
