@@ -23,7 +23,7 @@ judged on the mean.
 
 ``--leaf-value paper,mean`` runs treelab's SGT in both leaf-value forms
 (``leaf_value=``: the paper's eq. 13 with sums, the default, and the means of
-the authors' code, river and MOA), each against the same MOA runs.
+the authors' code and river), each against the same MOA runs.
 
 Run:  python benchmarks/bench_sgt.py [--n 200000] [--n-one 50000] [--n-river 200000]
       [--leaf-value paper|mean|paper,mean]
@@ -265,7 +265,7 @@ def main(argv=None):
                          "SGT and MOA's are compared for prequential accuracy (0: skip)")
     ap.add_argument("--leaf-value", default="paper",
                     help="treelab's leaf-value form(s), comma-separated: 'paper' (eq. 13, "
-                         "sums; the default) and / or 'mean' (the authors' code, river, MOA)")
+                         "sums; the default) and / or 'mean' (the authors' code, river)")
     args = ap.parse_args(argv)
     forms = [f.strip() for f in args.leaf_value.split(",") if f.strip()]
     if not forms or any(f not in ("paper", "mean") for f in forms):

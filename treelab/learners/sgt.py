@@ -18,7 +18,7 @@ approximate loss change of eq. (10) plus Omega of eq. (5),
 that total per instance.  ``leaf_value="paper"`` (default) does exactly
 this.  The authors' Java code (github.com/henrygouk/stochastic-gradient-trees,
 ``StreamingGradientTree.computeDeltaPrediction`` / ``GradHessStats``), river's
-``tree.SGTClassifier`` and MOA use the *means* instead,
+``tree.SGTClassifier`` use the *means* instead,
 ``v = -mean(g) / (mean(h) + lambda)`` (lambda n times stronger for a leaf of
 n instances), and leave the ``lambda / 2 v^2`` term out of the split test:
 ``leaf_value="mean"``.  In both forms gamma is charged per new leaf (two
