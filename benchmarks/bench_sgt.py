@@ -21,7 +21,12 @@ learner wins on it varies from draw to draw, so accuracy is also compared on
 ``--accuracy-seeds`` streams (default 30; about 10 s each) and the target is
 judged on the mean.
 
+``--leaf-value paper,mean`` runs treelab's SGT in both leaf-value forms
+(``leaf_value=``: the paper's eq. 13 with sums, the default, and the means of
+the authors' code and river), each against the same MOA runs.
+
 Run:  python benchmarks/bench_sgt.py [--n 200000] [--n-one 50000] [--n-river 200000]
+      [--leaf-value paper|mean|paper,mean]
 """
 from __future__ import annotations
 
@@ -103,16 +108,17 @@ class _Peak:
             tracemalloc.stop()
 
 
-def timed_and_traced(fn, *args):
+def timed_and_traced(fn, *args, **kw):
     """Run ``fn`` untraced (its time and scores are kept) and traced (its peak memory)."""
-    res = fn(*args, trace=False)
-    res["peak"] = fn(*args, trace=True)["peak"]
+    res = fn(*args, trace=False, **kw)
+    res["peak"] = fn(*args, trace=True, **kw)["peak"]
     return res
 
 
-def run_treelab_chunked(task, X, y, chunk, trace=False):
+def run_treelab_chunked(task, X, y, chunk, trace=False, leaf_value="paper"):
     from treelab import SGTClassifier, SGTRegressor
-    model = SGTClassifier(classes=[0, 1]) if task == "classification" else SGTRegressor()
+    model = (SGTClassifier(classes=[0, 1], leaf_value=leaf_value) if task == "classification"
+             else SGTRegressor(leaf_value=leaf_value))
     preds = np.empty(len(y), dtype=float)
     with _Peak(trace) as mem:
         t0 = time.perf_counter()
@@ -125,9 +131,10 @@ def run_treelab_chunked(task, X, y, chunk, trace=False):
                 leaves=model.n_leaves, peak=mem.peak)
 
 
-def run_treelab_one(task, rows, y, trace=False):
+def run_treelab_one(task, rows, y, trace=False, leaf_value="paper"):
     from treelab import SGTClassifier, SGTRegressor
-    model = SGTClassifier(classes=[0, 1]) if task == "classification" else SGTRegressor()
+    model = (SGTClassifier(classes=[0, 1], leaf_value=leaf_value) if task == "classification"
+             else SGTRegressor(leaf_value=leaf_value))
     preds = np.empty(len(y), dtype=float)
     yl = y.tolist()
     with _Peak(trace) as mem:
@@ -256,7 +263,13 @@ def main(argv=None):
     ap.add_argument("--accuracy-seeds", type=int, default=30,
                     help="classification streams (seeds 0..N-1) on which treelab's chunked "
                          "SGT and MOA's are compared for prequential accuracy (0: skip)")
+    ap.add_argument("--leaf-value", default="paper",
+                    help="treelab's leaf-value form(s), comma-separated: 'paper' (eq. 13, "
+                         "sums; the default) and / or 'mean' (the authors' code, river)")
     args = ap.parse_args(argv)
+    forms = [f.strip() for f in args.leaf_value.split(",") if f.strip()]
+    if not forms or any(f not in ("paper", "mean") for f in forms):
+        ap.error(f"--leaf-value: 'paper', 'mean' or 'paper,mean', got {args.leaf_value!r}")
     n_river = args.n_river or args.n_one
 
     import treelab
@@ -275,10 +288,12 @@ def main(argv=None):
         metric = "accuracy" if task == "classification" else "MAE"
         rows = [{f"x{j}": v for j, v in enumerate(r)} for r in X[:max(args.n_one, n_river)].tolist()]
         res = {}
-        res["treelab partial_fit"] = (args.n, timed_and_traced(run_treelab_chunked, task, X, y,
-                                                                args.chunk))
-        res["treelab learn_one"] = (args.n_one, timed_and_traced(run_treelab_one, task,
-                                                                 rows[:args.n_one], y[:args.n_one]))
+        for form in forms:
+            tag = "" if len(forms) == 1 else f" [{form}]"
+            res[f"treelab partial_fit{tag}"] = (args.n, timed_and_traced(
+                run_treelab_chunked, task, X, y, args.chunk, leaf_value=form))
+            res[f"treelab learn_one{tag}"] = (args.n_one, timed_and_traced(
+                run_treelab_one, task, rows[:args.n_one], y[:args.n_one], leaf_value=form))
         if not args.skip_river:
             try:
                 res["river"] = (n_river, timed_and_traced(run_river, task, rows[:n_river],
@@ -290,13 +305,15 @@ def main(argv=None):
                 res["MOA (capymoa)"] = (args.n, run_moa(task, X, y))
             except ImportError:
                 print("capymoa is not installed: skipped")
-        print(f"\n[{task}] prequential {metric}; throughput in instances/s")
+        print(f"\n[{task}] prequential {metric}; throughput in instances/s; treelab "
+              f"leaf_value={','.join(forms)}")
         for name, (n, r) in res.items():
             r["ips"] = n / r["secs"]
-            print(f"  {name:22s} n={n:7d}  {r['ips']:11.0f} inst/s  {metric} {r['score']:.4f}  "
+            print(f"  {name:30s} n={n:7d}  {r['ips']:11.0f} inst/s  {metric} {r['score']:.4f}  "
                   f"nodes {r['nodes']}  leaves {r['leaves']}  peak memory {r['peak'] / 2**20:.1f} MiB")
-        tl = res["treelab partial_fit"][1]
-        one = res["treelab learn_one"][1]
+        tag = "" if len(forms) == 1 else f" [{forms[0]}]"
+        tl = res[f"treelab partial_fit{tag}"][1]
+        one = res[f"treelab learn_one{tag}"][1]
         if "MOA (capymoa)" in res:
             moa = res["MOA (capymoa)"][1]
             ratio = tl["ips"] / moa["ips"]
@@ -318,34 +335,45 @@ def main(argv=None):
                   f"{'met' if r2 >= 5 else 'MISSED'}]")
     if args.accuracy_seeds > 0 and not args.skip_moa and "classification" in args.tasks:
         try:
-            accuracy_over_streams(args.n, args.accuracy_seeds, args.chunk)
+            accuracy_over_streams(args.n, args.accuracy_seeds, args.chunk, forms)
         except ImportError:
             print("capymoa is not installed: accuracy over streams skipped")
 
 
-def accuracy_over_streams(n, n_seeds, chunk):
-    """Prequential accuracy of treelab's chunked SGT and MOA's SGT on the
-    classification streams of seeds 0..n_seeds-1: one stream is a single draw of
-    a random tree, and which learner wins on it varies, so the accuracy target
-    is judged on the mean over the streams (paired differences reported)."""
+def accuracy_over_streams(n, n_seeds, chunk, forms=("paper",)):
+    """Prequential accuracy of treelab's chunked SGT (each leaf-value form in
+    ``forms``) and MOA's SGT on the classification streams of seeds
+    0..n_seeds-1: one stream is a single draw of a random tree, and which
+    learner wins on it varies, so the accuracy target is judged on the mean
+    over the streams (paired differences reported)."""
     print(f"\n[classification] prequential accuracy over {n_seeds} streams (seeds 0-{n_seeds - 1})")
-    ours, theirs = [], []
+    ours = {f: [] for f in forms}
+    theirs = []
     for seed in range(n_seeds):
         X, y = classification_stream(n, seed=seed)
-        a = run_treelab_chunked("classification", X, y, chunk)["score"]
         b = run_moa("classification", X, y)["score"]
-        ours.append(a)
         theirs.append(b)
-        print(f"  seed {seed:3d}  treelab {a:.4f}  MOA {b:.4f}  diff {100 * (a - b):+6.2f} pt",
-              flush=True)
-    ours, theirs = np.array(ours), np.array(theirs)
-    d = ours - theirs
-    se = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else float("nan")
-    ok = ours.mean() >= theirs.mean()
-    print(f"  mean treelab {ours.mean():.4f}  MOA {theirs.mean():.4f}  paired diff "
-          f"{100 * d.mean():+.2f} pt (s.e. {100 * se:.2f})  treelab ahead on "
-          f"{int((d > 0).sum())}/{len(d)} streams, behind on {int((d < 0).sum())}")
-    print(f"  [target: mean accuracy >= MOA's: {'met' if ok else 'MISSED'}]")
+        line = f"  seed {seed:3d}  MOA {b:.4f}"
+        for f in forms:
+            a = run_treelab_chunked("classification", X, y, chunk, leaf_value=f)["score"]
+            ours[f].append(a)
+            line += f"  treelab[{f}] {a:.4f} ({100 * (a - b):+6.2f} pt)"
+        print(line, flush=True)
+    theirs = np.array(theirs)
+    for f in forms:
+        a = np.array(ours[f])
+        d = a - theirs
+        se = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else float("nan")
+        ok = a.mean() >= theirs.mean()
+        print(f"  leaf_value={f}: mean treelab {a.mean():.4f}  MOA {theirs.mean():.4f}  paired "
+              f"diff {100 * d.mean():+.2f} pt (s.e. {100 * se:.2f})  treelab ahead on "
+              f"{int((d > 0).sum())}/{len(d)} streams, behind on {int((d < 0).sum())}  "
+              f"[target: mean accuracy >= MOA's: {'met' if ok else 'MISSED'}]")
+    if len(forms) == 2:
+        d = np.array(ours[forms[0]]) - np.array(ours[forms[1]])
+        se = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else float("nan")
+        print(f"  {forms[0]} - {forms[1]}: {100 * d.mean():+.2f} pt (s.e. {100 * se:.2f}), "
+              f"{forms[0]} ahead on {int((d > 0).sum())}/{len(d)} streams")
 
 
 if __name__ == "__main__":

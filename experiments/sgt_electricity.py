@@ -21,7 +21,11 @@ accuracy and instances per second.  treelab's Numba kernels are compiled (or
 loaded from the disk cache) in a warm-up on a throw-away model first, and that
 time is reported separately; river needs no warm-up.
 
+treelab's SGT uses the paper's leaf values (eq. 13, sums) unless
+``--leaf-value mean`` asks for the authors' code's (river's) means.
+
     python experiments/sgt_electricity.py [--chunk-size 1000] [--checkpoints 50]
+        [--leaf-value paper|mean]
 """
 from __future__ import annotations
 
@@ -59,6 +63,9 @@ def main(argv=None):
                     help="river SGT's feature quantizer (static crashes on Electricity, "
                          "see the module docstring)")
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--leaf-value", choices=["paper", "mean"], default="paper",
+                    help="treelab SGT's leaf values: the paper's eq. 13 (sums) or the "
+                         "authors' code's means")
     args = ap.parse_args(argv)
 
     path = args.data_dir / "elecNormNew.arff.gz"
@@ -80,13 +87,13 @@ def main(argv=None):
 
     # ---- treelab
     t0 = time.perf_counter()
-    SGTClassifier(**PAPER).partial_fit(X.iloc[:1200], y[:1200], classes=[False, True]).predict(
-        X.iloc[:10])
+    SGTClassifier(**PAPER, leaf_value=args.leaf_value).partial_fit(
+        X.iloc[:1200], y[:1200], classes=[False, True]).predict(X.iloc[:10])
     warm = time.perf_counter() - t0
-    model = SGTClassifier(**PAPER)
+    model = SGTClassifier(**PAPER, leaf_value=args.leaf_value)
     curve = prequential(model, X, y, metric="accuracy", chunk_size=args.chunk_size,
                         checkpoints=args.checkpoints, classes=[False, True], progress=progress)
-    name = f"treelab SGT (chunk {args.chunk_size})"
+    name = f"treelab SGT (chunk {args.chunk_size}, leaf_value={args.leaf_value})"
     curve.insert(0, "learner", name)
     curves.append(curve)
     summary.append(dict(learner=name, accuracy=curve["accuracy"].iloc[-1],

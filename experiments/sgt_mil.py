@@ -96,6 +96,8 @@ def main(argv=None):
     ap.add_argument("--gamma", type=float, default=1.0)
     ap.add_argument("--n-bins", type=int, default=64)
     ap.add_argument("--n-range-samples", type=int, default=1000)
+    ap.add_argument("--leaf-value", choices=["paper", "mean"], default="paper",
+                    help="leaf values: the paper's eq. 13 (sums) or the authors' code's means")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=10,
                     help="repeat the cross-validation with seeds seed, seed+1, ... and "
@@ -109,7 +111,7 @@ def main(argv=None):
         return 0
     params = dict(n_epochs=args.epochs, grace_period=args.grace_period, delta=args.delta,
                   lambda_=args.lambda_, gamma=args.gamma, n_bins=args.n_bins,
-                  n_range_samples=args.n_range_samples)
+                  n_range_samples=args.n_range_samples, leaf_value=args.leaf_value)
     print("settings:", ", ".join(f"{k}={v}" for k, v in params.items()),
           f"folds={args.folds}, seed={args.seed}, repeats={args.repeats}")
 

@@ -13,7 +13,7 @@ from treelab._engine.moments import (
     combine_mean_var, moments_covariance, moments_from_arrays, moments_merge, moments_new,
     moments_reset, moments_subtract, moments_update, moments_update_weighted,
     moments_variance_g, moments_variance_h, sgt_delta_prediction, sgt_leaf_loss_stats,
-    sgt_loss_mean, sgt_loss_variance,
+    sgt_leaf_split_stats, sgt_leaf_value, sgt_loss_mean, sgt_loss_variance,
 )
 
 
@@ -179,6 +179,31 @@ def test_loss_change_known_values():
     m = moments_from_arrays(np.array([0.5, 1.0, 1.5]), np.ones(3))
     assert sgt_loss_mean(m, -1.0) == pytest.approx(-0.5)
     assert sgt_loss_variance(m, -1.0) == pytest.approx(0.25)
+
+
+def test_leaf_value_forms_known_values():
+    # g = -(1, 2, 3, 4), h = 1, lambda = 1.  Paper (eq. 13, sums): v = 10 / (1 + 4) = 2,
+    # eq. (11) at v: -10 * 2 + 4 / 2 * 4 + 1 / 2 * 4 = -10 = -S_g^2 / (2 (lambda + S_h)).
+    # Means (the authors' code): v = 2.5 / (1 + 1) = 1.25, no lambda / 2 v^2 term.
+    g = -np.array([1.0, 2.0, 3.0, 4.0])
+    m = moments_from_arrays(g, np.ones(4))
+    assert sgt_leaf_value(m, 1.0, True) == pytest.approx(2.0, rel=1e-15)
+    assert sgt_leaf_value(m, 1.0, False) == pytest.approx(1.25, rel=1e-15)
+    v, mean, var, om = sgt_leaf_split_stats(m, 1.0, True)
+    assert (v, mean, om) == pytest.approx((2.0, -3.0, 2.0), rel=1e-15)
+    assert 4 * mean + om == pytest.approx(-10.0, rel=1e-15)
+    assert var == pytest.approx(4.0 * np.var(g, ddof=1), rel=1e-12)      # v^2 Var(g)
+    v, mean, var, om = sgt_leaf_split_stats(m, 1.0, False)
+    assert (v, mean, om) == pytest.approx((1.25, -2.5 * 1.25 + 1.25 ** 2 / 2, 0.0), rel=1e-15)
+    assert (v, mean, var) == sgt_leaf_loss_stats(m, 1.0)
+    # lambda acts once per leaf in the paper's form: the same means over 10x the
+    # instances move the leaf further (towards -G/H = 2.5), the means' form does not
+    m10 = moments_from_arrays(np.tile(g, 10), np.ones(40))
+    assert sgt_leaf_value(m10, 1.0, True) == pytest.approx(100.0 / 41.0, rel=1e-14)
+    assert sgt_leaf_value(m10, 1.0, False) == pytest.approx(1.25, rel=1e-14)
+    # empty set: no change in either form
+    assert sgt_leaf_value(np.zeros(N_MOMENTS), 0.0, True) == 0.0
+    assert sgt_leaf_value(np.zeros(N_MOMENTS), 0.1, True) == 0.0
 
 
 def test_loss_change_edge_cases():

@@ -349,7 +349,8 @@ def pseudo_huber_value(y, f):
     return math.sqrt(1.0 + r * r) - 1.0
 
 
-def test_user_defined_loss():
+@pytest.mark.parametrize("leaf_value, lam", [("paper", 10.0), ("mean", 1.0)])
+def test_user_defined_loss(leaf_value, lam):
     loss = Loss.from_functions(pseudo_huber_grad, pseudo_huber_hess, name="pseudo_huber",
                                value=pseudo_huber_value)
     rng = np.random.RandomState(12)
@@ -357,9 +358,12 @@ def test_user_defined_loss():
     X = pd.DataFrame({"x0": rng.rand(n), "x1": rng.rand(n)})
     clean = np.where(X.x0 > 0.5, 2.0, -2.0)
     y = clean + rng.randn(n) * 0.3 + 40.0 * (rng.rand(n) < 0.05)   # 5% gross outliers
-    # lambda_ = 1 damps the Newton steps, which overshoot where the pseudo-Huber
-    # Hessian vanishes (large residuals)
-    params = dict(PARAMS, gamma=0.05, lambda_=1.0)
+    # lambda_ damps the Newton steps, which overshoot where the pseudo-Huber
+    # Hessian vanishes (large residuals): with the paper's sums (eq. 13) it is
+    # added to a Hessian sum over ~50-200 instances, so it must be larger than
+    # with the authors' means (at lambda_ = 1 the paper's form overshoots to a
+    # median error of 12.8)
+    params = dict(PARAMS, gamma=0.05, lambda_=lam, leaf_value=leaf_value)
     huber = SGTRegressor(loss=loss, **params).partial_fit(X, y)
     sq = SGTRegressor(**params).partial_fit(X, y)
     assert huber.n_splits >= 1 and huber._forest.feature[0] == 0
@@ -459,6 +463,27 @@ def test_rejected_first_chunk_leaves_no_trace():
         m.partial_fit(X.iloc[:10, :2], ybad[:10])
     m.partial_fit(X, y)
     assert_same_model(m, make_model("regression").partial_fit(X, y))
+
+
+@pytest.mark.parametrize("bad", ["sum", "Paper", None, 1])
+def test_bad_leaf_value_is_rejected_before_any_data(bad):
+    X, y = make_stream("binary", 300, 17)
+    for task in TASKS:
+        with pytest.raises(ValueError, match="leaf_value must be 'paper'"):
+            make_model(task, leaf_value=bad).partial_fit(X.iloc[:5], y[:5])
+        m = make_model(task, leaf_value=bad)
+        with pytest.raises(ValueError, match="leaf_value"):
+            m.learn_one(rows_of(X)[0], y[0])
+        assert m.n_seen == 0
+        m.set_params(leaf_value="mean")          # fixing it makes the estimator usable
+    Xb, yb, bags = mil_data(20, 0)
+    with pytest.raises(ValueError, match="leaf_value"):
+        SGTMultiInstanceClassifier(leaf_value=bad, **MIL_PARAMS).fit(Xb, yb, bags)
+
+
+def test_leaf_value_default_is_the_papers():
+    for cls in (SGTClassifier, SGTRegressor, SGTMultiInstanceClassifier):
+        assert cls().get_params()["leaf_value"] == "paper"
 
 
 def test_classifier_n_seen_while_buffering():

@@ -12,13 +12,22 @@ The reference below is written from the paper (Gouk, Pfahringer & Frank,
   kept with Welford's update and merged with the pairwise formulas of Chan et
   al. (1979) / Bennett et al. (2009); missing values add to no bin;
 * every ``grace_period`` instances of a leaf: candidates "update the leaf value
-  by v = -G / (H + lambda)", every numeric split "bins 0..b left" with both
-  sides non-empty, every nominal split (one child per declared category, at
-  least two non-empty); the mean approximate loss change
-  L = sum_c n_c / n (G_c v_c + H_c v_c^2 / 2) + gamma * (new leaves) / n (every
-  child is a new leaf: 2 per numeric split, k per nominal one) and
-  the variance of the per-instance loss change (eq. 18 in each child, pooled
-  across children with the exact pooled-variance formula);
+  by v", every numeric split "bins 0..b left" with both sides non-empty, every
+  nominal split (one child per declared category, at least two non-empty);
+  with S_g, S_h the plain sums of g, h over a child's n_c instances (kept
+  beside the moments) and G, H their means:
+
+  - ``leaf_value="paper"``: v_c = -S_g / (lambda + S_h) (eq. 13) and
+    L = [sum_c (S_g v_c + S_h v_c^2 / 2 + lambda / 2 v_c^2) + gamma * (new
+    leaves)] / n (eqs. 10, 11 and 5);
+  - ``leaf_value="mean"`` (the authors' Java code, river): v_c = -G_c / (H_c +
+    lambda) and L = sum_c n_c / n (G_c v_c + H_c v_c^2 / 2) + gamma * (new
+    leaves) / n;
+
+  every child is a new leaf (2 per numeric split, k per nominal one, none for
+  an update), and the variance is that of the per-instance loss change
+  g_i v + h_i v^2 / 2 (eq. 18 in each child, pooled across children with the
+  exact pooled-variance formula);
 * the lowest L wins (first one on ties: update, then features in order, bins in
   order); split / update when L < 0 and the two-sided one-sample t-test
   (n - 1 df, ``scipy.stats.t``) gives p < delta; children start at the parent
@@ -31,7 +40,7 @@ The reference below is written from the paper (Gouk, Pfahringer & Frank,
 
 treelab must make the same splits at the same instants and the same
 predictions, whether the stream is fed in one chunk, in many small chunks or
-one instance at a time (``learn_one``).
+one instance at a time (``learn_one``), in both leaf-value forms.
 """
 import math
 
@@ -54,10 +63,12 @@ INF = math.inf
 class Moments:
     """Running moments of (g, h) pairs: Welford (1962) update, Chan et al. merge."""
 
-    __slots__ = ("n", "g", "h", "m2g", "m2h", "cgh")
+    __slots__ = ("n", "g", "h", "m2g", "m2h", "cgh", "sg", "sh")
 
     def __init__(self):
         self.n = 0
+        self.sg = 0.0     # sum of gradients (eq. 13 uses the sums)
+        self.sh = 0.0     # sum of Hessians
         self.g = 0.0      # mean gradient
         self.h = 0.0      # mean Hessian
         self.m2g = 0.0    # sum (g_i - mean g)^2
@@ -66,6 +77,8 @@ class Moments:
 
     def add(self, g, h):
         self.n += 1
+        self.sg += g
+        self.sh += h
         dg = g - self.g
         dh = h - self.h
         self.g += dg / self.n
@@ -78,6 +91,7 @@ class Moments:
         out = Moments()
         out.n, out.g, out.h = self.n, self.g, self.h
         out.m2g, out.m2h, out.cgh = self.m2g, self.m2h, self.cgh
+        out.sg, out.sh = self.sg, self.sh
         return out
 
     def union(self, other):
@@ -97,19 +111,32 @@ class Moments:
         out.m2g = self.m2g + other.m2g + dg * dg * n1 * n2 / n
         out.m2h = self.m2h + other.m2h + dh * dh * n1 * n2 / n
         out.cgh = self.cgh + other.cgh + dg * dh * n1 * n2 / n
+        out.sg = self.sg + other.sg
+        out.sh = self.sh + other.sh
         return out
 
 
-def loss_change(m, lam):
-    """(v, mean, unbiased variance) of the per-instance approximate loss change
-    dL_i = g_i v + h_i v^2 / 2 when the prediction moves by v = -G / (H + lambda)."""
+def leaf_value(m, lam, form):
+    """The prediction change of a leaf: eq. (13) with sums ("paper") or the
+    authors' code's means ("mean"); 0 without a positive denominator."""
+    if form == "paper":
+        den = lam + m.sh
+        return -m.sg / den if den > 0 else 0.0
     den = m.h + lam
-    v = -m.g / den if den > 0 else 0.0
+    return -m.g / den if den > 0 else 0.0
+
+
+def loss_change(m, lam, form="mean"):
+    """(v, mean, unbiased variance, omega) of the per-instance approximate loss
+    change dL_i = g_i v + h_i v^2 / 2 when the prediction moves by v; omega is the
+    leaf's lambda / 2 v^2 of eq. (5) in the paper's form, 0 in the code's."""
+    v = leaf_value(m, lam, form)
+    omega = 0.5 * lam * v * v if form == "paper" else 0.0
     mean = m.g * v + 0.5 * m.h * v * v
     if m.n < 2:
-        return v, mean, INF
+        return v, mean, INF, omega
     var = (v ** 2 * m.m2g + 0.25 * v ** 4 * m.m2h + v ** 3 * m.cgh) / (m.n - 1)
-    return v, mean, max(var, 0.0)
+    return v, mean, max(var, 0.0), omega
 
 
 def pooled(parts):
@@ -177,8 +204,9 @@ class ReferenceSGT(EqualWidthBinning):
     """The SGT algorithm over a stream, one instance at a time, in plain Python."""
 
     def __init__(self, n_trees, loss, is_nominal, n_cats, n_bins=64, lam=0.1, gamma=1.0,
-                 grace=200, delta=1e-7, n_range=1000):
+                 grace=200, delta=1e-7, n_range=1000, form="paper"):
         self.K = n_trees
+        self.form = form
         self.loss = loss
         self.is_nominal = list(is_nominal)
         self.d = len(is_nominal)
@@ -259,18 +287,20 @@ class ReferenceSGT(EqualWidthBinning):
     def candidates(self, node):
         """Yield (mean, var, feature, bin, child deltas) of every candidate, in order."""
         n = node.n
-        v, mean, var = loss_change(node.total, self.lam)
-        yield mean, var, -1, -1, [v]
+        form = self.form
+        v, mean, var, om = loss_change(node.total, self.lam, form)
+        yield mean + om / n, var, -1, -1, [v]
         for f in range(self.d):
             cells = node.cells[f]
             if self.is_nominal[f]:
-                stats_c = [loss_change(m, self.lam) for m in cells]
+                stats_c = [loss_change(m, self.lam, form) for m in cells]
                 parts = [(m.n, s[1], s[2]) for m, s in zip(cells, stats_c) if m.n > 0]
                 if len(parts) < 2:
                     continue
                 _, pm, pv = pooled(parts)
                 k = len(cells)
-                yield pm + self.gamma * k / n, pv, f, -1, [s[0] for s in stats_c]
+                omega = sum(s[3] for s in stats_c)
+                yield pm + (omega + self.gamma * k) / n, pv, f, -1, [s[0] for s in stats_c]
             else:
                 B = len(cells)
                 right = [None] * B          # right[b] = moments of bins b+1 .. B-1
@@ -284,10 +314,10 @@ class ReferenceSGT(EqualWidthBinning):
                     left = left.union(cells[b])
                     if left.n == 0 or right[b].n == 0:
                         continue
-                    vl, ml, sl = loss_change(left, self.lam)
-                    vr, mr, sr = loss_change(right[b], self.lam)
+                    vl, ml, sl, ol = loss_change(left, self.lam, form)
+                    vr, mr, sr, orr = loss_change(right[b], self.lam, form)
                     _, pm, pv = pooled([(left.n, ml, sl), (right[b].n, mr, sr)])
-                    yield pm + 2 * self.gamma / n, pv, f, b, [vl, vr]
+                    yield pm + (ol + orr + 2 * self.gamma) / n, pv, f, b, [vl, vr]
 
     def attempt(self, node):
         best = None
@@ -407,16 +437,19 @@ def pseudo_huber(y, raw):
     return [(pseudo_huber_grad(y, raw[0]), pseudo_huber_hess(y, raw[0]))]
 
 
-def make_model(case):
+FORMS = ["paper", "mean"]
+
+
+def make_model(case, form):
     if case["task"] != "regression":
-        return SGTClassifier(**case["params"])
+        return SGTClassifier(leaf_value=form, **case["params"])
     if case.get("loss") == "pseudo_huber":
         loss = Loss.from_functions(pseudo_huber_grad, pseudo_huber_hess, name="pseudo_huber")
-        return SGTRegressor(loss=loss, **case["params"])
-    return SGTRegressor(**case["params"])
+        return SGTRegressor(loss=loss, leaf_value=form, **case["params"])
+    return SGTRegressor(leaf_value=form, **case["params"])
 
 
-def make_reference(case, y):
+def make_reference(case, y, form):
     p = dict(SGTRegressor().get_params(), **case["params"])
     if case["task"] == "regression":
         K, ycode = 1, np.asarray(y, float)
@@ -430,24 +463,25 @@ def make_reference(case, y):
             K, loss = len(classes) - 1, softmax
     ref = ReferenceSGT(K, loss, is_nominal=[False, False, False, True], n_cats=[0, 0, 0, 4],
                        n_bins=p["n_bins"], lam=p["lambda_"], gamma=p["gamma"],
-                       grace=p["grace_period"], delta=p["delta"], n_range=p["n_range_samples"])
+                       grace=p["grace_period"], delta=p["delta"], n_range=p["n_range_samples"],
+                       form=form)
     return ref, ycode
 
 
 _REF_CACHE = {}
 
 
-def reference_run(name):
-    """Run the reference once per case; snapshots after every instance count that
-    some chunking below stops at."""
-    if name in _REF_CACHE:
-        return _REF_CACHE[name]
+def reference_run(name, form):
+    """Run the reference once per case and leaf-value form; snapshots after every
+    instance count that some chunking below stops at."""
+    if (name, form) in _REF_CACHE:
+        return _REF_CACHE[name, form]
     case = CASES[name]
     X, y = make_stream(case["task"], case["n"] + N_TEST, case["seed"],
                        heavy_noise="loss" in case)
     X, X_test = X.iloc[:case["n"]].reset_index(drop=True), X.iloc[case["n"]:]
     y = y[:case["n"]]
-    ref, ycode = make_reference(case, y)
+    ref, ycode = make_reference(case, y, form)
     rows = raw_rows(X)
     test_rows = raw_rows(X_test)
     checkpoints = set(chunk_bounds(case["n"], "small")) | set(chunk_bounds(case["n"], "one"))
@@ -458,7 +492,7 @@ def reference_run(name):
         if i + 1 in checkpoints:
             snaps[i + 1] = ref.snapshot(test_rows)
     out = dict(X=X, y=y, X_test=X_test, ref=ref, snaps=snaps)
-    _REF_CACHE[name] = out
+    _REF_CACHE[name, form] = out
     return out
 
 
@@ -549,30 +583,82 @@ def test_reference_moments_and_pooling_against_numpy():
     np.testing.assert_allclose(whole.m2g, ((g - g.mean()) ** 2).sum(), rtol=1e-12)
     np.testing.assert_allclose(whole.m2h, ((h - h.mean()) ** 2).sum(), rtol=1e-12)
     np.testing.assert_allclose(whole.cgh, ((g - g.mean()) * (h - h.mean())).sum(), rtol=1e-12)
+    np.testing.assert_allclose([whole.sg, whole.sh], [g.sum(), h.sum()], rtol=1e-12)
     # per-instance loss changes of a 3-way split: mean and (pooled) variance
     lam = 0.1
-    dl = np.empty(500)
-    parts = []
-    for s in range(3):
-        v, mean, var = loss_change(parts_m[s], lam)
-        sel = side == s
-        assert v == pytest.approx(-g[sel].mean() / (h[sel].mean() + lam), rel=1e-12)
-        dl[sel] = g[sel] * v + h[sel] * v * v / 2
-        assert mean == pytest.approx(dl[sel].mean(), rel=1e-10)
-        assert var == pytest.approx(dl[sel].var(ddof=1), rel=1e-9)
-        parts.append((sel.sum(), mean, var))
-    n, mean, var = pooled(parts)
-    assert mean == pytest.approx(dl.mean(), rel=1e-10)
-    assert var == pytest.approx(dl.var(ddof=1), rel=1e-9)
-    # the t-test
-    p = t_test_p(dl.mean(), dl.var(ddof=1), 500)
-    assert p == pytest.approx(stats.ttest_1samp(dl, 0.0).pvalue, rel=1e-9)
+    for form in FORMS:
+        dl = np.empty(500)
+        parts = []
+        for s in range(3):
+            v, mean, var, om = loss_change(parts_m[s], lam, form)
+            sel = side == s
+            if form == "paper":       # eq. (13) and Omega's lambda term (eq. 5)
+                assert v == pytest.approx(-g[sel].sum() / (lam + h[sel].sum()), rel=1e-12)
+                assert om == pytest.approx(lam / 2 * v * v, rel=1e-12)
+                # eq. (11) at its minimiser: -S_g^2 / (2 (lambda + S_h))
+                assert sel.sum() * mean + om == pytest.approx(
+                    -g[sel].sum() ** 2 / (2 * (lam + h[sel].sum())), rel=1e-10)
+            else:
+                assert v == pytest.approx(-g[sel].mean() / (h[sel].mean() + lam), rel=1e-12)
+                assert om == 0.0
+            dl[sel] = g[sel] * v + h[sel] * v * v / 2
+            assert mean == pytest.approx(dl[sel].mean(), rel=1e-10)
+            assert var == pytest.approx(dl[sel].var(ddof=1), rel=1e-9)
+            parts.append((sel.sum(), mean, var))
+        n, mean, var = pooled(parts)
+        assert mean == pytest.approx(dl.mean(), rel=1e-10)
+        assert var == pytest.approx(dl.var(ddof=1), rel=1e-9)
+        # the t-test
+        p = t_test_p(dl.mean(), dl.var(ddof=1), 500)
+        assert p == pytest.approx(stats.ttest_1samp(dl, 0.0).pvalue, rel=1e-9)
 
 
+# four instances, one numeric feature (two bins: x = 0 and x = 1), squared error
+# from the initial prediction 0, so g_i = -y_i and h_i = 1; lambda = 1, gamma = 0.5
+HAND_X = np.array([[0.0], [0.0], [1.0], [1.0]])
+HAND_Y = np.array([1.0, 2.0, 3.0, 4.0])
+HAND_PARAMS = dict(lambda_=1.0, gamma=0.5, n_bins=2, n_range_samples=4, grace_period=4,
+                   delta=0.5)
+# worked by hand (L = objective per instance of the leaf's n = 4 instances):
+# paper (eq. 13 with sums, eqs. 5 and 11):
+#   update: v = 10 / (1 + 4) = 2, L = (-10 * 2 + (4 + 1) / 2 * 2^2) / 4 = -10 / 4 = -2.5
+#   split:  v_left = 3 / (1 + 2) = 1, v_right = 7 / (1 + 2) = 7/3,
+#           L = [(-3 * 1 + 3/2 * 1) + (-7 * 7/3 + 3/2 * 49/9) + 2 * 0.5] / 4 = -13/6
+#   -> the update wins: every prediction becomes 2
+# mean (the authors' code: v = -mean g / (mean h + lambda), no lambda / 2 v^2 term):
+#   update: v = 2.5 / 2 = 1.25, L = -2.5 * 1.25 + 1.25^2 / 2 = -2.34375
+#   split:  v_left = 1.5 / 2 = 0.75, v_right = 3.5 / 2 = 1.75,
+#           L = [(-1.5 * 0.75 + 0.75^2 / 2) + (-3.5 * 1.75 + 1.75^2 / 2)] / 2 + 2 * 0.5 / 4
+#             = -2.46875
+#   -> the split wins: predictions 0.75 (x = 0) and 1.75 (x = 1)
+HAND = {"paper": dict(update=-2.5, split=-13 / 6, splits=0, updates=1, pred=[2, 2, 2, 2]),
+        "mean": dict(update=-2.34375, split=-2.46875, splits=1, updates=0,
+                     pred=[0.75, 0.75, 1.75, 1.75])}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_leaf_value_forms_by_hand(form):
+    """Eq. (13) with sums against the authors' means on a tiny example computed by hand:
+    the two forms even choose different candidates."""
+    want = HAND[form]
+    ref = ReferenceSGT(1, squared_error, [False], [0], n_bins=2, lam=1.0, gamma=0.5,
+                       grace=10 ** 9, delta=0.5, n_range=4, form=form)
+    for r, yy in zip(HAND_X.tolist(), HAND_Y):
+        ref.feed(r, yy)
+    cands = list(ref.candidates(ref.nodes[0]))
+    assert [c[2:4] for c in cands] == [(-1, -1), (0, 0)]
+    assert cands[0][0] == pytest.approx(want["update"], rel=1e-12)
+    assert cands[1][0] == pytest.approx(want["split"], rel=1e-12)
+    model = SGTRegressor(leaf_value=form, **HAND_PARAMS).fit(HAND_X, HAND_Y)
+    assert (model.n_splits, model.n_leaf_updates) == (want["splits"], want["updates"])
+    np.testing.assert_allclose(model.predict(HAND_X), want["pred"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("name", list(CASES))
-def test_reference_makes_splits(name):
+def test_reference_makes_splits(name, form):
     """The streams are hard enough that the trees grow (else the comparison is void)."""
-    run = reference_run(name)
+    run = reference_run(name, form)
     ref = run["ref"]
     assert ref.splits >= 4
     assert any(nd.kind == "nominal" for nd in ref.nodes) or name == "binary_defaults"
@@ -580,28 +666,31 @@ def test_reference_makes_splits(name):
     assert max(nd.depth for nd in ref.nodes) >= 2
 
 
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("how", ["one", "small"])
 @pytest.mark.parametrize("name", list(CASES))
-def test_partial_fit_matches_reference(name, how):
+def test_partial_fit_matches_reference(name, how, form):
     case = CASES[name]
-    run = reference_run(name)
+    run = reference_run(name, form)
     X, y, X_test = run["X"], run["y"], run["X_test"]
-    model = make_model(case)
+    model = make_model(case, form)
     bounds = chunk_bounds(case["n"], how)
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         model.partial_fit(X.iloc[lo:hi], y[lo:hi])
         snap = run["snaps"][hi]
         if hasattr(model, "classes_") or case["task"] == "regression":
-            check_snapshot(model, snap, case["task"], X_test, f"{name}/{how} after {hi}")
+            check_snapshot(model, snap, case["task"], X_test,
+                           f"{name}/{how}/{form} after {hi}")
     check_structure(model, run["ref"])
 
 
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("name", list(CASES))
-def test_learn_one_matches_reference(name):
+def test_learn_one_matches_reference(name, form):
     case = CASES[name]
-    run = reference_run(name)
+    run = reference_run(name, form)
     X, y, X_test = run["X"], run["y"], run["X_test"]
-    model = make_model(case)
+    model = make_model(case, form)
     # the first row as a frame fixes the encoding (the declared categories)
     model.partial_fit(X.iloc[:1], y[:1])
     cols = list(X.columns)
@@ -611,7 +700,7 @@ def test_learn_one_matches_reference(name):
         if (i + 1) % LEARN_ONE_EVERY == 0 and (i + 1) >= case["params"].get(
                 "n_range_samples", 1000):
             check_snapshot(model, run["snaps"][i + 1], case["task"], X_test,
-                           f"{name}/learn_one after {i + 1}")
+                           f"{name}/{form}/learn_one after {i + 1}")
     check_structure(model, run["ref"])
     # predict_one / predict_proba_one agree with the batch predictions
     first = {c: X_test[c].iloc[0] for c in cols}
@@ -624,24 +713,26 @@ def test_learn_one_matches_reference(name):
                                    model.predict_proba(X_test.iloc[:1])[0], atol=1e-12)
 
 
-def test_fit_equals_one_chunk():
+@pytest.mark.parametrize("form", FORMS)
+def test_fit_equals_one_chunk(form):
     case = CASES["multiclass"]
-    run = reference_run("multiclass")
-    a = make_model(case).fit(run["X"], run["y"])
+    run = reference_run("multiclass", form)
+    a = make_model(case, form).fit(run["X"], run["y"])
     check_structure(a, run["ref"])
 
 
-@pytest.mark.parametrize("name", ["binary", "multiclass", "pseudo_huber"])
-def test_split_instants(name):
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("name", ["regression", "binary", "multiclass", "pseudo_huber"])
+def test_split_instants(name, form):
     """Chunks that stop one instance before and at every split / update of the
     reference: treelab's counts change at exactly the same instance."""
     case = CASES[name]
-    run = reference_run(name)
+    run = reference_run(name, form)
     ref = run["ref"]
     n, n_range = case["n"], case["params"]["n_range_samples"]
     times = sorted({t for t, _ in ref.events if t > n_range})
     bounds = sorted({0, n_range, n} | {t - 1 for t in times} | set(times))
-    model = make_model(case)
+    model = make_model(case, form)
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         model.partial_fit(run["X"].iloc[lo:hi], run["y"][lo:hi])
         if hi >= n_range:
@@ -668,10 +759,11 @@ def mil_data(n_bags, seed):
     return np.vstack(X), np.array(y), bag_ids
 
 
-def test_multi_instance_matches_reference():
+@pytest.mark.parametrize("form", FORMS)
+def test_multi_instance_matches_reference(form):
     X, y, bags = mil_data(300, 0)
     params = dict(grace_period=40, delta=1e-3, gamma=0.2, n_bins=16, n_range_samples=200,
-                  n_epochs=4, random_state=3)
+                  n_epochs=4, random_state=3, leaf_value=form)
     model = SGTMultiInstanceClassifier(**params).fit(X, y, bags)
     # reference: bags in order of first appearance, instances in stream order
     order = list(dict.fromkeys(bags.tolist()))
@@ -681,7 +773,7 @@ def test_multi_instance_matches_reference():
         rows[b].append(x)
         label[b] = float(yy)
     ref = ReferenceSGT(1, logistic, [False] * 3, [0] * 3, n_bins=16, lam=0.1, gamma=0.2,
-                       grace=40, delta=1e-3)
+                       grace=40, delta=1e-3, form=form)
     ref.fit_range([r for b in order for r in rows[b]][:200])
     codes = {b: [ref.code(r) for r in rows[b]] for b in order}
     rng = np.random.RandomState(3)

@@ -33,6 +33,12 @@ approximation of the loss change of instance i is
 statistics are pooled with :func:`combine_mean_var`; the gamma penalty per new
 leaf is left to the caller (the reference implementation adds
 ``n_children * gamma / n`` to the pooled mean).
+
+The paper's own leaf value (eq. 13) uses *sums* over the leaf's n instances,
+``v = -sum(g) / (lambda + sum(h)) = -G / (H + lambda / n)``, and its split
+objective (eqs. 5, 10, 11) adds Omega's ``lambda / 2 v^2`` per changed leaf;
+:func:`sgt_leaf_split_stats` gives both forms (``sums=True``: the paper;
+``sums=False``: the means above, as the authors' Java code and river).
 """
 from __future__ import annotations
 
@@ -48,7 +54,7 @@ __all__ = [
     "moments_count", "moments_mean_g", "moments_mean_h",
     "moments_variance_g", "moments_variance_h", "moments_covariance",
     "sgt_delta_prediction", "sgt_loss_mean", "sgt_loss_variance",
-    "sgt_leaf_loss_stats", "combine_mean_var",
+    "sgt_leaf_loss_stats", "sgt_leaf_value", "sgt_leaf_split_stats", "combine_mean_var",
 ]
 
 N, MEAN_G, MEAN_H, M2_G, M2_H, C_GH = range(6)
@@ -268,6 +274,41 @@ def sgt_leaf_loss_stats(m, lam):
     """(v, mean loss change, its variance) for the leaf whose moments are ``m``."""
     v = sgt_delta_prediction(m, lam)
     return v, sgt_loss_mean(m, v), sgt_loss_variance(m, v)
+
+
+@njit(cache=True)
+def sgt_leaf_value(m, lam, sums):
+    """The leaf's prediction change v for the instances whose moments are ``m``.
+
+    ``sums=True``: Gouk et al. (2019), eq. (13), v = -sum(g) / (lambda + sum(h))
+    with sum(g) = n G, sum(h) = n H (lambda acts once per leaf);
+    ``sums=False``: the authors' Java code and river, v = -G / (H + lambda) with
+    the means (lambda acts n times more strongly).  0 when the denominator is
+    not positive (no minimiser) and for the empty set.
+    """
+    if not sums:
+        return sgt_delta_prediction(m, lam)
+    den = m[N] * m[MEAN_H] + lam
+    if not den > 0.0:
+        return 0.0
+    return -(m[N] * m[MEAN_G]) / den
+
+
+@njit(cache=True)
+def sgt_leaf_split_stats(m, lam, sums):
+    """(v, mean, variance, omega) of one leaf a candidate would create or update.
+
+    v: :func:`sgt_leaf_value`; mean and variance: of the per-instance
+    approximate loss change g_i v + h_i v^2 / 2 (eqs. 9 and 17-18, v held
+    constant); omega: the leaf's ``lambda / 2 v^2`` term of Omega (eq. 5),
+    which enters eq. (11) once per leaf (not per instance) -- the caller adds
+    ``(sum of omegas + gamma * new leaves) / n`` to the pooled mean.  With
+    ``sums=False`` (the authors' code) omega is 0: their split test leaves
+    the term out.
+    """
+    v = sgt_leaf_value(m, lam, sums)
+    omega = 0.5 * lam * v * v if sums else 0.0
+    return v, sgt_loss_mean(m, v), sgt_loss_variance(m, v), omega
 
 
 @njit(cache=True)

@@ -11,19 +11,32 @@ and in total.
 For every instance the trees' raw scores give the loss's gradient and
 Hessian (a first-class ``grad_hess`` function, :mod:`treelab.losses`); each
 tree's leaf adds them to its moments (missing values add to no bin).  Every
-``grace_period`` instances a leaf evaluates its candidates:
+``grace_period`` instances a leaf evaluates its candidates u (eq. 3):
 
-* "update only": move the leaf value by v = -G/(H + lambda) (means G, H);
+* "update only": move the leaf value by v;
 * every numeric split "bins 0..b left" and every nominal multiway split
   (one child per category), each child c with its own v_c;
 
-by the mean approximate loss change over the leaf's n instances,
-L = sum_c n_c/n (G_c v_c + H_c v_c^2 / 2) + gamma * (new leaves) / n (every
-child is a new leaf: 2 for a numeric split, one per category for a nominal
-one, as in the authors' reference code and river), and
-the variance of the per-instance loss change (eq. 18:
-v^2 Var(g) + v^4/4 Var(h) + v^3 Cov(g, h) within each child, pooled across
-children).  A split side without instances is not a candidate.  The best
+by L = (Delta L(u) + Omega(u)) / n, the approximate loss change (eq. 10) plus
+the regulariser (eq. 5) per instance of the leaf's n instances, and the
+variance of the per-instance loss change (eq. 18: v^2 Var(g) + v^4/4 Var(h)
++ v^3 Cov(g, h) within each child, pooled across children).  With S_g, S_h
+the sums and G, H the means of g, h over a child's n_c instances, the two
+leaf-value forms (``sums``) are
+
+* ``sums=True``, the paper: v_c = -S_g / (lambda + S_h) (eq. 13) and
+  L = [sum_c (S_g v_c + (S_h + lambda) v_c^2 / 2) + gamma * (new leaves)] / n
+  (eq. 11 summed over the changed leaves, plus Omega's gamma term);
+* ``sums=False``, the authors' Java code and river: v_c = -G / (H + lambda)
+  and L = sum_c n_c/n (G_c v_c + H_c v_c^2 / 2) + gamma * (new leaves) / n
+  (no lambda / 2 v^2 term).
+
+gamma counts the new nodes a candidate adds (Sec. 3.1, "a cost for each new
+node added to the tree"): every child of a split, 2 for a numeric split and
+one per declared category for a nominal one, as in the authors' code and
+river; none for "update only", which adds no node (its lambda term, eq. 11
+for the updated leaf, does count in the paper's form).  A split side without
+instances is not a candidate.  The best
 (lowest L) candidate is passed to the decision rule (a first-class function,
 default: the one-sample t-test of :mod:`treelab.split_criteria.rules`,
 split when p < delta and L < 0).  Applying
@@ -38,7 +51,7 @@ from numba import njit, types
 
 from .moments import (
     N, N_MOMENTS, combine_mean_var, moments_merge, moments_update,
-    sgt_leaf_loss_stats,
+    sgt_leaf_split_stats, sgt_leaf_value,
 )
 from .signatures import RULE_TYPE
 from .streaming import (
@@ -85,13 +98,13 @@ def forest_raw(t, roots, Xc):
 
 
 @njit(cache=True)
-def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, cum, rcum):
+def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, sums, cum, rcum):
     """Evaluate every candidate of a leaf.  Returns
     (best_mean, best_var, best_f, best_b, second_mean, v_update)."""
     n = float(st.counts[slot])
     d = is_nominal.shape[0]
-    v0, mean0, var0 = sgt_leaf_loss_stats(st.totals[slot], lam)
-    best_mean = mean0
+    v0, mean0, var0, om0 = sgt_leaf_split_stats(st.totals[slot], lam, sums)
+    best_mean = mean0 + om0 / n
     best_var = var0
     best_f = -1
     best_b = -1
@@ -105,18 +118,20 @@ def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, cum, rcum)
             acc_n = 0.0
             acc_mean = 0.0
             acc_var = 0.0
+            acc_om = 0.0
             for c in range(k):
                 m = st.stats[slot, f, c]
                 if m[N] <= 0.0:
-                    continue
-                _, mc, vc = sgt_leaf_loss_stats(m, lam)
+                    continue           # an empty child: v = 0, no loss change, omega 0
+                _, mc, vc, oc = sgt_leaf_split_stats(m, lam, sums)
+                acc_om += oc
                 acc_n, acc_mean, acc_var = combine_mean_var(acc_n, acc_mean, acc_var, m[N], mc, vc)
             nonempty = 0
             for c in range(k):
                 if st.stats[slot, f, c, N] > 0.0:
                     nonempty += 1
             if nonempty >= 2:
-                f_mean = acc_mean + gamma * k / n
+                f_mean = acc_mean + (acc_om + gamma * k) / n
                 f_var = acc_var
         else:
             # right sides by backward accumulation: rcum[b] = bins b+1 .. n_bins-1
@@ -130,10 +145,10 @@ def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, cum, rcum)
                 rest = rcum[b]
                 if cum[N] <= 0.0 or rest[N] <= 0.0:
                     continue
-                _, ml, sl = sgt_leaf_loss_stats(cum, lam)
-                _, mr, sr = sgt_leaf_loss_stats(rest, lam)
+                _, ml, sl, ol = sgt_leaf_split_stats(cum, lam, sums)
+                _, mr, sr, orr = sgt_leaf_split_stats(rest, lam, sums)
                 _, mean, var = combine_mean_var(cum[N], ml, sl, rest[N], mr, sr)
-                mean += 2.0 * gamma / n
+                mean += (ol + orr + 2.0 * gamma) / n
                 if mean < f_mean:
                     f_mean = mean
                     f_var = var
@@ -151,7 +166,8 @@ def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, cum, rcum)
 
 
 @njit(cache=True)
-def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, lam, cum, rcum):
+def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, lam, sums, cum,
+                     rcum):
     """Update the leaf value (f < 0) or split the leaf on feature f (threshold bin b)."""
     if f < 0:
         t.value[node, 0] += v0
@@ -164,8 +180,7 @@ def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, la
         k = n_cats[f]
         deltas = np.zeros(k, np.float64)
         for c in range(k):
-            v, _, _ = sgt_leaf_loss_stats(st.stats[slot, f, c], lam)
-            deltas[c] = v
+            deltas[c] = sgt_leaf_value(st.stats[slot, f, c], lam, sums)
     else:
         k = 2
         cum[:] = 0.0
@@ -178,8 +193,8 @@ def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, la
             if st.stats[slot, f, bb, N] > 0.0:
                 moments_merge(rest, st.stats[slot, f, bb], rest)
         deltas = np.zeros(2, np.float64)
-        deltas[0], _, _ = sgt_leaf_loss_stats(cum, lam)
-        deltas[1], _, _ = sgt_leaf_loss_stats(rest, lam)
+        deltas[0] = sgt_leaf_value(cum, lam, sums)
+        deltas[1] = sgt_leaf_value(rest, lam, sums)
     t = ensure_capacity(t, k, k if is_nominal[f] else 0)
     st = grow_slot_of(st, t.feature.shape[0])
     first = add_children(t, node, k)
@@ -206,7 +221,7 @@ def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, la
 
 
 @njit(cache=True)
-def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, lam, gamma, grace, K,
+def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, lam, gamma, sums, grace, K,
              rule_fn, rule_params, ev, cum, rcum):
     slot = st.slot_of[node]
     moments_update(st.totals[slot], g, h)
@@ -219,7 +234,7 @@ def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, lam, gamma, grace
     if st.counts[slot] % grace != 0:
         return t, st
     best_mean, best_var, f, b, second, v0 = _best_candidate(
-        st, slot, is_nominal, n_cats, n_bins, lam, gamma, cum, rcum)
+        st, slot, is_nominal, n_cats, n_bins, lam, gamma, sums, cum, rcum)
     ev[EV_MERIT] = -best_mean
     ev[EV_SECOND] = -second
     ev[EV_N] = st.counts[slot]
@@ -231,18 +246,19 @@ def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, lam, gamma, grace
     ev[EV_BRANCHES] = 0.0 if f < 0 else (float(n_cats[f]) if is_nominal[f] else 2.0)
     if rule_fn(ev, rule_params):
         t, st = _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, lam,
-                                 cum, rcum)
+                                 sums, cum, rcum)
     return t, st
 
 
-def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam, gamma, grace,
-              loss_fn, rule_fn, rule_params, start, room):
+def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam, gamma, sums,
+              grace, loss_fn, rule_fn, rule_params, start, room):
     """Learn a chunk in place, from row (or bag) ``start`` on.  ``bag_offsets``
     empty: one instance per row with target ``y[i]`` (for several outputs,
     ``loss_fn`` sees all K raw scores).  Otherwise multi-instance bags: rows
     ``bag_offsets[b]:bag_offsets[b+1]`` form bag ``b`` with label ``y[b]``; the
     bag score is the maximum instance score of the single tree and only the
-    arg-max instance is learned.
+    arg-max instance is learned.  ``sums``: the leaf-value form (module
+    docstring).
 
     Returns the index of the first row (bag) not learned: the end, or an
     earlier one when the model lacks ``room`` free nodes / slots (what one
@@ -272,8 +288,8 @@ def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam,
             st.meta[M_SEEN] += 1
             for j in range(K):
                 t, st = _observe(t, st, leaves[j], x, G[0, j], H[0, j], is_nominal, n_cats,
-                                 n_bins, lam, gamma, grace, K, rule_fn, rule_params, ev, cum,
-                                 rcum)
+                                 n_bins, lam, gamma, sums, grace, K, rule_fn, rule_params, ev,
+                                 cum, rcum)
     else:
         for bag in range(start, bag_offsets.shape[0] - 1):
             if not has_room(t, st, room, room):
@@ -295,7 +311,8 @@ def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam,
             loss_fn(yb, raw, G, H)
             st.meta[M_SEEN] += 1
             t, st = _observe(t, st, best_leaf, Xc[best_i], G[0, 0], H[0, 0], is_nominal, n_cats,
-                             n_bins, lam, gamma, grace, K, rule_fn, rule_params, ev, cum, rcum)
+                             n_bins, lam, gamma, sums, grace, K, rule_fn, rule_params, ev, cum,
+                             rcum)
     if capacities(t, st) != shape0:
         return -1
     return Xc.shape[0] if bag_offsets.shape[0] == 0 else bag_offsets.shape[0] - 1
@@ -318,7 +335,7 @@ def get_learn_kernel():
         sig = types.int64(
             T, S, types.int64[::1], types.float64[:, ::1], types.float64[::1],
             types.int64[::1], types.boolean[::1], types.int64[::1], types.int64,
-            types.float64, types.float64, types.int64,
+            types.float64, types.float64, types.boolean, types.int64,
             GRAD_HESS_TYPE, RULE_TYPE, types.float64[::1], types.int64, types.int64)
         disp = njit(sig, cache=True)(_learn_py)
         # the compiled entry point skips the dispatcher's per-call type resolution

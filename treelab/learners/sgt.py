@@ -10,6 +10,21 @@ whose range is estimated from the first ``n_range_samples=1000`` instances
 instances are buffered and, once the range is known, learned in order, so
 no instance is wasted.
 
+Leaf values (``leaf_value``).  The paper's eq. (13) sets a new or updated
+leaf's prediction change to ``v = -sum(g) / (lambda + sum(h))`` (sums over the
+leaf's instances), the minimiser of eq. (11), and a candidate's worth is the
+approximate loss change of eq. (10) plus Omega of eq. (5),
+``gamma * (new leaves) + lambda / 2 * sum v^2``; the t-test (Sec. 3.3) is on
+that total per instance.  ``leaf_value="paper"`` (default) does exactly
+this.  The authors' Java code (github.com/henrygouk/stochastic-gradient-trees,
+``StreamingGradientTree.computeDeltaPrediction`` / ``GradHessStats``), river's
+``tree.SGTClassifier`` use the *means* instead,
+``v = -mean(g) / (mean(h) + lambda)`` (lambda n times stronger for a leaf of
+n instances), and leave the ``lambda / 2 v^2`` term out of the split test:
+``leaf_value="mean"``.  In both forms gamma is charged per new leaf (two
+for a numeric split, one per declared category for a nominal one; none for
+an update of the leaf value, which adds no node).
+
 Any decision rule can replace the t-test (``rule=``): a name of the one
 registry (:func:`treelab.split_criteria.rules.rule_names`, as the Hoeffding
 tree), a rule object such as ``CTreeRule(c=0.05, runner_up="other_feature")``
@@ -75,6 +90,20 @@ class _BaseSGT(StreamingTreeBase):
                              "have (its merit is the loss reduction)")
         return as_engine_rule(rule, merit=LOSS_REDUCTION, runner_ups=("other_feature",))
 
+    _LEAF_VALUES = ("paper", "mean")
+
+    def _leaf_sums(self):
+        """``leaf_value`` validated: True for the paper's sums (eq. 13), False for means."""
+        lv = self.leaf_value
+        if not isinstance(lv, str) or lv not in self._LEAF_VALUES:
+            raise ValueError(f"leaf_value must be 'paper' (eq. 13, sums) or 'mean' (the "
+                             f"authors' code and river), got {lv!r}")
+        return lv == "paper"
+
+    def _init_stream(self):
+        self._leaf_sums()               # validates leaf_value before any data
+        super()._init_stream()
+
     def _rule_key(self):
         return (self.rule if isinstance(self.rule, (str, type(None))) else id(self.rule),
                 self.delta)
@@ -93,12 +122,14 @@ class _BaseSGT(StreamingTreeBase):
         y = np.ascontiguousarray(y, dtype=np.float64)
         is_nominal, n_cats = self._is_nominal, self._n_cats
         n_bins, lam, gamma = int(self.n_bins), float(self.lambda_), float(self.gamma)
+        sums = self._leaf_sums()
         grace = int(self.grace_period)
         loss = function_pointer(self._loss.grad_hess, GRAD_HESS_SIG)
         self._run_learn(
             lambda start, room: kernel(
                 self._forest, self._state, self._roots, Xc, y, bag_offsets, is_nominal,
-                n_cats, n_bins, lam, gamma, grace, loss, rule_fn, rule_params, start, room),
+                n_cats, n_bins, lam, gamma, sums, grace, loss, rule_fn, rule_params, start,
+                room),
             Xc.shape[0] if bag_offsets.shape[0] == 0 else bag_offsets.shape[0] - 1)
 
     def _raw(self, Xf):
@@ -131,6 +162,9 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
     ----------
     delta, grace_period, lambda_, gamma, n_bins, n_range_samples
         The paper's hyper-parameters (see module docstring).
+    leaf_value : {"paper", "mean"}, default "paper"
+        Leaf values and split objective with sums as the paper's eqs. (5), (11),
+        (13), or with means as the authors' code and river (module docstring).
     rule : str or object, optional
         Split decision rule: a registry name or a rule object (module
         docstring); default: the t-test at ``delta``.
@@ -142,7 +176,8 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
     """
 
     def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
-                 n_range_samples=1000, rule=None, nominal_features=None, loss=None):
+                 n_range_samples=1000, rule=None, nominal_features=None, loss=None,
+                 leaf_value="paper"):
         self.delta = delta
         self.grace_period = grace_period
         self.lambda_ = lambda_
@@ -152,6 +187,7 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
         self.rule = rule
         self.nominal_features = nominal_features
         self.loss = loss
+        self.leaf_value = leaf_value
 
     def _n_trees(self):
         return 1
@@ -214,10 +250,13 @@ class SGTClassifier(_SmallDataScores, StreamingClassifierMixin, ClassifierMixin,
     The classes are fixed at the first ``partial_fit`` (its ``classes=`` argument,
     the ``classes`` parameter, or the labels of the first ``n_range_samples``
     instances); a label outside them later raises a ``ValueError``.
+    Parameters as :class:`SGTRegressor` (``leaf_value``: "paper", the default,
+    or "mean"); every tree of the committee uses the same form.
     """
 
     def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
-                 n_range_samples=1000, rule=None, nominal_features=None, classes=None):
+                 n_range_samples=1000, rule=None, nominal_features=None, classes=None,
+                 leaf_value="paper"):
         self.delta = delta
         self.grace_period = grace_period
         self.lambda_ = lambda_
@@ -227,6 +266,7 @@ class SGTClassifier(_SmallDataScores, StreamingClassifierMixin, ClassifierMixin,
         self.rule = rule
         self.nominal_features = nominal_features
         self.classes = classes
+        self.leaf_value = leaf_value
 
     def _n_trees(self):
         return 1 if len(self.classes_) == 2 else len(self.classes_) - 1
@@ -245,21 +285,42 @@ class SGTClassifier(_SmallDataScores, StreamingClassifierMixin, ClassifierMixin,
 
 # ===================================================================== multi-instance
 class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
-    """Multi-instance SGT (Gouk et al. 2019, Sec. 4.3): a bag is positive when
-    its highest-scoring instance is; the bag score is the maximum instance score,
-    the logistic loss is taken on it, and its gradient and Hessian update only
-    the arg-max instance's leaf.  Trained in ``n_epochs`` passes over the
-    training bags (shuffled each epoch with ``random_state``).
+    """Multi-instance SGT (Gouk et al. 2019, Sec. 4.3).
+
+    What the paper specifies: the bag probability is the logistic function of
+    the maximum instance score (eq. 26), the loss is binary cross-entropy on
+    it (eq. 27), its gradient y_hat - y and Hessian y_hat (1 - y_hat) belong to
+    the arg-max instance and are 0 for every other instance of the bag
+    (eqs. 28-29), and training makes several passes over the training set
+    ("similar to ... epochs"); everything else is as for streams (Sec. 3).
+
+    What treelab chose where the paper is silent:
+
+    * epochs: ``n_epochs=10`` (the paper gives no number; the authors' WEKA
+      code defaults to 20), bags shuffled each epoch with ``random_state``
+      (the authors' code keeps the given order);
+    * leaf statistics: only the arg-max instance of a bag is observed (the
+      first one on ties).  The other instances, whose eq. (28)-(29)
+      derivatives are 0, are not counted: they would add nothing to the sums
+      of eq. (13) but would count towards the grace period and the t-test's n
+      (and, with ``leaf_value="mean"``, dilute the means).  The authors' WEKA
+      code does feed them, with zero gradient and Hessian;
+    * bin range: from the first ``n_range_samples`` instances, bags in order of
+      first appearance (the stream rule of Sec. 3.2, which the paper applies
+      "if [the range is] not already known in advance"); set
+      ``n_range_samples`` to at least the number of training instances for the
+      range of the whole training set, as the authors' WEKA code does.
 
     ``fit(X, y, bags)``: ``X`` instances, ``bags`` the bag id of each instance,
     ``y`` the bag label of each instance (constant within a bag) or one label
-    per bag in order of first appearance.
+    per bag in order of first appearance.  Parameters as
+    :class:`SGTRegressor`, plus ``n_epochs`` and ``random_state``.
     """
 
 
     def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
                  n_range_samples=1000, rule=None, nominal_features=None, n_epochs=10,
-                 random_state=None):
+                 random_state=None, leaf_value="paper"):
         self.delta = delta
         self.grace_period = grace_period
         self.lambda_ = lambda_
@@ -270,6 +331,7 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
         self.nominal_features = nominal_features
         self.n_epochs = n_epochs
         self.random_state = random_state
+        self.leaf_value = leaf_value
 
     def _n_trees(self):
         return 1
