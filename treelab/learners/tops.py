@@ -790,7 +790,9 @@ class ToPsClassifier(ClassifierMixin, _BaseToPs):
         return scores_to_proba(self._scores(X))
 
     def predict(self, X):
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
+        """The class with the largest weighted path score."""
+        S = self._scores(X)
+        return self.classes_[np.argmax(S, axis=1)]
 
 
 class ToPsRegressor(RegressorMixin, _BaseToPs):
