@@ -20,7 +20,9 @@ Methods: ToPs/LR (``LinearModel``, the paper's linear regression as the only
 base learner, on the class indicator for classification), ToPs/ensemble
 (AdaBoost, linear regression, logistic regression, LogitBoost = binomial
 gradient boosting, random forest, the paper's set -- scikit-learn's, kept
-small with ``--quick``), and the baselines decision tree (treelab CART),
+small with ``--quick``, where ToPs/ensemble also stops at depth 1: its cost is
+one fit of every learner per side of each of up to 9 cuts of every feature at
+every node), and the baselines decision tree (treelab CART),
 random forest, AdaBoost, gradient boosting, linear and logistic regression
 (scikit-learn).  Classifier scores for 1 - AUC: ``predict_proba[:, 1]``
 (linear regression: its prediction).
@@ -77,7 +79,8 @@ def methods(task, loss, quick, n_jobs, ensemble):
 
     from treelab import DecisionTreeClassifier, DecisionTreeRegressor, ToPsClassifier, ToPsRegressor
     from treelab.node_models import LinearModel, LogisticModel
-    small = 10 if quick else 50
+    small = 5 if quick else 50
+    ens_depth = 1 if quick else None      # quick: ToPs/ensemble grows one split level
     out = {}
     if task == "classification":
         tops = ToPsClassifier
@@ -89,7 +92,7 @@ def methods(task, loss, quick, n_jobs, ensemble):
                                LinearModel(), LogisticModel(),
                                GradientBoostingClassifier(n_estimators=small, max_depth=2),
                                RandomForestClassifier(n_estimators=small, min_samples_leaf=5)],
-                loss=loss, n_jobs=n_jobs, random_state=0)
+                loss=loss, max_depth=ens_depth, n_jobs=n_jobs, random_state=0)
         out["DTree"] = lambda: DecisionTreeClassifier(min_samples_leaf=5, random_state=0)
         out["Random Forest"] = lambda: RandomForestClassifier(n_estimators=100, random_state=0)
         out["AdaBoost"] = lambda: AdaBoostClassifier(n_estimators=100, random_state=0)
@@ -104,7 +107,7 @@ def methods(task, loss, quick, n_jobs, ensemble):
                 base_learners=[AdaBoostRegressor(n_estimators=small), LinearModel(),
                                GradientBoostingRegressor(n_estimators=small, max_depth=2),
                                RandomForestRegressor(n_estimators=small, min_samples_leaf=5)],
-                n_jobs=n_jobs, random_state=0)
+                max_depth=ens_depth, n_jobs=n_jobs, random_state=0)
         out["DTree"] = lambda: DecisionTreeRegressor(min_samples_leaf=5, random_state=0)
         out["Random Forest"] = lambda: RandomForestRegressor(n_estimators=100, random_state=0)
         out["AdaBoost"] = lambda: AdaBoostRegressor(n_estimators=100, random_state=0)

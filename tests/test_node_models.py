@@ -81,13 +81,17 @@ def test_constant_model(reg, clf):
 
 @pytest.mark.parametrize("model", [ConstantModel(), LinearModel(alpha=0.3), LogisticModel(C=2.0)])
 @pytest.mark.parametrize("task", ["regression", "classification"])
-def test_cut_path_equals_refitting_each_side(model, task, reg, clf):
+@pytest.mark.parametrize("high", [False, True])
+def test_cut_path_equals_refitting_each_side(model, task, high, reg, clf):
+    """``high``: cuts near the end, so the linear path accumulates from the right."""
     if task == "regression" and isinstance(model, LogisticModel):
         pytest.skip("logistic is a classifier")
     X, y, w = reg if task == "regression" else clf
     K = 1 if task == "regression" else 2
     order = np.argsort(X[:, 1], kind="stable")
     cuts = np.array([5, 30, 30, 77, 140 if task == "classification" else 110])
+    if high:
+        cuts = np.array([70, 100, 100, 115])
     lefts, rights = model._fit_cuts(X, y, w, task, K, order, cuts)
     for p, lm, rm in zip(cuts, lefts, rights):
         for rows, got in ((order[:p], lm), (order[p:], rm)):

@@ -325,3 +325,15 @@ def test_plot_tops_draws_the_paper_figure():
     assert any("w=" in t for t in texts) and any("Δ=" in t for t in texts)
     leaf = next(nd for nd in est.nodes_ if nd.is_leaf)
     assert np.isfinite(leaf.terminal_gain)
+
+
+def test_percentile_thresholds_are_numpys():
+    from treelab.learners.tops import _sorted_percentiles
+    rng = np.random.RandomState(0)
+    for n in (1, 2, 3, 7, 10, 11, 100, 1234):
+        for _ in range(20):
+            x = np.sort(rng.randn(n) * rng.choice([1, 1e-3, 1e5]))
+            if rng.rand() < 0.3:
+                x = np.sort(np.round(x))
+            np.testing.assert_array_equal(_sorted_percentiles(x),
+                                          np.percentile(x, np.arange(10, 100, 10)))

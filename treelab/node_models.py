@@ -12,7 +12,7 @@ One protocol for every model (DESIGN.md, "Node models"):
   model*, the paper's "Linear Regression" base learner used on a classification
   task, Yoon, Zame & van der Schaar, Section V), so they sum to one but may leave
   [0, 1]; :func:`scores_to_proba` clips and renormalises them;
-* ``_fit_cuts(X, y, w, task, n_classes, order, cut_pos)``: the models of both
+* ``_fit_cuts(X, y, w, task, n_classes, order, cut_pos, cache=None)``: the models of both
   sides of every cut of one feature (rows ``order[:p]`` left, ``order[p:]``
   right for each ``p`` in ``cut_pos``).  The default refits from scratch; the
   *sufficient-statistics path* of :class:`ConstantModel` and
@@ -126,26 +126,30 @@ def _block_grams(X, Y, w, order, bounds):
 
 
 @njit(cache=True)
-def _ridge_cut_path(Gs, Cs, alpha):
-    """Left / right ridge coefficients at every cut between consecutive blocks
-    (cut c has blocks ``0..c`` on the left), from cumulative block statistics."""
-    nb = Gs.shape[0]
+def _ridge_cut_path(Gs, Cs, Gt, Ct, alpha, from_left):
+    """Left / right ridge coefficients at each cut from the statistics of the
+    blocks between consecutive cuts and the node's totals ``(Gt, Ct)``.
+    ``from_left``: block b = rows between cut b-1 and cut b (block 0 starts at
+    the first row), the left side of cut c is blocks ``0..c``; otherwise block b
+    = rows between cut b and cut b+1 (the last ends at the last row), the right
+    side of cut c is blocks ``c..``.  The other side is total minus that side."""
+    nc = Gs.shape[0]
     p = Gs.shape[1]
     k = Cs.shape[2]
-    Gt = np.zeros((p, p))
-    Ct = np.zeros((p, k))
-    for b in range(nb):
-        Gt += Gs[b]
-        Ct += Cs[b]
-    left = np.zeros((nb - 1, p, k))
-    right = np.zeros((nb - 1, p, k))
-    GL = np.zeros((p, p))
-    CL = np.zeros((p, k))
-    for c in range(nb - 1):
-        GL += Gs[c]
-        CL += Cs[c]
-        left[c] = _ridge_solve(GL, CL, alpha)
-        right[c] = _ridge_solve(Gt - GL, Ct - CL, alpha)
+    left = np.zeros((nc, p, k))
+    right = np.zeros((nc, p, k))
+    GA = np.zeros((p, p))
+    CA = np.zeros((p, k))
+    for step in range(nc):
+        c = step if from_left else nc - 1 - step
+        GA += Gs[c]
+        CA += Cs[c]
+        if from_left:
+            left[c] = _ridge_solve(GA, CA, alpha)
+            right[c] = _ridge_solve(Gt - GA, Ct - CA, alpha)
+        else:
+            right[c] = _ridge_solve(GA, CA, alpha)
+            left[c] = _ridge_solve(Gt - GA, Ct - CA, alpha)
     return left, right
 
 
@@ -331,7 +335,7 @@ class NodeModel(BaseEstimator):
         """An unfitted copy with the same parameters."""
         return type(self)(**self.get_params(deep=False))
 
-    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos):
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
         """Models of the left and right side of each cut (default: refit both sides)."""
         lefts, rights = [], []
         for p in cut_pos:
@@ -387,7 +391,7 @@ class ConstantModel(NodeModel):
     def _scores(self, X):
         return np.tile(self.value_, (X.shape[0], 1))
 
-    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos):
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
         Y = _targets_matrix(y, task, n_classes)
         wo = w[order]
         cw = np.concatenate([[0.0], np.cumsum(wo)])
@@ -448,14 +452,32 @@ class LinearModel(NodeModel):
         raw = X @ self.coef_.T + self.intercept_
         return _expand_scores(raw, self.task_, self.n_classes_)
 
-    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos):
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
+        """Sufficient-statistics path: the node's ``X'WX`` / ``X'WY`` (kept in
+        ``cache`` across the features of a node) and the statistics of the rows
+        between consecutive cuts, accumulated from the end with fewer rows to
+        the far cut; the other side of each cut is total minus that side."""
         alpha = _check_nonneg_number("alpha", self.alpha)
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        w = np.ascontiguousarray(w, dtype=np.float64)
         Y = _targets_matrix(y, task, n_classes)
-        Gs, Cs = _block_grams(np.ascontiguousarray(X, dtype=np.float64), Y,
-                              np.ascontiguousarray(w, dtype=np.float64),
-                              np.ascontiguousarray(order, dtype=np.int64),
-                              _bounds(order.shape[0], cut_pos))
-        left, right = _ridge_cut_path(Gs, Cs, alpha)
+        key = ("linear-gram", task, n_classes)
+        if cache is not None and key in cache:
+            Gt, Ct = cache[key]
+        else:
+            Gt, Ct = _gram(X, Y, w)
+            if cache is not None:
+                cache[key] = (Gt, Ct)
+        n = order.shape[0]
+        cut_pos = np.asarray(cut_pos, np.int64)
+        from_left = cut_pos[-1] <= n - cut_pos[0]
+        if from_left:
+            bounds = np.concatenate([[0], cut_pos]).astype(np.int64)
+        else:
+            bounds = np.concatenate([cut_pos, [n]]).astype(np.int64)
+        Gs, Cs = _block_grams(X, Y, w, np.ascontiguousarray(order, dtype=np.int64),
+                              np.ascontiguousarray(bounds))
+        left, right = _ridge_cut_path(Gs, Cs, Gt, Ct, alpha, from_left)
         d = X.shape[1]
         lefts = [LinearModel(self.alpha)._from_beta(left[c], task, n_classes, d)
                  for c in range(len(cut_pos))]
@@ -527,7 +549,7 @@ class LogisticModel(NodeModel):
         tot = p.sum(axis=1, keepdims=True)
         return p / np.where(tot > 0, tot, 1.0)
 
-    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos):
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
         """Warm starts along the sorted cuts: each side starts Newton's method from
         the previous cut's solution of the same side (the converged optimum does
         not depend on the start; only the number of iterations does)."""

@@ -560,10 +560,13 @@ class _Grower:
             self.models[(a, nid)] = mdl
             self.v1_scores[(a, nid)] = mdl._scores(self.XV1[v1rows])
 
-    def _thresholds(self, xt, f):
+    def _thresholds(self, xs, f):
+        """0.5 for a 0/1 feature; else the distinct 10 %, ..., 90 % percentiles of the
+        sorted node values ``xs`` (numpy's default linear interpolation, computed
+        on the already sorted values)."""
         if self.binary[f]:
             return np.array([0.5])
-        return np.unique(np.percentile(xt, np.arange(10, 100, 10)))
+        return np.unique(_sorted_percentiles(xs))
 
     # ----------------------------------------------------------------- grow
     def grow(self):
@@ -652,12 +655,13 @@ class _Grower:
         XTu, yTu, wTu = self.XT[Tu], self.yT[Tu], self.wT[Tu]
         XV = self.XV1[V1u]
         d = XTu.shape[1]
+        caches = [{} for _ in self.learners]    # per node: e.g. a linear model's X'WX
 
         def evaluate(f):
             xt = XTu[:, f]
-            ts = self._thresholds(xt, f)
             order = np.argsort(xt, kind="stable")
             xs = xt[order]
+            ts = self._thresholds(xs, f)
             pos = np.searchsorted(xs, ts, side="right")
             xv = XV[:, f]
             masks = xv[None, :] <= ts[:, None]
@@ -668,8 +672,8 @@ class _Grower:
             if not ok.any():
                 return out
             upos = np.unique(pos[ok])
-            fits = [lrn._fit_cuts(XTu, yTu, wTu, self.task, self.K, order, upos)
-                    for lrn in self.learners]
+            fits = [lrn._fit_cuts(XTu, yTu, wTu, self.task, self.K, order, upos, cache=caches[a])
+                    for a, lrn in enumerate(self.learners)]
             if inh_R is not None:
                 sums_L = inh_R @ masks.T.astype(np.float64)           # (c_inh, n_t)
                 sums_R = inh_R.sum(axis=1)[:, None] - sums_L
@@ -730,6 +734,25 @@ class _Grower:
                 S[~mL] = SR[j]
                 J[i, j] = self.loss(yv, S, ov)
         return J
+
+
+_QS = np.arange(10, 100, 10) / 100.0
+
+
+def _sorted_percentiles(xs):
+    """``numpy.percentile(xs, [10, ..., 90])`` (method "linear") of sorted ``xs``,
+    with numpy's own interpolation formula."""
+    n = xs.shape[0]
+    virt = _QS * (n - 1)
+    lo = np.floor(virt).astype(np.int64)
+    hi = np.minimum(lo + 1, n - 1)
+    g = virt - lo
+    a, b = xs[lo], xs[hi]
+    diff = b - a
+    out = a + diff * g
+    upper = g >= 0.5
+    out[upper] = (b - diff * (1 - g))[upper]
+    return out
 
 
 def _first_min(values):
