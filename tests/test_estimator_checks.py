@@ -26,6 +26,7 @@ from sklearn.utils.estimator_checks import (  # noqa: E402
 from treelab import (  # noqa: E402
     C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
     DecisionTreeRegressor, HoeffdingTreeClassifier, ID3Classifier, SGTClassifier, SGTRegressor,
+    ToPsClassifier, ToPsRegressor,
 )
 
 ESTIMATORS = [
@@ -40,6 +41,10 @@ ESTIMATORS = [
     SGTClassifier(),
     SGTRegressor(),
     HoeffdingTreeClassifier(),
+    DecisionTreeRegressor(leaf_model="linear"),
+    DecisionTreeClassifier(leaf_model="logistic"),
+    ToPsClassifier(random_state=0),
+    ToPsRegressor(random_state=0),
 ]
 
 _MIN_SAMPLES_LEAF_REASON = (

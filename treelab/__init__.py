@@ -14,7 +14,7 @@ _announce_import()      # one line on stderr when import is about to compile ker
 from .learners import (  # noqa: E402
     C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
     DecisionTreeRegressor, HoeffdingTreeClassifier, ID3Classifier, SGTClassifier, SGTMultiInstanceClassifier,
-    SGTRegressor, export_text,
+    SGTRegressor, ToPsClassifier, ToPsRegressor, export_text, export_tops_text, plot_tops,
 )
 from .split_criteria import Criterion  # noqa: E402
 
@@ -23,4 +23,5 @@ __version__ = "0.1.0"
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "C45Classifier",
            "CARTClassifier", "CARTRegressor", "export_text", "Criterion", "SGTClassifier",
            "SGTRegressor", "SGTMultiInstanceClassifier", "HoeffdingTreeClassifier",
+           "ToPsClassifier", "ToPsRegressor", "export_tops_text", "plot_tops",
            "__version__"]

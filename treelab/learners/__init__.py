@@ -5,9 +5,11 @@ from .decision_tree import (
 )
 from .export import export_text
 from .hoeffding import HoeffdingTreeClassifier
+from .tops import ToPsClassifier, ToPsRegressor, export_tops_text, plot_tops
 from .sgt import SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor, TTestRule
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier",
            "C45Classifier", "CARTClassifier", "CARTRegressor", "export_text",
            "SGTClassifier", "SGTRegressor", "SGTMultiInstanceClassifier", "TTestRule",
-           "HoeffdingTreeClassifier"]
+           "HoeffdingTreeClassifier", "ToPsClassifier", "ToPsRegressor", "export_tops_text",
+           "plot_tops"]

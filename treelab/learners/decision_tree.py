@@ -209,6 +209,7 @@ class BaseDecisionTree(BaseEstimator):
         if self.ccp_alpha > 0.0 or self.pruning == "cost_complexity":
             make_leaf, _, _ = _pruning.cost_complexity(self.tree_.arrays, float(self.ccp_alpha), False)
             self._apply_prune(make_leaf)
+        self._fit_leaf_models(Xf, yc, sstats, w)
         return self
 
     def _nominal_mode(self):
@@ -216,6 +217,42 @@ class BaseDecisionTree(BaseEstimator):
         if self.nominal_split != "multiway":
             return NOMINAL_BINARY
         return NOMINAL_MULTIWAY_C45 if self.multiway_min_leaf == "two" else NOMINAL_MULTIWAY
+
+    # ------------------------------------------------------------ model trees
+    def _fit_leaf_models(self, Xf, yc, sstats, w):
+        """Model trees: one node model per leaf, fitted on the training rows that
+        reach the leaf (the tree itself is grown exactly as without ``leaf_model``).
+        A thin layer over the fitted tree: ``apply`` gives the leaf of each row."""
+        if self.leaf_model is None:
+            if hasattr(self, "leaf_models_"):
+                del self.leaf_models_
+            return
+        from ..node_models import CLASSIFICATION, REGRESSION, as_node_model
+        proto = as_node_model(self.leaf_model)
+        if np.isnan(Xf).any():
+            raise ValueError("leaf_model needs complete data: X contains NaN (missing values "
+                             "are allowed only without a leaf model)")
+        if self._task == "classification":
+            task, K, y = CLASSIFICATION, self.n_classes_, yc
+        else:
+            task, K, y = REGRESSION, 1, sstats[:, 1] / sstats[:, 0]
+        leaves = self.tree_.apply(Xf)
+        models = {}
+        for leaf in np.unique(leaves):
+            rows = np.flatnonzero(leaves == leaf)
+            models[int(leaf)] = proto._fresh()._fit_task(Xf[rows], y[rows], w[rows], task, K)
+        self.leaf_models_ = models
+
+    def _leaf_model_scores(self, Xf):
+        if np.isnan(Xf).any():
+            raise ValueError("X contains NaN; a tree with leaf models needs complete data")
+        leaves = self.tree_.apply(Xf)
+        k = self.n_classes_ if self._task == "classification" else 1
+        S = np.zeros((Xf.shape[0], k))
+        for leaf in np.unique(leaves):
+            rows = np.flatnonzero(leaves == leaf)
+            S[rows] = self.leaf_models_[int(leaf)]._scores(Xf[rows])
+        return S
 
     def _make_tree(self, arrays):
         """Turn raw node statistics (kept in ``value`` by the builder) into predictions."""
@@ -300,6 +337,11 @@ class BaseDecisionTree(BaseEstimator):
         a subtree becomes a leaf whenever that does not increase the validation
         error (misclassifications, or squared error for regression).  Returns
         ``self``."""
+        if getattr(self, "leaf_models_", None) is not None:
+            raise ValueError("prune_reduced_error is not available for a tree with leaf models "
+                             "(the leaf models would have to be refitted on the training data); "
+                             "use ccp_alpha or pruning='pessimistic', applied before the leaf "
+                             "models are fitted")
         Xf = self._encode(X_val)
         err = self._node_validation_error(Xf, y_val)
         make_leaf = _pruning.reduced_error(self.tree_.arrays, err)
@@ -314,7 +356,7 @@ class BaseDecisionTree(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
+        tags.input_tags.allow_nan = getattr(self, "leaf_model", None) is None
         return tags
 
     def __sklearn_is_fitted__(self):
@@ -356,6 +398,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         cost-complexity pruning; "pessimistic" is C4.5's error-based pruning.
     confidence : float, default=0.25
         C4.5's confidence factor CF for pessimistic pruning.
+    leaf_model : None, str, node model or estimator, default=None
+        Model tree: the tree is grown (and pruned) as usual, then each leaf
+        gets its own node model (:mod:`treelab.node_models`: "logistic",
+        "linear" -- a linear probability model --, "constant", or any
+        estimator) fitted on the training rows that reach it; predictions come
+        from the leaf's model.  Needs complete data (no NaN); nominal columns
+        enter the model as their category codes.
 
     Missing values (NaN) are routed to the child chosen at fit time (the side
     with the better merit; the larger child when the node saw none).  A
@@ -368,7 +417,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, max_bins=255, nominal_features=None,
-                 nominal_split="binary", pruning=None, confidence=0.25, multiway_min_leaf="all"):
+                 nominal_split="binary", pruning=None, confidence=0.25, multiway_min_leaf="all",
+                 leaf_model=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -386,6 +436,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.pruning = pruning
         self.confidence = confidence
         self.multiway_min_leaf = multiway_min_leaf
+        self.leaf_model = leaf_model
 
     def _targets(self, y, n, sample_weight):
         classes, yc = check_classification_targets(y, n)
@@ -422,8 +473,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return v
 
     def predict_proba(self, X):
-        """Class probabilities: the weighted class proportions of the leaf."""
+        """Class probabilities: the weighted class proportions of the leaf (with
+        ``leaf_model``: the leaf model's probabilities, or its clipped and
+        renormalised scores for a linear probability model)."""
         Xf = self._encode(X)
+        if getattr(self, "leaf_models_", None) is not None:
+            from ..node_models import scores_to_proba
+            return scores_to_proba(self._leaf_model_scores(Xf))
         return self.tree_.predict(Xf)
 
     def predict_log_proba(self, X):
@@ -461,7 +517,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     Parameters are those of :class:`DecisionTreeClassifier` without
     ``class_weight``; ``criterion`` is "squared_error" (alias "variance") or a
     regression :class:`~treelab.split_criteria.Criterion`.  Leaves predict the
-    weighted mean of their targets.
+    weighted mean of their targets, or, with ``leaf_model`` ("linear",
+    "constant", a node model or any regressor), the prediction of the leaf's own
+    model fitted on the training rows of the leaf (a model tree).
     """
 
     _task = "regression"
@@ -470,7 +528,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, max_bins=255, nominal_features=None, nominal_split="binary",
-                 pruning=None, confidence=0.25, multiway_min_leaf="all"):
+                 pruning=None, confidence=0.25, multiway_min_leaf="all",
+                 leaf_model=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -487,6 +546,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.pruning = pruning
         self.confidence = confidence
         self.multiway_min_leaf = multiway_min_leaf
+        self.leaf_model = leaf_model
 
     def _targets(self, y, n, sample_weight):
         y = check_regression_targets(y, n)
@@ -501,8 +561,11 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         return mean[:, None]
 
     def predict(self, X):
-        """Weighted mean target of the leaf each sample reaches."""
+        """Weighted mean target of the leaf each sample reaches (with
+        ``leaf_model``: the prediction of the leaf's model)."""
         Xf = self._encode(X)
+        if getattr(self, "leaf_models_", None) is not None:
+            return self._leaf_model_scores(Xf)[:, 0]
         return self.tree_.predict(Xf)[:, 0]
 
     def _node_validation_error(self, Xf, y_val):

@@ -75,6 +75,26 @@ def _render(a, root, child_labels, leaf_text, marks_missing, max_depth, spacing)
 TIE_MARK = " (tie: first in class order)"
 
 
+def _leaf_model_text(model, feature_names, class_names, decimals):
+    """``model: Linear(value = 1.2 + 0.5 * x1 ...)`` for linear leaf models, the
+    model's name otherwise."""
+    name = model._describe()
+    coef = getattr(model, "coef_", None)
+    if coef is None:
+        value = getattr(model, "value_", None)
+        if value is not None:
+            return f"model: {name} [" + ", ".join(_fmt(v, decimals) for v in value) + "]"
+        return f"model: {name}"
+    rows = []
+    for k in range(coef.shape[0]):
+        terms = " ".join(f"{'+' if c >= 0 else '-'} {_fmt(abs(c), decimals)}*{feature_names[j]}"
+                         for j, c in enumerate(coef[k]) if c != 0)
+        head = "" if coef.shape[0] == 1 else (
+            f"{class_names[k] if class_names is not None and coef.shape[0] == len(class_names) else k}: ")
+        rows.append(f"{head}{_fmt(model.intercept_[k], decimals)} {terms}".rstrip())
+    return f"model: {name}(" + "; ".join(rows) + ")"
+
+
 def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
                 show_weights=False, max_depth=None, spacing=3, show_missing=True):
     """Render ``estimator.tree_`` as indented text.
@@ -89,7 +109,9 @@ def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
     at fit time.  Leaves show the predicted class (with the class weights, in
     the order of ``classes_``, if ``show_weights``) or the predicted value; a
     leaf whose largest weights tie predicts the first of the tied classes in
-    the order of ``classes_`` and says so: ``(tie: first in class order)``.
+    the order of ``classes_`` and says so: ``(tie: first in class order)``.  A
+    model tree's leaves show their model (the intercept and coefficients of a
+    linear or logistic leaf model).
     """
     from .._sklearn_compat import check_is_fitted
     check_is_fitted(estimator)
@@ -101,7 +123,11 @@ def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
     if class_names is None and classes is not None:
         class_names = [str(c) for c in classes]
 
+    leaf_models = getattr(estimator, "leaf_models_", None)
+
     def leaf_text(node):
+        if leaf_models is not None:      # model tree: the leaf's own model
+            return _leaf_model_text(leaf_models[int(node)], feature_names, class_names, decimals)
         if classes is not None:
             v = a.value[node]
             txt = f"class: {class_names[int(np.argmax(v))]}"

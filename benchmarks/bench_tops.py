@@ -1,0 +1,132 @@
+"""ToPs benchmark: treelab's ToPs against the slow literal reference of the tests
+(``tests/_tops_reference.py``: refits every candidate predictor, no caching, no
+sufficient statistics) at identical output, and treelab's absolute times on the
+experiments' data.
+
+1. ``literal``: random regression data (n rows, 4 features, learners
+   constant + linear, squared error); checks that both grow the same tree and
+   prints the time ratio (target: treelab >= 20x faster).
+2. ``caravan``: ToPs/LR (``LinearModel``), 1 - AUC, all 5,822 rows x 85
+   features (target < 60 s on 2 cores).
+3. ``mnist``: ToPs/LR, error rate, the 1,991 fours and nines of the MNIST test
+   set, central 20 x 20 pixels = 400 features (the paper's 400; target < 10 min).
+4. ``--profile``: cProfile of the Caravan run (where the time goes).
+
+Times include the first-call numba compilation only if the cache is cold
+(run twice for warm numbers).  The machine this was written on is shared by
+several engineers on 2 cores: absolute times are inflated.
+
+Run:  python benchmarks/bench_tops.py [--only literal caravan mnist] [--n 400] [--profile]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "experiments"))
+
+
+def bench_literal(n):
+    from _tops_reference import literal_tops
+
+    from treelab import ToPsRegressor
+    from treelab.node_models import ConstantModel, LinearModel
+    rng = np.random.RandomState(0)
+    X = rng.rand(n, 4)
+    y = np.where(X[:, 0] > 0.4, 2 * X[:, 1], -X[:, 2]) + X[:, 3] ** 2 + 0.2 * rng.randn(n)
+    sets = np.zeros(n, int)
+    perm = rng.permutation(n)
+    sets[perm[:int(0.15 * n)]] = 1
+    sets[perm[int(0.15 * n):int(0.25 * n)]] = 2
+    learners = [ConstantModel(), LinearModel(alpha=0.1)]
+    ToPsRegressor(base_learners=learners, max_depth=1).fit(X[:50], y[:50])   # compile
+    t0 = time.perf_counter()
+    est = ToPsRegressor(base_learners=learners).fit(X, y, sets=sets)
+    t_fast = time.perf_counter() - t0
+    T, V1, V2 = (sets == k for k in (0, 1, 2))
+
+    def mse(yy, S):
+        return float(np.mean((S[:, 0] - yy) ** 2))
+    t0 = time.perf_counter()
+    ref = literal_tops(X[T], y[T], X[V1], y[V1], X[V2], y[V2], learners, mse, "regression", 1)
+    t_lit = time.perf_counter() - t0
+    same = len(ref) == len(est.nodes_) and all(
+        (r["feature"], r["left"], r["learner"], r["source"]) == (nd.feature, nd.left, nd.learner,
+                                                                 nd.source)
+        for r, nd in zip(ref, est.nodes_))
+    print(f"literal reference vs treelab (n={n}, d=4, constant+linear, squared error): "
+          f"{len(est.nodes_)} nodes, same tree: {same}")
+    print(f"  literal {t_lit:.2f} s, treelab {t_fast:.3f} s, ratio {t_lit / t_fast:.1f}x "
+          f"(target >= 20x)")
+
+
+def _time_fit(make, X, y, label, target):
+    t0 = time.perf_counter()
+    est = make().fit(X, y)
+    t = time.perf_counter() - t0
+    print(f"{label}: fit {t:.1f} s, {len(est.nodes_)} nodes, depth "
+          f"{max(nd.depth for nd in est.nodes_)} (target < {target})")
+    return est
+
+
+def bench_caravan(profile=False):
+    import tops_table3 as t3
+
+    from treelab import ToPsClassifier
+    data = t3.load("caravan")
+    if data is None:
+        print("caravan: data not found; skipped")
+        return
+    X, y, _ = data
+
+    def make():
+        return ToPsClassifier(base_learners=["linear"], loss="auc", random_state=0)
+    ToPsClassifier(base_learners=["linear"], loss="auc", max_depth=1).fit(X[:300], y[:300])
+    if profile:
+        import cProfile
+        import pstats
+        pr = cProfile.Profile()
+        pr.enable()
+        _time_fit(make, X, y, "Caravan ToPs/LR (5822 x 85, 1 - AUC)", "60 s")
+        pr.disable()
+        pstats.Stats(pr).sort_stats("cumulative").print_stats(18)
+    else:
+        _time_fit(make, X, y, "Caravan ToPs/LR (5822 x 85, 1 - AUC)", "60 s")
+
+
+def bench_mnist():
+    import tops_table3 as t3
+
+    from treelab import ToPsClassifier
+    data = t3.load("mnist49")
+    if data is None:
+        print("mnist: data not found; skipped")
+        return
+    X, y, _ = data
+    _time_fit(lambda: ToPsClassifier(base_learners=["linear"], loss="error_rate", random_state=0),
+              X, y, "MNIST 4-vs-9 ToPs/LR (1991 x 400, error rate)", "10 min")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", nargs="+", default=["literal", "caravan", "mnist"])
+    ap.add_argument("--n", type=int, default=400, help="rows for the literal comparison")
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    if "literal" in args.only:
+        bench_literal(args.n)
+    if "caravan" in args.only:
+        bench_caravan(args.profile)
+    if "mnist" in args.only:
+        bench_mnist()
+
+
+if __name__ == "__main__":
+    main()

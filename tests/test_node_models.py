@@ -1,0 +1,141 @@
+"""Node models against scikit-learn (Ridge, LogisticRegression with the same
+regularisation, OneVsRestClassifier) and their sufficient-statistics / warm-start
+cut paths against refitting each side from scratch."""
+import pickle
+
+import numpy as np
+import pytest
+
+from treelab.node_models import (
+    ConstantModel, EstimatorModel, LinearModel, LogisticModel, as_node_model, scores_to_proba,
+)
+
+sklm = pytest.importorskip("sklearn.linear_model")
+
+
+@pytest.fixture
+def reg():
+    rng = np.random.RandomState(0)
+    X = rng.randn(120, 4)
+    y = X @ np.array([1.0, -2.0, 0.5, 0.0]) + 3 + 0.3 * rng.randn(120)
+    return X, y, rng.rand(120) + 0.1
+
+
+@pytest.fixture
+def clf():
+    rng = np.random.RandomState(1)
+    X = rng.randn(150, 3)
+    y = (X[:, 0] - X[:, 1] + 0.5 * rng.randn(150) > 0).astype(int)
+    return X, y, rng.rand(150) + 0.1
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5, 10.0])
+def test_linear_model_is_ridge(reg, alpha):
+    X, y, w = reg
+    m = LinearModel(alpha=alpha).fit(X, y, sample_weight=w)
+    r = sklm.Ridge(alpha=alpha).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(m.coef_[0], r.coef_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(m.intercept_[0], r.intercept_, rtol=1e-8)
+    np.testing.assert_allclose(m.predict(X), r.predict(X), rtol=1e-8)
+
+
+def test_linear_model_from_sufficient_statistics(reg):
+    X, y, w = reg
+    m = LinearModel(alpha=1.0)
+    G1, C1 = m.sufficient_stats(X[:60], y[:60], w[:60])
+    G2, C2 = m.sufficient_stats(X[60:], y[60:], w[60:])
+    a = LinearModel(alpha=1.0).fit_stats(G1 + G2, C1 + C2)
+    b = LinearModel(alpha=1.0).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=1e-10)
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 100.0])
+def test_logistic_model_is_sklearn_logistic_regression(clf, C):
+    X, y, w = clf
+    m = LogisticModel(C=C, tol=1e-10).fit(X, y, sample_weight=w)
+    s = sklm.LogisticRegression(C=C, tol=1e-12, max_iter=10000).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(m.coef_, s.coef_, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(m.intercept_, s.intercept_, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(m.predict_proba(X), s.predict_proba(X), atol=1e-6)
+    np.testing.assert_array_equal(m.predict(X), s.predict(X))
+
+
+def test_logistic_multiclass_is_one_vs_rest():
+    from sklearn.multiclass import OneVsRestClassifier
+    rng = np.random.RandomState(2)
+    X = rng.randn(200, 3)
+    y = np.argmax(X @ rng.randn(3, 3) + rng.randn(200, 3), axis=1)
+    m = LogisticModel(C=0.7, tol=1e-10).fit(X, y)
+    s = OneVsRestClassifier(sklm.LogisticRegression(C=0.7, tol=1e-12, max_iter=10000)).fit(X, y)
+    np.testing.assert_allclose(m.predict_proba(X), s.predict_proba(X), atol=1e-6)
+
+
+def test_constant_model(reg, clf):
+    X, y, w = reg
+    assert ConstantModel().fit(X, y, sample_weight=w).predict(X[:3]) == pytest.approx(
+        [np.average(y, weights=w)] * 3)
+    m = ConstantModel()._fit_task(clf[0], clf[1], clf[2], "classification", 2)
+    p1 = np.average(clf[1], weights=clf[2])
+    np.testing.assert_allclose(m._scores(clf[0][:2]), [[1 - p1, p1]] * 2)
+
+
+@pytest.mark.parametrize("model", [ConstantModel(), LinearModel(alpha=0.3), LogisticModel(C=2.0)])
+@pytest.mark.parametrize("task", ["regression", "classification"])
+@pytest.mark.parametrize("high", [False, True])
+def test_cut_path_equals_refitting_each_side(model, task, high, reg, clf):
+    """``high``: cuts near the end, so the linear path accumulates from the right."""
+    if task == "regression" and isinstance(model, LogisticModel):
+        pytest.skip("logistic is a classifier")
+    X, y, w = reg if task == "regression" else clf
+    K = 1 if task == "regression" else 2
+    order = np.argsort(X[:, 1], kind="stable")
+    cuts = np.array([5, 30, 30, 77, 140 if task == "classification" else 110])
+    if high:
+        cuts = np.array([70, 100, 100, 115])
+    lefts, rights = model._fit_cuts(X, y, w, task, K, order, cuts)
+    for p, lm, rm in zip(cuts, lefts, rights):
+        for rows, got in ((order[:p], lm), (order[p:], rm)):
+            ref = model._fresh()._fit_task(X[rows], y[rows], w[rows], task, K)
+            np.testing.assert_allclose(got._scores(X), ref._scores(X), rtol=1e-6, atol=1e-6)
+
+
+def test_linear_classification_is_linear_probability_model(clf):
+    X, y, w = clf
+    m = LinearModel(alpha=0.0)._fit_task(X, y, w, "classification", 2)
+    r = sklm.LinearRegression().fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(m._scores(X)[:, 1], r.predict(X), rtol=1e-8)
+    np.testing.assert_allclose(m._scores(X).sum(axis=1), 1.0)
+    P = scores_to_proba(m._scores(X))
+    assert (P >= 0).all() and np.allclose(P.sum(axis=1), 1)
+
+
+def test_estimator_model_wraps_any_estimator(clf):
+    from sklearn.ensemble import RandomForestClassifier
+    X, y, w = clf
+    m = EstimatorModel(RandomForestClassifier(n_estimators=5, random_state=0))
+    m._fit_task(X, y, np.ones(len(y)), "classification", 3)     # a class absent from y
+    S = m._scores(X)
+    assert S.shape == (150, 3) and np.all(S[:, 2] == 0)
+    one = EstimatorModel(sklm.LogisticRegression())._fit_task(X, np.zeros(150, int),
+                                                               np.ones(150), "classification", 2)
+    np.testing.assert_array_equal(one._scores(X[:2]), [[1, 0], [1, 0]])
+    lin = EstimatorModel(sklm.LinearRegression())._fit_task(X, y, w, "classification", 2)
+    ref = LinearModel(alpha=0.0)._fit_task(X, y, w, "classification", 2)
+    np.testing.assert_allclose(lin._scores(X), ref._scores(X), rtol=1e-8)
+    assert EstimatorModel(sklm.LogisticRegression()).fit(X, y).predict_proba(X).shape == (150, 2)
+
+
+def test_protocol_pickle_and_bad_input(reg):
+    X, y, w = reg
+    m = LinearModel().fit(X, y)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(m)).predict(X), m.predict(X))
+    with pytest.raises(ValueError, match="alpha"):
+        LinearModel(alpha=-1).fit(X, y)
+    with pytest.raises(ValueError, match="C must be"):
+        LogisticModel(C=0).fit(X, (y > 0).astype(int))
+    with pytest.raises(ValueError, match="NaN"):
+        LinearModel().fit(np.where(X > 1, np.nan, X), y)
+    with pytest.raises(TypeError, match="node model"):
+        as_node_model(3.5)
+    with pytest.raises(AttributeError, match="regression"):
+        LinearModel().fit(X, y).predict_proba(X)

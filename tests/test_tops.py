@@ -1,0 +1,339 @@
+"""Trees of Predictors (Yoon, Zame & van der Schaar, Section III) against a slow
+literal reference (tests/_tops_reference.py), plus determinism, pickling, bad
+input, the path-weight solver against an exact one, and the constant-learner /
+error-rate ToPs against a validation-pruned classification tree."""
+import itertools
+import pickle
+
+import numpy as np
+import pytest
+
+from treelab import DecisionTreeClassifier, ToPsClassifier, ToPsRegressor, export_tops_text
+from treelab.learners.tops import _make_loss, fit_path_weights
+from treelab.node_models import ConstantModel, LinearModel, LogisticModel, scores_to_proba
+
+from _tops_reference import literal_tops, literal_weights
+
+sk_metrics = pytest.importorskip("sklearn.metrics")
+
+
+def _sets(n, rng):
+    s = np.zeros(n, dtype=int)
+    perm = rng.permutation(n)
+    s[perm[:int(0.15 * n)]] = 1
+    s[perm[int(0.15 * n):int(0.25 * n)]] = 2
+    return s
+
+
+def _mse(y, S):
+    return float(np.mean((S[:, 0] - y) ** 2))
+
+
+def _logloss(y, S):
+    P = scores_to_proba(S)
+    return float(-np.mean(np.log(np.clip(P[np.arange(len(y)), y], 1e-15, 1))))
+
+
+def _one_minus_auc(y, S):
+    # Mann-Whitney with average ranks (what roc_auc_score computes), written out: the
+    # literal reference calls it for every pair of side predictors
+    from scipy.stats import rankdata
+    P, N = int((y == 1).sum()), int((y == 0).sum())
+    if P == 0 or N == 0:
+        return 0.5
+    r = rankdata(S[:, 1])
+    return 1.0 - (r[y == 1].sum() - P * (P + 1) / 2) / (P * N)
+
+
+CASES = {
+    "squared_error": (ToPsRegressor, [ConstantModel(), LinearModel(alpha=0.1)], _mse),
+    "log_loss": (ToPsClassifier, [LogisticModel(C=1.0), LinearModel(alpha=1.0), ConstantModel()],
+                 _logloss),
+    "auc": (ToPsClassifier, [LogisticModel(C=1.0), LinearModel(alpha=1.0)], _one_minus_auc),
+}
+
+
+def _data(kind, seed):
+    rng = np.random.RandomState(seed)
+    n = 160
+    X = rng.rand(n, 3)
+    X[:, 2] = (X[:, 2] > 0.5)                      # a binary feature: threshold 0.5
+    if kind == "squared_error":
+        y = np.where(X[:, 0] > 0.4, 2 * X[:, 1], -X[:, 1]) + X[:, 2] + 0.2 * rng.randn(n)
+    else:
+        z = np.where(X[:, 0] > 0.5, 4 * (X[:, 1] - 0.5), -3 * (X[:, 1] - 0.4)) + 0.8 * X[:, 2]
+        y = (z + 0.7 * rng.randn(n) > 0).astype(int)
+    return X, y, _sets(n, rng)
+
+
+@pytest.mark.parametrize("loss, seed", [("squared_error", 0), ("squared_error", 1),
+                                        ("log_loss", 0), ("auc", 0), ("auc", 1)])
+def test_same_tree_and_weights_as_literal_reference(loss, seed):
+    cls, learners, loss_fn = CASES[loss]
+    X, y, sets = _data(loss, seed)
+    est = cls(base_learners=learners, loss=loss, random_state=0).fit(X, y, sets=sets)
+    task = "regression" if cls is ToPsRegressor else "classification"
+    K = 1 if task == "regression" else 2
+    T, V1, V2 = (sets == k for k in (0, 1, 2))
+    ref = literal_tops(X[T], y[T], X[V1], y[V1], X[V2], y[V2], learners, loss_fn, task, K)
+    assert len(ref) == len(est.nodes_)
+    assert len(ref) > 1, "the test data should grow a tree"
+    for r, nd in zip(ref, est.nodes_):
+        assert (r["feature"], r["left"], r["right"]) == (nd.feature, nd.left, nd.right)
+        if r["feature"] >= 0:
+            assert r["threshold"] == pytest.approx(nd.threshold, rel=1e-12)
+        assert (r["learner"], r["source"]) == (nd.learner, nd.source)
+    W = literal_weights(ref, X[T], y[T], X[V2], y[V2], learners, task, K,
+                        _make_loss(loss, task, K), fit_path_weights)
+    for nd in est.nodes_:
+        if nd.is_leaf:
+            np.testing.assert_allclose(nd.weights, W[nd.id], atol=1e-6)
+    # the paper's loss of each node's own predictor on its V1 rows
+    nd0 = est.nodes_[0]
+    root_model = learners[nd0.learner]._fresh()._fit_task(X[T], y[T], np.ones(T.sum()), task, K)
+    assert nd0.loss == pytest.approx(loss_fn(y[V1], root_model._scores(X[V1])), rel=1e-9)
+
+
+def test_splits_strictly_improve_and_prediction_is_path_weighted_sum():
+    X, y, sets = _data("squared_error", 3)
+    est = ToPsRegressor(base_learners=["constant", "linear"], random_state=0).fit(X, y, sets=sets)
+    for nd in est.nodes_:
+        if not nd.is_leaf:
+            assert nd.split_loss < nd.loss
+        else:
+            assert np.all(nd.weights >= 0) and nd.weights.sum() == pytest.approx(1.0)
+    leaf = est.apply(X)
+    manual = np.zeros(len(X))
+    for i in range(len(X)):
+        nd = est.nodes_[leaf[i]]
+        for w, p in zip(nd.weights, nd.path):
+            q = est.nodes_[p]
+            manual[i] += w * est.predictors_[(q.learner, q.source)]._scores(X[i:i + 1])[0, 0]
+    np.testing.assert_allclose(est.predict(X), manual, rtol=1e-10)
+
+
+# ------------------------------------------------------------------ path weights
+def _simplex_ls_exact(A, t):
+    """Least squares on the simplex by enumerating supports (KKT)."""
+    K = A.shape[1]
+    best = (np.inf, None)
+    for r in range(1, K + 1):
+        for sup in itertools.combinations(range(K), r):
+            B = A[:, sup]
+            # min ||B v - t||^2 s.t. sum v = 1 (KKT system)
+            M = np.zeros((r + 1, r + 1))
+            M[:r, :r] = 2 * B.T @ B
+            M[:r, r] = 1
+            M[r, :r] = 1
+            rhs = np.concatenate([2 * B.T @ t, [1.0]])
+            try:
+                sol = np.linalg.solve(M, rhs)[:r]
+            except np.linalg.LinAlgError:
+                continue
+            if (sol < -1e-12).any():
+                continue
+            w = np.zeros(K)
+            w[list(sup)] = sol
+            val = float(np.sum((A @ w - t) ** 2))
+            if val < best[0]:
+                best = (val, w)
+    return best[1]
+
+
+def test_path_weights_squared_error_match_exact_simplex_least_squares():
+    rng = np.random.RandomState(0)
+    y = rng.randn(40)
+    S_list = [(y + rng.randn(40) * s + b).reshape(-1, 1) for s, b in ((0.5, 0.3), (1.0, -0.2),
+                                                                      (0.3, 1.0), (2.0, 0.0))]
+    w = fit_path_weights(S_list, y, _make_loss("squared_error", "regression", 1))
+    A = np.column_stack([s[:, 0] for s in S_list])
+    np.testing.assert_allclose(w, _simplex_ls_exact(A, y), atol=1e-6)
+    assert w.min() >= 0 and w.sum() == pytest.approx(1.0)
+
+
+def test_path_weights_error_rate_never_worse_than_a_single_node():
+    rng = np.random.RandomState(1)
+    y = rng.randint(0, 2, 50)
+    S_list = []
+    for q in (0.6, 0.8, 0.55):
+        p = np.where(rng.rand(50) < q, y, 1 - y) * 0.6 + 0.2
+        S_list.append(np.column_stack([1 - p, p]))
+    loss = _make_loss("error_rate", "classification", 2)
+    w = fit_path_weights(S_list, y, loss)
+    best_single = min(loss(y, S) for S in S_list)
+    assert loss(y, np.tensordot(w, np.stack(S_list), axes=1)) <= best_single
+
+
+# --------------------------------------------------------- constant / error rate
+def _cells(counts, n_irrelevant=1):
+    """Rows of binary (x0, x1, irrelevant...) with the given label counts per cell."""
+    X, y = [], []
+    for (x0, x1), labs in counts.items():
+        for lab, c in labs.items():
+            for k in range(c):
+                irr = [(k >> j) & 1 for j in range(n_irrelevant)]
+                X.append([x0, x1] + irr)
+                y.append(lab)
+    return np.array(X, float), np.array(y)
+
+
+def _tops_constant_vs_rep(counts):
+    X, y = _cells(counts)
+    # the same rows serve as T, V1 and V2 (copies), for both methods
+    Xa = np.vstack([X, X, X])
+    ya = np.concatenate([y, y, y])
+    sets = np.repeat([0, 1, 2], len(y))
+    tops = ToPsClassifier(base_learners=[ConstantModel()], loss="error_rate").fit(Xa, ya, sets=sets)
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y).prune_reduced_error(X, y)
+    grid = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)], float)
+    return tops, tree, grid
+
+
+def test_constant_error_rate_tops_equals_validation_pruned_tree_when_greedy_suffices():
+    """ToPs with a constant learner and the error rate is a classification tree
+    whose splits are chosen by, and pre-pruned on, the V1 error; where every
+    useful split lowers the V1 error by itself (here y = x0 AND x1 with
+    unbalanced cells) it finds the tree that reduced-error pruning keeps."""
+    counts = {(0, 0): {0: 4}, (0, 1): {0: 4}, (1, 0): {0: 2}, (1, 1): {1: 6}}
+    tops, tree, grid = _tops_constant_vs_rep(counts)
+    np.testing.assert_array_equal(tops.predict(grid), tree.predict(grid))
+    assert len(tops.nodes_) == 5 and tops.nodes_[0].feature == 0
+
+
+def test_constant_error_rate_tops_differs_from_post_pruning_by_not_looking_ahead():
+    """How it differs: (1) growth is greedy pre-pruning on V1 -- a split is kept
+    only if it lowers the V1 error by itself, while reduced-error pruning prunes
+    a fully grown tree bottom-up and so keeps splits that only pay off deeper
+    (XOR: no single split changes the error, so ToPs stays a root while the
+    pruned tree is exact); (2) splits are chosen by the V1 error, not by the
+    training impurity, among 9 percentile thresholds; (3) a side may keep an
+    ancestor's class proportions; (4) the prediction mixes the proportions
+    along the path with the V2 weights."""
+    counts = {(0, 0): {0: 4}, (1, 1): {0: 4}, (0, 1): {1: 4}, (1, 0): {1: 4}}
+    tops, tree, grid = _tops_constant_vs_rep(counts)
+    assert len(tops.nodes_) == 1
+    truth = (grid[:, 0] != grid[:, 1]).astype(int)
+    np.testing.assert_array_equal(tree.predict(grid), truth)
+    assert (tops.predict(grid) != truth).sum() == 4
+
+
+# ------------------------------------------------------------ sklearn conventions
+def test_same_random_state_same_model_and_pickle():
+    X, y, _ = _data("log_loss", 4)
+    a = ToPsClassifier(base_learners=["linear", "constant"], random_state=7).fit(X, y)
+    b = ToPsClassifier(base_learners=["linear", "constant"], random_state=7).fit(X, y)
+    np.testing.assert_array_equal(a.sets_, b.sets_)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    c = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(c.predict_proba(X), a.predict_proba(X))
+    assert export_tops_text(c) == export_tops_text(a)
+
+
+def test_default_split_is_75_15_10_and_stratified():
+    rng = np.random.RandomState(0)
+    X = rng.rand(400, 2)
+    y = (rng.rand(400) < 0.3).astype(int)
+    est = ToPsClassifier(random_state=0, max_depth=0).fit(X, y)
+    counts = np.bincount(est.sets_)
+    assert counts.tolist() == [300, 60, 40]
+    for s in (0, 1, 2):
+        assert abs(y[est.sets_ == s].mean() - y.mean()) < 0.02
+
+
+def test_sklearn_estimator_learners_and_user_loss():
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+    X, y, sets = _data("auc", 5)
+    X, y, sets = X[:100], y[:100], sets[:100]
+    user = ToPsClassifier(base_learners=[LogisticRegression(), SkTree(max_depth=2), LinearRegression()],
+                          loss=lambda yt, S: 1 - sk_metrics.roc_auc_score(yt, S[:, 1]),
+                          random_state=0).fit(X, y, sets=sets)
+    builtin = ToPsClassifier(base_learners=[LogisticRegression(), SkTree(max_depth=2),
+                                            LinearRegression()], loss="auc",
+                             random_state=0).fit(X, y, sets=sets)
+    assert len(builtin.nodes_) > 1
+    assert [(n.feature, n.learner, n.source) for n in user.nodes_] == \
+        [(n.feature, n.learner, n.source) for n in builtin.nodes_]
+    np.testing.assert_allclose(user.predict_proba(X), builtin.predict_proba(X))
+
+
+def test_string_labels_multiclass_and_nominal_columns():
+    import pandas as pd
+    rng = np.random.RandomState(0)
+    df = pd.DataFrame({"a": rng.rand(150), "c": pd.Categorical(rng.choice(["u", "v", "w"], 150))})
+    y = np.where(df["c"] == "u", "x", np.where(df["a"] > 0.5, "y", "z"))
+    est = ToPsClassifier(base_learners=["logistic", "constant"], loss="log_loss",
+                         random_state=0).fit(df, y)
+    assert set(est.predict(df)) <= {"x", "y", "z"}
+    assert est.score(df, y) > 0.8
+    assert est.predict_proba(df).shape == (150, 3)
+    assert "c = u" in est.feature_names_expanded_
+
+
+@pytest.mark.parametrize("kw, exc, msg", [
+    (dict(loss="hinge"), ValueError, "unknown loss"),
+    (dict(loss=3), TypeError, "loss must be"),
+    (dict(base_learners=[]), ValueError, "empty"),
+    (dict(base_learners="linear"), TypeError, "list"),
+    (dict(base_learners=[42]), TypeError, "node model"),
+    (dict(base_learners=["quadratic"]), ValueError, "unknown node model"),
+    (dict(validation_fraction=(0.5, 0.6)), ValueError, "validation_fraction"),
+    (dict(max_depth=-1), ValueError, "max_depth"),
+    (dict(min_samples_leaf=0), ValueError, "min_samples_leaf"),
+])
+def test_bad_parameters(kw, exc, msg):
+    X, y, _ = _data("log_loss", 0)
+    with pytest.raises(exc, match=msg):
+        ToPsClassifier(**kw).fit(X, y)
+
+
+def test_bad_input():
+    X, y, sets = _data("log_loss", 0)
+    with pytest.raises(ValueError, match="two classes"):
+        ToPsClassifier(loss="auc").fit(X, np.arange(len(y)) % 3)
+    with pytest.raises(ValueError, match="sets"):
+        ToPsClassifier().fit(X, y, sets=sets[:-1])
+    with pytest.raises(ValueError, match="sets must hold"):
+        ToPsClassifier().fit(X, y, sets=sets + 5)
+    with pytest.raises(ValueError, match="validation-2 set is empty"):
+        ToPsClassifier().fit(X, y, sets=np.minimum(sets, 1))
+    with pytest.raises(ValueError, match="NaN"):
+        ToPsRegressor().fit(np.where(X > 0.9, np.nan, X), y)
+    with pytest.raises(ValueError, match="LogisticModel is a classifier"):
+        ToPsRegressor(base_learners=["logistic"]).fit(X, y.astype(float))
+    est = ToPsClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        est.predict(X[:, :2])
+
+
+def test_literal_auc_helper_matches_sklearn():
+    rng = np.random.RandomState(0)
+    y = rng.randint(0, 2, 50)
+    s = np.round(rng.rand(50), 1)                  # ties
+    S = np.column_stack([1 - s, s])
+    assert _one_minus_auc(y, S) == pytest.approx(1 - sk_metrics.roc_auc_score(y, s))
+
+
+def test_plot_tops_draws_the_paper_figure():
+    import matplotlib
+    matplotlib.use("Agg")
+    from treelab import plot_tops
+    X, y, sets = _data("squared_error", 0)
+    est = ToPsRegressor(base_learners=["constant", "linear"], random_state=0).fit(X, y, sets=sets)
+    ax = plot_tops(est)
+    texts = [t.get_text() for t in ax.texts]
+    assert any("w=" in t for t in texts) and any("Δ=" in t for t in texts)
+    leaf = next(nd for nd in est.nodes_ if nd.is_leaf)
+    assert np.isfinite(leaf.terminal_gain)
+
+
+def test_percentile_thresholds_are_numpys():
+    from treelab.learners.tops import _sorted_percentiles
+    rng = np.random.RandomState(0)
+    for n in (1, 2, 3, 7, 10, 11, 100, 1234):
+        for _ in range(20):
+            x = np.sort(rng.randn(n) * rng.choice([1, 1e-3, 1e5]))
+            if rng.rand() < 0.3:
+                x = np.sort(np.round(x))
+            np.testing.assert_array_equal(_sorted_percentiles(x),
+                                          np.percentile(x, np.arange(10, 100, 10)))

@@ -1,0 +1,937 @@
+"""Trees of Predictors (ToPs): Yoon, Zame & van der Schaar, "ToPs: Ensemble
+Learning with Trees of Predictors", Section III.
+
+Every node of a ToPs tree holds a predictor: a base learner trained on the
+training rows of the node itself or of one of its ancestors.  Growth
+(Section III-A):
+
+1. The data are split at random into a training set T and two validation sets
+   V1, V2 (75 / 15 / 10 % by default, stratified by class for classifiers, or
+   given by the user with ``fit(..., sets=...)``).
+2. The root's predictor is the base learner, trained on all of T, with the
+   smallest loss on V1.
+3. For each terminal node u, every candidate split (feature f, threshold t)
+   is tried: binary (0/1) features at 0.5, other features at the 10 %, 20 %,
+   ..., 90 % percentiles of u's training values (``numpy.percentile``, linear
+   interpolation; repeated values give one candidate); rows with
+   ``x_f <= t`` go left.  Nominal (pandas ``category``) columns are one-hot
+   encoded into binary indicator columns before anything else (the paper
+   assumes categorical features are binary), so a nominal split is
+   "category c against the others".  For each side the predictor is chosen
+   among every base learner trained on that side's training rows, on u's, or
+   on any ancestor's ("a node that weakly precedes it"); split, threshold and
+   the two predictors minimise the **joint** loss on u's V1 rows (the loss of
+   the concatenated predictions, never a sum over sides for a non-additive
+   loss such as 1 - AUC).  The split is kept only if that joint loss is
+   strictly below u's current loss on its V1 rows.  A side must hold at least
+   ``min_samples_leaf`` training rows and one V1 row (a side without
+   validation rows cannot be judged).
+4. Growth stops when no terminal node splits.  Then, for every path from the
+   root to a terminal node, non-negative weights summing to one are fitted on
+   the terminal's V2 rows (Section III-B); the prediction is the weighted sum
+   of the predictions (scores) of the predictors along the path (III-C).
+
+Path-weight solver: scipy's SLSQP (the simplex is one equality and box
+bounds; paths are short, so a dense SQP is exact enough and cheap) minimises
+the loss itself when it is smooth (squared error, with its analytic
+gradient; log loss).  Error rate, 1 - AUC and user losses are piecewise
+constant in the weights (SLSQP's gradients would be zero): the weights then
+minimise the squared error of the scores (the paper's "it is just a linear
+regression", Section III-E), and that solution competes with the uniform
+weights and with each single node of the path (a vertex of the simplex) on
+the loss itself; the best one on V2 is kept (first in that order on ties).
+A terminal node without V2 rows puts weight one on its own predictor.
+
+Ties and "strictly below": losses within ``1e-9 * max(1, |loss|)`` of the
+minimum are ties, broken by the first candidate in the order (feature,
+threshold, left predictor, right predictor), predictors ordered by training
+node from the root down to the side itself, then by their position in
+``base_learners``.  A split must lower the node's loss by more than that
+tolerance.
+
+Speed by design (the paper reports up to 13 hours): every base learner is
+trained once on each node's training set and its scores on the node's V1
+rows are cached and reused by every descendant; the per-row losses of those
+inherited predictors are computed once per node, and the side sums for all
+thresholds come from one matrix product; a node model's ``_fit_cuts`` fits
+both sides of all percentile cuts of one feature at once (sufficient
+statistics for :class:`~treelab.node_models.ConstantModel` and
+:class:`~treelab.node_models.LinearModel`, warm starts for
+:class:`~treelab.node_models.LogisticModel`); 1 - AUC over all pairs of side
+predictors is one jitted Mann-Whitney kernel on pre-sorted scores; features
+are evaluated in parallel (joblib threads, ``n_jobs``) with a tqdm progress
+bar (``verbose``).
+
+Scores: a regressor's predictors give values; a classifier's give an
+``(n, n_classes)`` score matrix (probabilities for probabilistic learners,
+the linear probability model for linear ones).  Built-in losses:
+"squared_error" (mean squared error; on one-hot targets for a classifier,
+the Brier score), "absolute_error" (regression), "error_rate" (argmax of the
+scores), "log_loss" (on :func:`~treelab.node_models.scores_to_proba`, clipped
+at 1e-15), "auc" (1 - AUC of the class-1 score, binary only; a node whose V1
+rows hold one class has loss 0.5).  A user loss is a plain function
+``loss(y_true, scores) -> float`` (original labels; the score matrix for a
+classifier, the predictions for a regressor), evaluated on the joint set.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
+from ..data import (
+    check_classification_targets, check_random_state, check_regression_targets, encode_X,
+    fit_encode_X,
+)
+from ..node_models import (
+    CLASSIFICATION, REGRESSION, EstimatorModel, LinearModel, as_node_model, scores_to_proba,
+)
+
+__all__ = ["ToPsClassifier", "ToPsRegressor", "export_tops_text", "plot_tops"]
+
+TIE = 1e-9
+
+
+def _tol(v):
+    return TIE * max(1.0, abs(v))
+
+
+# ============================================================================ losses
+@njit(cache=True)
+def _mw_cross(a, b):
+    """Mann-Whitney count of pairs (x in a, z in b) with x > z, ties 1/2; a, b sorted."""
+    na, nb = a.shape[0], b.shape[0]
+    u = 0.0
+    j_lo = 0
+    j_hi = 0
+    for i in range(na):
+        x = a[i]
+        while j_lo < nb and b[j_lo] < x:
+            j_lo += 1
+        while j_hi < nb and b[j_hi] <= x:
+            j_hi += 1
+        u += j_lo + 0.5 * (j_hi - j_lo)
+    return u
+
+
+@njit(cache=True)
+def _auc_pairs(posL, negL, posR, negR):
+    """1 - AUC of every pair (left candidate i, right candidate j) on the joint
+    set; rows of ``posL`` (``negL``...) are the sorted class-1 (class-0) scores
+    of a candidate on the left (right) side's rows."""
+    cL, cR = posL.shape[0], posR.shape[0]
+    P = posL.shape[1] + posR.shape[1]
+    N = negL.shape[1] + negR.shape[1]
+    out = np.empty((cL, cR))
+    if P == 0 or N == 0:
+        out[:, :] = 0.5
+        return out
+    uL = np.empty(cL)
+    for i in range(cL):
+        uL[i] = _mw_cross(posL[i], negL[i])
+    uR = np.empty(cR)
+    for j in range(cR):
+        uR[j] = _mw_cross(posR[j], negR[j])
+    for i in range(cL):
+        for j in range(cR):
+            u = uL[i] + uR[j] + _mw_cross(posL[i], negR[j]) + _mw_cross(posR[j], negL[i])
+            out[i, j] = 1.0 - u / (P * N)
+    return out
+
+
+class _Loss:
+    """A loss on (targets, scores).  ``rows`` exists for additive (mean) losses."""
+
+    def __init__(self, name, task, fn=None):
+        self.name = name
+        self.task = task
+        self.fn = fn
+        self.additive = name in ("squared_error", "absolute_error", "error_rate", "log_loss")
+
+    def rows(self, y, S):
+        """Per-row losses; ``S`` is (..., n, k), ``y`` targets / class codes (n,)."""
+        if self.name == "squared_error":
+            if self.task == REGRESSION:
+                return (S[..., 0] - y) ** 2
+            Y = np.zeros(S.shape[-2:])
+            Y[np.arange(y.shape[0]), y] = 1.0
+            return ((S - Y) ** 2).sum(axis=-1)
+        if self.name == "absolute_error":
+            return np.abs(S[..., 0] - y)
+        if self.name == "error_rate":
+            return (np.argmax(S, axis=-1) != y).astype(np.float64)
+        if self.name == "log_loss":
+            P = np.clip(S, 0.0, None)
+            tot = P.sum(axis=-1)
+            py = np.take_along_axis(P, np.broadcast_to(y[:, None], P.shape[:-1] + (1,)),
+                                    axis=-1)[..., 0]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                py = np.where(tot > 0, py / np.where(tot > 0, tot, 1.0), 1.0 / S.shape[-1])
+            return -np.log(np.clip(py, 1e-15, 1.0))
+        raise AssertionError(self.name)
+
+    def __call__(self, y, S, y_orig=None):
+        if y.shape[0] == 0:
+            return 0.0
+        if self.additive:
+            return float(self.rows(y, S).mean())
+        if self.name == "auc":
+            s = S[:, 1]
+            pos, neg = np.sort(s[y == 1]), np.sort(s[y == 0])
+            if pos.shape[0] == 0 or neg.shape[0] == 0:
+                return 0.5
+            return 1.0 - _mw_cross(pos, neg) / (pos.shape[0] * neg.shape[0])
+        pred = S[:, 0] if self.task == REGRESSION else S
+        return float(self.fn(y_orig, pred))
+
+
+_CLS_LOSSES = ("error_rate", "log_loss", "squared_error", "auc")
+_REG_LOSSES = ("squared_error", "absolute_error")
+
+
+def _make_loss(loss, task, n_classes):
+    if callable(loss):
+        return _Loss("user", task, loss)
+    allowed = _CLS_LOSSES if task == CLASSIFICATION else _REG_LOSSES
+    aliases = {"1-auc": "auc", "roc_auc": "auc", "mse": "squared_error", "brier": "squared_error",
+               "error": "error_rate", "zero_one": "error_rate", "mae": "absolute_error"}
+    if not isinstance(loss, str):
+        raise TypeError(f"loss must be a string or a function loss(y_true, scores), got "
+                        f"{type(loss).__name__}")
+    name = aliases.get(loss, loss)
+    if name not in allowed:
+        raise ValueError(f"unknown loss {loss!r} for {task}; use one of {list(allowed)} or a "
+                         "function loss(y_true, scores)")
+    if name == "auc" and n_classes != 2:
+        raise ValueError(f"loss='auc' (1 - AUC) needs two classes, got {n_classes}")
+    return _Loss(name, task)
+
+
+# ============================================================================ weights
+def fit_path_weights(S_list, y, loss, y_orig=None):
+    """Non-negative weights summing to one that minimise ``loss`` of
+    ``sum_k w_k S_k`` on the rows ``y`` (Section III-B; solver: see the module
+    docstring).  ``S_list`` holds one (n, k) score matrix per node of the path."""
+    from scipy.optimize import minimize
+    K = len(S_list)
+    if K == 1:
+        return np.ones(1)
+    if y.shape[0] == 0:
+        w = np.zeros(K)
+        w[-1] = 1.0
+        return w
+    S = np.stack(S_list)                         # (K, n, k)
+    if loss.task == REGRESSION or loss.name != "squared_error" and loss.task == REGRESSION:
+        T = y.reshape(-1, 1).astype(np.float64)
+    else:
+        T = np.zeros(S.shape[1:])
+        T[np.arange(y.shape[0]), y] = 1.0
+    A = S.reshape(K, -1).T                        # (n*k, K)
+    t = T.reshape(-1)
+    AtA, Atb = A.T @ A, A.T @ t
+    n = float(y.shape[0])
+
+    def sq(wv):
+        r = A @ wv - t
+        return float(r @ r) / n, (2.0 * (AtA @ wv - Atb)) / n
+
+    def solve(fun, jac):
+        x0 = np.full(K, 1.0 / K)
+        res = minimize(fun, x0, jac=jac, method="SLSQP", bounds=[(0.0, 1.0)] * K,
+                       constraints=[{"type": "eq", "fun": lambda v: v.sum() - 1.0,
+                                     "jac": lambda v: np.ones(K)}],
+                       options={"ftol": 1e-14, "maxiter": 500})
+        wv = np.clip(res.x, 0.0, None)
+        return wv / wv.sum()
+
+    def true_loss(wv):
+        return loss(y, np.tensordot(wv, S, axes=1), y_orig)
+
+    if loss.name in ("squared_error",):
+        return solve(lambda v: sq(v)[0], lambda v: sq(v)[1])
+    if loss.name in ("log_loss", "absolute_error"):
+        start = solve(lambda v: sq(v)[0], lambda v: sq(v)[1])
+        best = solve(lambda v: true_loss(v), None)
+        return best if true_loss(best) <= true_loss(start) else start
+    cands = [solve(lambda v: sq(v)[0], lambda v: sq(v)[1]), np.full(K, 1.0 / K)]
+    cands += [np.eye(K)[k] for k in range(K)]
+    vals = [true_loss(c) for c in cands]
+    m = min(vals)
+    for c, v in zip(cands, vals):
+        if v <= m + _tol(m):
+            return c
+    return cands[0]  # pragma: no cover
+
+
+# ============================================================================ tree
+@dataclass
+class ToPsNode:
+    """One node of a fitted tree of predictors."""
+    id: int
+    parent: int
+    depth: int
+    learner: int                 # index into base_learners_
+    source: int                  # node whose training set trained the predictor
+    n_train: int
+    n_val1: int
+    n_val2: int
+    loss: float                  # V1 loss of the node's own predictor on its V1 rows
+    feature: int = -1
+    threshold: float = np.nan
+    left: int = -1
+    right: int = -1
+    split_loss: float = np.nan   # joint V1 loss of the chosen split
+    weights: np.ndarray = field(default=None)    # path weights (terminal nodes)
+    path: list = field(default_factory=list)     # node ids root..self
+    terminal_gain: float = np.nan  # terminal: V1 loss of the root's predictor minus the final one's
+
+    @property
+    def is_leaf(self):
+        return self.left < 0
+
+    @property
+    def improvement(self):
+        """V1 loss improvement of the split (0 at terminal nodes)."""
+        return 0.0 if self.is_leaf else self.loss - self.split_loss
+
+
+def _check_int(name, value, lo, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or value < lo:
+        raise ValueError(f"{name} must be an int >= {lo}{' or None' if allow_none else ''}, "
+                         f"got {value!r}")
+    return int(value)
+
+
+class _BaseToPs(BaseEstimator):
+    _task = None
+
+    def __init__(self, *, base_learners=None, loss=None, validation_fraction=(0.15, 0.10),
+                 max_depth=None, min_samples_leaf=1, n_jobs=None, verbose=0, random_state=None):
+        self.base_learners = base_learners
+        self.loss = loss
+        self.validation_fraction = validation_fraction
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.random_state = random_state
+
+    # ----------------------------------------------------------- preparation
+    def _learners(self, rng):
+        bl = self.base_learners
+        if bl is None:
+            bl = [LinearModel()]
+        if isinstance(bl, (str,)) or not hasattr(bl, "__len__") or hasattr(bl, "fit"):
+            raise TypeError("base_learners must be a list of node models, estimators or names "
+                            "('constant', 'linear', 'logistic')")
+        if len(bl) == 0:
+            raise ValueError("base_learners is empty")
+        out = []
+        for b in bl:
+            m = as_node_model(b)
+            if isinstance(m, EstimatorModel):
+                try:
+                    from sklearn.base import clone
+                    est = clone(m.estimator)
+                except (ImportError, TypeError):
+                    import copy
+                    est = copy.deepcopy(m.estimator)
+                params = est.get_params(deep=False) if hasattr(est, "get_params") else {}
+                if "random_state" in params and params["random_state"] is None:
+                    est.set_params(random_state=int(rng.randint(np.iinfo(np.int32).max)))
+                m = EstimatorModel(est)
+            out.append(m)
+        return out
+
+    def _split_sets(self, n, yc, sets, rng):
+        if sets is not None:
+            s = np.asarray(sets)
+            if s.shape != (n,):
+                raise ValueError(f"sets must have one entry per sample ({n}), got shape {s.shape}")
+            if not np.isin(s, (0, 1, 2)).all():
+                raise ValueError("sets must hold 0 (training), 1 (validation 1) or 2 (validation 2)")
+            s = s.astype(np.int64)
+        else:
+            vf = self.validation_fraction
+            try:
+                f1, f2 = (float(vf[0]), float(vf[1]))
+            except (TypeError, IndexError, ValueError):
+                raise ValueError(f"validation_fraction must be a pair (v1, v2) of fractions, "
+                                 f"got {vf!r}") from None
+            if not (f1 > 0 and f2 > 0 and f1 + f2 < 1):
+                raise ValueError(f"validation_fraction must be two fractions > 0 with sum < 1, "
+                                 f"got {vf!r}")
+            if n < 3:
+                raise ValueError(f"ToPs needs at least 3 samples (a training and two validation "
+                                 f"sets), got n_samples = {n}")
+            s = np.zeros(n, dtype=np.int64)
+            groups = [np.arange(n)] if yc is None else [np.flatnonzero(yc == c)
+                                                        for c in np.unique(yc)]
+            for g in groups:
+                g = g[rng.permutation(g.shape[0])]
+                n1 = int(round(f1 * g.shape[0]))
+                n2 = int(round(f2 * g.shape[0]))
+                s[g[:n1]] = 1
+                s[g[n1:n1 + n2]] = 2
+            for part in (1, 2, 0):      # tiny data: every set gets at least one row
+                if not (s == part).any():
+                    donors = np.flatnonzero(np.bincount(s, minlength=3)[s] > 1)
+                    s[donors[rng.randint(donors.shape[0])]] = part
+        for part, name in ((0, "training"), (1, "validation-1"), (2, "validation-2")):
+            if not (s == part).any():
+                raise ValueError(f"the {name} set is empty (n_samples = {n})")
+        return s
+
+    def _expand(self, Xf, enc):
+        """One-hot columns for nominal attributes (documented choice)."""
+        if not enc.is_nominal.any():
+            return Xf
+        cols = []
+        for j in range(Xf.shape[1]):
+            if enc.is_nominal[j]:
+                for c in range(int(enc.n_cats[j])):
+                    cols.append((Xf[:, j] == c).astype(np.float64))
+            else:
+                cols.append(Xf[:, j])
+        return np.ascontiguousarray(np.column_stack(cols))
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, X, y, sets=None):
+        """Grow the tree of predictors (Section III-A) and fit the path weights (III-B).
+
+        ``sets`` (optional): per sample 0 = training, 1 = validation set 1,
+        2 = validation set 2; default a random 75 / 15 / 10 % split
+        (``validation_fraction``), stratified by class for classifiers.
+        """
+        name = type(self).__name__
+        Xf, enc = fit_encode_X(X, name, allow_nan=False)
+        n = Xf.shape[0]
+        if self._task == CLASSIFICATION:
+            classes, yc = check_classification_targets(y, n)
+            if classes.shape[0] < 2:
+                raise ValueError(f"Classifier can't train when only one class is present: y has "
+                                 f"the single class {classes[0]!r}")
+            self.classes_ = classes
+            K = int(classes.shape[0])
+            y_orig = classes[yc]
+        else:
+            yc = check_regression_targets(y, n)
+            K = 1
+            y_orig = yc
+        max_depth = _check_int("max_depth", self.max_depth, 0, allow_none=True)
+        msl = _check_int("min_samples_leaf", self.min_samples_leaf, 1)
+        if self.loss is None:
+            loss_spec = "error_rate" if self._task == CLASSIFICATION else "squared_error"
+        else:
+            loss_spec = self.loss
+        loss = _make_loss(loss_spec, self._task, K)
+        rng = check_random_state(self.random_state)
+        learners = self._learners(rng)
+        sets = self._split_sets(n, yc if self._task == CLASSIFICATION else None, sets, rng)
+        Xe = self._expand(Xf, enc)
+        self._encoding = enc
+        self.n_features_in_ = Xf.shape[1]
+        if enc.feature_names is not None:
+            self.feature_names_in_ = enc.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.n_classes_ = K if self._task == CLASSIFICATION else None
+        grower = _Grower(Xe, yc, y_orig, sets, learners, loss, self._task, K, max_depth, msl,
+                         self.n_jobs, self.verbose)
+        nodes, models = grower.grow()
+        self.base_learners_ = learners
+        self.loss_ = loss
+        self.nodes_ = nodes
+        self.predictors_ = models
+        self.sets_ = sets
+        self.feature_names_expanded_ = self._expanded_names(enc)
+        return self
+
+    def _expanded_names(self, enc):
+        base = (list(enc.feature_names) if enc.feature_names is not None
+                else [f"feature_{j}" for j in range(enc.n_features)])
+        out = []
+        for j in range(enc.n_features):
+            if enc.is_nominal[j]:
+                out += [f"{base[j]} = {c}" for c in enc.categories[j]]
+            else:
+                out.append(base[j])
+        return out
+
+    # --------------------------------------------------------------- predict
+    def _encode(self, X):
+        check_is_fitted(self, "nodes_")
+        Xf = encode_X(X, self._encoding, type(self).__name__, allow_nan=False)
+        return self._expand(Xf, self._encoding)
+
+    def apply(self, X):
+        """Terminal node id of each sample."""
+        return _route(self.nodes_, self._encode(X))[0]
+
+    def _scores(self, X):
+        Xe = self._encode(X)
+        return _predict_scores(self.nodes_, self.predictors_, Xe, self.n_classes_ or 1)
+
+    def export_text(self, **kwargs):
+        """Text rendering of the tree of predictors (:func:`export_tops_text`)."""
+        return export_tops_text(self, **kwargs)
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "nodes_")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+
+def _route(nodes, X):
+    """Terminal node of each row, and per node the rows that reach it."""
+    n = X.shape[0]
+    leaf = np.zeros(n, dtype=np.int64)
+    rows = {0: np.arange(n)}
+    stack = [0]
+    while stack:
+        u = stack.pop()
+        nd = nodes[u]
+        r = rows[u]
+        if nd.is_leaf:
+            leaf[r] = u
+            continue
+        go_left = X[r, nd.feature] <= nd.threshold
+        rows[nd.left], rows[nd.right] = r[go_left], r[~go_left]
+        stack += [nd.right, nd.left]
+    return leaf, rows
+
+
+def _predict_scores(nodes, models, X, K):
+    leaf, rows = _route(nodes, X)
+    S = np.zeros((X.shape[0], K))
+    for nd in nodes:
+        if not nd.is_leaf:
+            continue
+        r = rows[nd.id]
+        if r.shape[0] == 0:
+            continue
+        Xr = X[r]
+        acc = np.zeros((r.shape[0], K))
+        for wk, p in zip(nd.weights, nd.path):
+            if wk == 0.0:
+                continue
+            q = nodes[p]
+            acc += wk * models[(q.learner, q.source)]._scores(Xr)
+        S[r] = acc
+    return S
+
+
+# ============================================================================ grower
+class _Grower:
+    """The fast ToPs growth of Section III-A (see the module docstring)."""
+
+    def __init__(self, X, y, y_orig, sets, learners, loss, task, K, max_depth, msl, n_jobs,
+                 verbose):
+        self.task, self.K, self.loss = task, K, loss
+        self.learners = learners
+        self.m = len(learners)
+        self.max_depth, self.msl = max_depth, msl
+        self.n_jobs, self.verbose = n_jobs, verbose
+        T, V1, V2 = (np.flatnonzero(sets == k) for k in (0, 1, 2))
+        self.XT, self.yT = np.ascontiguousarray(X[T]), y[T]
+        self.wT = np.ones(T.shape[0])
+        self.XV1, self.yV1, self.oV1 = np.ascontiguousarray(X[V1]), y[V1], y_orig[V1]
+        self.XV2, self.yV2, self.oV2 = np.ascontiguousarray(X[V2]), y[V2], y_orig[V2]
+        vals = X[T]
+        self.binary = np.all((vals == 0) | (vals == 1), axis=0)
+        self.models = {}         # (learner, node) -> fitted model
+        self.v1_scores = {}      # (learner, node) -> scores on the node's V1 rows
+
+    # -------------------------------------------------------------- helpers
+    def _fit(self, a, rows):
+        return self.learners[a]._fresh()._fit_task(self.XT[rows], self.yT[rows], self.wT[rows],
+                                                   self.task, self.K)
+
+    def _cache_node(self, nid, models, v1rows):
+        for a, mdl in enumerate(models):
+            self.models[(a, nid)] = mdl
+            self.v1_scores[(a, nid)] = mdl._scores(self.XV1[v1rows])
+
+    def _thresholds(self, xs, f):
+        """0.5 for a 0/1 feature; else the distinct 10 %, ..., 90 % percentiles of the
+        sorted node values ``xs`` (numpy's default linear interpolation, computed
+        on the already sorted values)."""
+        if self.binary[f]:
+            return np.array([0.5])
+        return np.unique(_sorted_percentiles(xs))
+
+    # ----------------------------------------------------------------- grow
+    def grow(self):
+        nT = self.XT.shape[0]
+        T0, V10, V20 = np.arange(nT), np.arange(self.XV1.shape[0]), np.arange(self.XV2.shape[0])
+        root_models = [self._fit(a, T0) for a in range(self.m)]
+        self._cache_node(0, root_models, V10)
+        losses = [self.loss(self.yV1, self.v1_scores[(a, 0)], self.oV1) for a in range(self.m)]
+        best = _first_min(losses)
+        root = ToPsNode(0, -1, 0, best, 0, nT, V10.shape[0], V20.shape[0], losses[best], path=[0])
+        nodes = [root]
+        rows = {0: (T0, V10, V20)}
+        self.rows = rows
+        queue = [0]
+        bar = None
+        if self.verbose:
+            try:
+                from tqdm.auto import tqdm
+                bar = tqdm(desc="ToPs nodes", unit="node", leave=False)
+            except ImportError:  # pragma: no cover
+                bar = None
+        while queue:
+            u = queue.pop(0)
+            nd = nodes[u]
+            if bar is not None:
+                bar.update(1)
+            if self.max_depth is not None and nd.depth >= self.max_depth:
+                continue
+            res = self._best_split(nodes, u, *rows[u])
+            if res is None:
+                continue
+            f, t, split_loss, (sl, al), (sr, ar) = res
+            if not split_loss < nd.loss - _tol(nd.loss):
+                continue
+            Tu, V1u, V2u = rows[u]
+            goT = self.XT[Tu, f] <= t
+            go1 = self.XV1[V1u, f] <= t
+            go2 = self.XV2[V2u, f] <= t
+            nd.feature, nd.threshold, nd.split_loss = int(f), float(t), float(split_loss)
+            for side, (src, a), mask in (("left", (sl, al), (goT, go1, go2)),
+                                         ("right", (sr, ar), (~goT, ~go1, ~go2))):
+                cid = len(nodes)
+                cr = (Tu[mask[0]], V1u[mask[1]], V2u[mask[2]])
+                rows[cid] = cr
+                self._cache_node(cid, [self._fit(b, cr[0]) for b in range(self.m)], cr[1])
+                source = cid if src < 0 else src
+                S = self.v1_scores[(a, source)]
+                if source != cid:
+                    S = S[np.searchsorted(rows[source][1], cr[1])]
+                c = ToPsNode(cid, u, nd.depth + 1, a, source, cr[0].shape[0], cr[1].shape[0],
+                             cr[2].shape[0], self.loss(self.yV1[cr[1]], S, self.oV1[cr[1]]),
+                             path=nd.path + [cid])
+                nodes.append(c)
+                setattr(nd, side, cid)
+                queue.append(cid)
+        if bar is not None:
+            bar.close()
+        used = {}
+        for nd in nodes:
+            if nd.is_leaf:
+                V2u = rows[nd.id][2]
+                S_list = [self.models[(nodes[p].learner, nodes[p].source)]._scores(self.XV2[V2u])
+                          for p in nd.path]
+                nd.weights = fit_path_weights(S_list, self.yV2[V2u], self.loss, self.oV2[V2u])
+                V1u = rows[nd.id][1]
+                XV = self.XV1[V1u]
+                final = sum(wk * self.models[(nodes[p].learner, nodes[p].source)]._scores(XV)
+                            for wk, p in zip(nd.weights, nd.path))
+                root = self.v1_scores[(nodes[0].learner, 0)][V1u]
+                nd.terminal_gain = (self.loss(self.yV1[V1u], root, self.oV1[V1u])
+                                    - self.loss(self.yV1[V1u], final, self.oV1[V1u]))
+            used[(nd.learner, nd.source)] = self.models[(nd.learner, nd.source)]
+        return nodes, used
+
+    # ------------------------------------------------------------ the search
+    def _best_split(self, nodes, u, Tu, V1u, V2u):
+        nd = nodes[u]
+        if Tu.shape[0] < 2 * self.msl or V1u.shape[0] < 2:
+            return None
+        path = nd.path
+        inh_keys = [(a, p) for p in path for a in range(self.m)]
+        inh_S = np.stack([self.v1_scores[(a, p)][np.searchsorted(self.rows[p][1], V1u)]
+                          if p != u else self.v1_scores[(a, p)] for (a, p) in inh_keys])
+        yv, ov = self.yV1[V1u], self.oV1[V1u]
+        inh_R = self.loss.rows(yv, inh_S) if self.loss.additive else None
+        XTu, yTu, wTu = self.XT[Tu], self.yT[Tu], self.wT[Tu]
+        XV = self.XV1[V1u]
+        d = XTu.shape[1]
+        caches = [{} for _ in self.learners]    # per node: e.g. a linear model's X'WX
+
+        def evaluate(f):
+            xt = XTu[:, f]
+            order = np.argsort(xt, kind="stable")
+            xs = xt[order]
+            ts = self._thresholds(xs, f)
+            pos = np.searchsorted(xs, ts, side="right")
+            xv = XV[:, f]
+            masks = xv[None, :] <= ts[:, None]
+            nL1 = masks.sum(axis=1)
+            ok = ((pos >= self.msl) & (Tu.shape[0] - pos >= self.msl) & (nL1 >= 1)
+                  & (nL1 <= xv.shape[0] - 1))
+            out = []
+            if not ok.any():
+                return out
+            upos = np.unique(pos[ok])
+            fits = [lrn._fit_cuts(XTu, yTu, wTu, self.task, self.K, order, upos, cache=caches[a])
+                    for a, lrn in enumerate(self.learners)]
+            if inh_R is not None:
+                sums_L = inh_R @ masks.T.astype(np.float64)           # (c_inh, n_t)
+                sums_R = inh_R.sum(axis=1)[:, None] - sums_L
+            for ti in np.flatnonzero(ok):
+                mL = masks[ti]
+                k = int(np.searchsorted(upos, pos[ti]))
+                newL = [fits[a][0][k]._scores(XV[mL]) for a in range(self.m)]
+                newR = [fits[a][1][k]._scores(XV[~mL]) for a in range(self.m)]
+                if inh_R is not None:
+                    lossL = np.concatenate([sums_L[:, ti], [self.loss.rows(yv[mL], s).sum()
+                                                            for s in newL]])
+                    lossR = np.concatenate([sums_R[:, ti], [self.loss.rows(yv[~mL], s).sum()
+                                                            for s in newR]])
+                    iL, iR = _first_min(lossL), _first_min(lossR)
+                    joint = (lossL[iL] + lossR[iR]) / yv.shape[0]
+                else:
+                    SL = np.concatenate([inh_S[:, mL], np.stack(newL)])
+                    SR = np.concatenate([inh_S[:, ~mL], np.stack(newR)])
+                    J = self._joint_matrix(yv, ov, mL, SL, SR)
+                    flat = J.ravel()
+                    idx = _first_min(flat)
+                    iL, iR = divmod(idx, J.shape[1])
+                    joint = flat[idx]
+                out.append((float(joint), f, float(ts[ti]), iL, iR))
+            return out
+
+        results = _parallel_map(evaluate, range(d), self.n_jobs)
+        cands = [c for r in results for c in r]
+        if not cands:
+            return None
+        j = _first_min([c[0] for c in cands])
+        joint, f, t, iL, iR = cands[j]
+        ninh = len(inh_keys)
+
+        def spec(i):
+            if i < ninh:
+                a, p = inh_keys[i]
+                return p, a
+            return -1, i - ninh
+        return f, t, joint, spec(iL), spec(iR)
+
+    def _joint_matrix(self, yv, ov, mL, SL, SR):
+        if self.loss.name == "auc":
+            yl, yr = yv[mL], yv[~mL]
+
+            def split_sorted(S, yy):
+                s = S[:, :, 1]
+                return (np.ascontiguousarray(np.sort(s[:, yy == 1], axis=1)),
+                        np.ascontiguousarray(np.sort(s[:, yy == 0], axis=1)))
+            pL, nL = split_sorted(SL, yl)
+            pR, nR = split_sorted(SR, yr)
+            return _auc_pairs(pL, nL, pR, nR)
+        J = np.empty((SL.shape[0], SR.shape[0]))
+        S = np.empty((yv.shape[0], SL.shape[2]))
+        for i in range(SL.shape[0]):
+            S[mL] = SL[i]
+            for j in range(SR.shape[0]):
+                S[~mL] = SR[j]
+                J[i, j] = self.loss(yv, S, ov)
+        return J
+
+
+_QS = np.arange(10, 100, 10) / 100.0
+
+
+def _sorted_percentiles(xs):
+    """``numpy.percentile(xs, [10, ..., 90])`` (method "linear") of sorted ``xs``,
+    with numpy's own interpolation formula."""
+    n = xs.shape[0]
+    virt = _QS * (n - 1)
+    lo = np.floor(virt).astype(np.int64)
+    hi = np.minimum(lo + 1, n - 1)
+    g = virt - lo
+    a, b = xs[lo], xs[hi]
+    diff = b - a
+    out = a + diff * g
+    upper = g >= 0.5
+    out[upper] = (b - diff * (1 - g))[upper]
+    return out
+
+
+def _first_min(values):
+    v = np.asarray(values, dtype=np.float64)
+    m = float(v.min())
+    return int(np.flatnonzero(v <= m + _tol(m))[0])
+
+
+def _parallel_map(fn, items, n_jobs):
+    items = list(items)
+    if n_jobs is None or n_jobs == 1 or len(items) < 2:
+        return [fn(i) for i in items]
+    from joblib import Parallel, delayed
+    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(fn)(i) for i in items)
+
+
+# ============================================================================ estimators
+class ToPsClassifier(ClassifierMixin, _BaseToPs):
+    """Trees of Predictors for classification (Yoon, Zame & van der Schaar, Section III).
+
+    Parameters
+    ----------
+    base_learners : list, default=None
+        Node models (:mod:`treelab.node_models`), scikit-learn-compatible
+        estimators (wrapped in :class:`~treelab.node_models.EstimatorModel`;
+        a regressor fits the class indicators) or the names "constant",
+        "linear", "logistic".  ``None``: ``[LinearModel()]`` (ToPs/LR).
+    loss : str or callable, default=None
+        "error_rate" (default), "log_loss", "squared_error" (Brier), "auc"
+        (1 - AUC, binary), or ``loss(y_true, scores) -> float``.
+    validation_fraction : (float, float), default=(0.15, 0.10)
+        Fractions of V1 and V2 (the paper's 75 / 15 / 10 % split).
+    max_depth : int or None
+        Optional bound on the depth (None: the paper's rule alone).
+    min_samples_leaf : int, default=1
+        Training rows each side of a split must hold.
+    n_jobs : int or None
+        joblib threads evaluating the features of a node in parallel.
+    verbose : int
+        A tqdm progress bar over nodes when > 0.
+    random_state : int, RandomState or None
+        Seeds the split into T / V1 / V2 and base learners whose
+        ``random_state`` is None.
+
+    Attributes: ``nodes_`` (list of :class:`ToPsNode`), ``predictors_``
+    (``(learner, training node) -> fitted model``), ``base_learners_``,
+    ``classes_``, ``sets_`` (0 / 1 / 2 per training sample).
+    """
+
+    _task = CLASSIFICATION
+
+    def decision_scores(self, X):
+        """The weighted path scores (Section III-C), shape (n, n_classes)."""
+        return self._scores(X)
+
+    def predict_proba(self, X):
+        """Class probabilities: the path scores clipped at 0 and renormalised."""
+        return scores_to_proba(self._scores(X))
+
+    def predict(self, X):
+        """The class with the largest weighted path score."""
+        S = self._scores(X)
+        return self.classes_[np.argmax(S, axis=1)]
+
+
+class ToPsRegressor(RegressorMixin, _BaseToPs):
+    """Trees of Predictors for regression (Section III); parameters as
+    :class:`ToPsClassifier` with ``loss`` "squared_error" (default),
+    "absolute_error" or ``loss(y_true, y_pred) -> float``."""
+
+    _task = REGRESSION
+
+    def predict(self, X):
+        """Weighted sum of the predictions along each sample's path (Section III-C)."""
+        return self._scores(X)[:, 0]
+
+
+# ============================================================================ export
+def _learner_name(est, a):
+    return est.base_learners_[a]._describe()
+
+
+def export_tops_text(est, *, feature_names=None, decimals=4, spacing=3):
+    """Indented text of a fitted ToPs tree: at each node the learner, the node
+    whose training set trained it (``^k``: k levels up, as the up-arrows of the
+    paper's Figs. 4-5), the V1 loss, the split's V1 loss improvement, and at
+    terminal nodes the path weights (root first)."""
+    check_is_fitted(est, "nodes_")
+    names = feature_names if feature_names is not None else est.feature_names_expanded_
+    nodes = est.nodes_
+    bar = "|" + " " * spacing
+    lines = []
+
+    def desc(nd):
+        up = nd.depth - nodes[nd.source].depth
+        txt = (f"[node {nd.id}] {_learner_name(est, nd.learner)}"
+               f"{' ' + '^' * up if up else ''} (trained on node {nd.source}), "
+               f"V1 loss {nd.loss:.{decimals}f}, n_train={nd.n_train}")
+        if not nd.is_leaf:
+            txt += f", split improvement {nd.improvement:.{decimals}f}"
+        else:
+            txt += ", weights [" + ", ".join(f"{w:.{decimals}f}" for w in nd.weights) + "]"
+        return txt
+
+    def rec(u, depth):
+        nd = nodes[u]
+        lines.append(bar * depth + desc(nd))
+        if nd.is_leaf:
+            return
+        nm = names[nd.feature]
+        thr = f"{nd.threshold:.{decimals}f}"
+        lines.append(bar * depth + f"|--- {nm} <= {thr}")
+        rec(nd.left, depth + 1)
+        lines.append(bar * depth + f"|--- {nm} >  {thr}")
+        rec(nd.right, depth + 1)
+
+    rec(0, 0)
+    return "\n".join(lines) + "\n"
+
+
+def plot_tops(est, *, path_to=None, ax=None, feature_names=None, decimals=3, fontsize=8):
+    """Draw a fitted ToPs tree as the paper's Figs. 4-5: each node shows its
+    learner, the training node (up-arrows ``^`` = levels above), the V1 loss
+    improvement of its split (non-terminal) or of its final predictor over the
+    root's predictor on its V1 rows (terminal, shaded); the path to terminal
+    node ``path_to`` (default: the terminal with most V2 rows) is drawn in heavy
+    blue with its weights.  Returns the matplotlib axes."""
+    import matplotlib.pyplot as plt
+    check_is_fitted(est, "nodes_")
+    nodes = est.nodes_
+    names = feature_names if feature_names is not None else est.feature_names_expanded_
+    leaves = [nd for nd in nodes if nd.is_leaf]
+    if path_to is None:
+        path_to = max(leaves, key=lambda nd: nd.n_val2).id
+    if not nodes[path_to].is_leaf:
+        raise ValueError(f"path_to must be a terminal node id, got {path_to}")
+    chosen = nodes[path_to]
+    on_path = set(chosen.path)
+    # layout: leaves left to right, parents centred
+    xpos, order = {}, []
+
+    def place(u):
+        nd = nodes[u]
+        if nd.is_leaf:
+            xpos[u] = float(len(order))
+            order.append(u)
+        else:
+            place(nd.left)
+            place(nd.right)
+            xpos[u] = 0.5 * (xpos[nd.left] + xpos[nd.right])
+    place(0)
+    depth = max(nd.depth for nd in nodes)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(6, 2.2 * len(order)), max(3, 1.8 * (depth + 1))))
+    for nd in nodes:
+        x, yv = xpos[nd.id], -nd.depth
+        up = nd.depth - nodes[nd.source].depth
+        label = f"{_learner_name(est, nd.learner)}{' ' + '^' * up if up else ''}"
+        if not nd.is_leaf:
+            label += f"\nΔ={nd.improvement:.{decimals}f}"
+        else:
+            label += f"\nΔ={nd.terminal_gain:.{decimals}f}"
+        if nd.id in on_path:
+            k = chosen.path.index(nd.id)
+            label += f"\nw={chosen.weights[k]:.{decimals}f}"
+        ax.text(x, yv, label, ha="center", va="center", fontsize=fontsize,
+                bbox=dict(boxstyle="round", fc="0.85" if nd.is_leaf else "white",
+                          ec="tab:blue" if nd.id in on_path else "black",
+                          lw=2 if nd.id in on_path else 1))
+        if not nd.is_leaf:
+            for child, rel in ((nd.left, "<="), (nd.right, ">")):
+                heavy = child in on_path and nd.id in on_path
+                ax.annotate("", xy=(xpos[child], -nd.depth - 1 + 0.18), xytext=(x, yv - 0.18),
+                            arrowprops=dict(arrowstyle="->", color="tab:blue" if heavy else "black",
+                                            lw=2.5 if heavy else 1))
+                ax.text(0.5 * (x + xpos[child]), yv - 0.5,
+                        f"{names[nd.feature]} {rel} {nd.threshold:.{decimals}g}",
+                        ha="center", va="center", fontsize=fontsize - 1, color="0.3")
+    ax.set_xlim(-0.7, len(order) - 0.3)
+    ax.set_ylim(-depth - 0.6, 0.6)
+    ax.axis("off")
+    return ax

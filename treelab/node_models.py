@@ -1,0 +1,673 @@
+"""Node models: the predictors that model trees and Trees of Predictors put in their nodes.
+
+One protocol for every model (DESIGN.md, "Node models"):
+
+* ``fit(X, y, sample_weight=None)`` on the rows of a node, ``predict(X)``,
+  and ``predict_proba(X)`` for classifiers (public, scikit-learn style);
+* internally ``_fit_task(X, y, w, task, n_classes)`` with ``y`` the class codes
+  ``0..n_classes-1`` (``task="classification"``) or the targets (``"regression"``),
+  and ``_scores(X)`` -> an ``(n, n_classes)`` score matrix (``(n, 1)`` for
+  regression).  A classifier's scores are its class probabilities; a linear
+  model's are the least-squares fit of the one-hot targets (a *linear probability
+  model*, the paper's "Linear Regression" base learner used on a classification
+  task, Yoon, Zame & van der Schaar, Section V), so they sum to one but may leave
+  [0, 1]; :func:`scores_to_proba` clips and renormalises them;
+* ``_fit_cuts(X, y, w, task, n_classes, order, cut_pos, cache=None)``: the models of both
+  sides of every cut of one feature (rows ``order[:p]`` left, ``order[p:]``
+  right for each ``p`` in ``cut_pos``).  The default refits from scratch; the
+  *sufficient-statistics path* of :class:`ConstantModel` and
+  :class:`LinearModel` accumulates per-block statistics (weights and class sums;
+  ``X'WX`` and ``X'WY``) along the sorted cuts and solves each side from the
+  cumulative sums (right = total - left), and :class:`LogisticModel` warm-starts
+  Newton's method from the previous cut's solution (a logistic fit has no
+  additive sufficient statistics).
+
+Models
+------
+* :class:`ConstantModel`: the weighted mean (regression) / class proportions.
+* :class:`LinearModel`: ridge least squares with an unpenalised intercept,
+  ``min ||W^(1/2)(y - Xb - c)||^2 + alpha ||b||^2``, solved from the normal
+  equations ``(X_a' W X_a + alpha J) beta = X_a' W y`` (``X_a = [X, 1]``,
+  ``J = diag(1, ..., 1, 0)``), the same solution as ``sklearn.linear_model.Ridge``.
+* :class:`LogisticModel`: L2-regularised logistic regression,
+  ``min 1/2 ||b||^2 + C sum_i w_i [log(1 + e^{z_i}) - y_i z_i]`` with
+  ``z = Xb + c`` (scikit-learn's ``LogisticRegression(C=C)`` objective), by
+  Newton's method (IRLS) with step halving; more than two classes are fitted
+  one-vs-rest and the probabilities normalised (as ``OneVsRestClassifier``).
+* :class:`EstimatorModel`: any scikit-learn-compatible estimator (treelab's
+  or scikit-learn's), cloned per fit.  A regressor used on a classification
+  task fits the class indicators (one regressor for two classes, one per
+  class otherwise), as a linear probability model.
+
+A node whose rows hold a single class gets a constant predictor of that class
+from every classifier model (a logistic fit would diverge, scikit-learn's
+refuses).
+"""
+from __future__ import annotations
+
+import copy
+import numbers
+
+import numpy as np
+from numba import njit
+
+from ._sklearn_compat import BaseEstimator, check_is_fitted
+from .data import (
+    check_classification_targets, check_regression_targets, check_sample_weight, encode_X,
+    fit_encode_X,
+)
+
+__all__ = ["NodeModel", "ConstantModel", "LinearModel", "LogisticModel", "EstimatorModel",
+           "as_node_model", "scores_to_proba"]
+
+CLASSIFICATION = "classification"
+REGRESSION = "regression"
+
+
+# ============================================================================ kernels
+@njit(cache=True)
+def _gram(X, Y, w):
+    """``G = X_a' W X_a`` and ``C = X_a' W Y`` with ``X_a = [X, 1]`` (intercept last)."""
+    n, d = X.shape
+    k = Y.shape[1]
+    G = np.zeros((d + 1, d + 1))
+    C = np.zeros((d + 1, k))
+    Xa = np.empty((n, d + 1))
+    Xw = np.empty((n, d + 1))
+    for i in range(n):
+        for j in range(d):
+            Xa[i, j] = X[i, j]
+            Xw[i, j] = X[i, j] * w[i]
+        Xa[i, d] = 1.0
+        Xw[i, d] = w[i]
+    if n > 0:
+        G[:, :] = np.dot(Xw.T.copy(), Xa)
+        C[:, :] = np.dot(Xw.T.copy(), Y)
+    return G, C
+
+
+@njit(cache=True)
+def _ridge_solve(G, C, alpha):
+    """Solve ``(G + alpha J) beta = C`` (``J`` = identity without the intercept).
+    ``G + alpha J`` is positive definite when ``alpha > 0`` and the weight sum
+    ``G[-1, -1] > 0``; otherwise the minimum-norm least-squares solution."""
+    p = G.shape[0]
+    A = G.copy()
+    for j in range(p - 1):
+        A[j, j] += alpha
+    if alpha > 0.0 and G[p - 1, p - 1] > 0.0:
+        return np.linalg.solve(A, C)
+    return np.linalg.lstsq(A, C)[0]
+
+
+@njit(cache=True)
+def _block_grams(X, Y, w, order, bounds):
+    """Statistics ``(G_b, C_b)`` of the rows ``order[bounds[b]:bounds[b+1]]`` for each block b."""
+    nb = bounds.shape[0] - 1
+    d = X.shape[1]
+    k = Y.shape[1]
+    Gs = np.zeros((nb, d + 1, d + 1))
+    Cs = np.zeros((nb, d + 1, k))
+    for b in range(nb):
+        rows = order[bounds[b]:bounds[b + 1]]
+        m = rows.shape[0]
+        Xb = np.empty((m, d))
+        Yb = np.empty((m, k))
+        wb = np.empty(m)
+        for i in range(m):
+            r = rows[i]
+            Xb[i, :] = X[r, :]
+            Yb[i, :] = Y[r, :]
+            wb[i] = w[r]
+        G, C = _gram(Xb, Yb, wb)
+        Gs[b] = G
+        Cs[b] = C
+    return Gs, Cs
+
+
+@njit(cache=True)
+def _ridge_cut_path(Gs, Cs, Gt, Ct, alpha, from_left):
+    """Left / right ridge coefficients at each cut from the statistics of the
+    blocks between consecutive cuts and the node's totals ``(Gt, Ct)``.
+    ``from_left``: block b = rows between cut b-1 and cut b (block 0 starts at
+    the first row), the left side of cut c is blocks ``0..c``; otherwise block b
+    = rows between cut b and cut b+1 (the last ends at the last row), the right
+    side of cut c is blocks ``c..``.  The other side is total minus that side."""
+    nc = Gs.shape[0]
+    p = Gs.shape[1]
+    k = Cs.shape[2]
+    left = np.zeros((nc, p, k))
+    right = np.zeros((nc, p, k))
+    GA = np.zeros((p, p))
+    CA = np.zeros((p, k))
+    for step in range(nc):
+        c = step if from_left else nc - 1 - step
+        GA += Gs[c]
+        CA += Cs[c]
+        if from_left:
+            left[c] = _ridge_solve(GA, CA, alpha)
+            right[c] = _ridge_solve(Gt - GA, Ct - CA, alpha)
+        else:
+            right[c] = _ridge_solve(GA, CA, alpha)
+            left[c] = _ridge_solve(Gt - GA, Ct - CA, alpha)
+    return left, right
+
+
+@njit(cache=True)
+def _sigmoid(z):
+    if z >= 0:
+        return 1.0 / (1.0 + np.exp(-z))
+    e = np.exp(z)
+    return e / (1.0 + e)
+
+
+@njit(cache=True)
+def _logistic_newton(X, y, w, C, beta0, max_iter, tol):
+    """Binary L2 logistic regression by Newton's method (IRLS) with step halving.
+
+    Minimises ``f(b, c) = 1/2 ||b||^2 + C sum_i w_i [log(1 + e^{z_i}) - y_i z_i]``,
+    ``z = X b + c`` (intercept last in ``beta``, unpenalised).  Stops when the
+    largest gradient component is below ``tol`` (relative to ``max(1, C sum w)``).
+    Returns ``(beta, n_iter)``.
+    """
+    n, d = X.shape
+    p = d + 1
+    beta = beta0.copy()
+    scale = max(1.0, C * np.sum(w))
+
+    def objective(beta):
+        f = 0.0
+        for j in range(d):
+            f += 0.5 * beta[j] * beta[j]
+        s = 0.0
+        for i in range(n):
+            z = beta[d]
+            for j in range(d):
+                z += X[i, j] * beta[j]
+            # log(1 + e^z) - y z, stably
+            if z > 0:
+                lz = z + np.log1p(np.exp(-z))
+            else:
+                lz = np.log1p(np.exp(z))
+            s += w[i] * (lz - y[i] * z)
+        return f + C * s
+
+    fcur = objective(beta)
+    it = 0
+    for it in range(1, max_iter + 1):
+        g = np.zeros(p)
+        H = np.zeros((p, p))
+        Xa = np.empty((n, p))
+        Xh = np.empty((n, p))
+        for i in range(n):
+            z = beta[d]
+            for j in range(d):
+                z += X[i, j] * beta[j]
+            pr = _sigmoid(z)
+            r = C * w[i] * (pr - y[i])
+            h = C * w[i] * pr * (1.0 - pr)
+            for j in range(d):
+                Xa[i, j] = X[i, j]
+                Xh[i, j] = X[i, j] * h
+                g[j] += r * X[i, j]
+            Xa[i, d] = 1.0
+            Xh[i, d] = h
+            g[d] += r
+        for j in range(d):
+            g[j] += beta[j]
+        if np.max(np.abs(g)) <= tol * scale:
+            break
+        H[:, :] = np.dot(Xh.T.copy(), Xa)
+        for j in range(d):
+            H[j, j] += 1.0
+        H[d, d] += 1e-12 * scale
+        step = np.linalg.solve(H, g)
+        t = 1.0
+        accepted = False
+        for _ in range(50):
+            cand = beta - t * step
+            fnew = objective(cand)
+            if fnew <= fcur + 1e-12 * abs(fcur):
+                beta = cand
+                fcur = fnew
+                accepted = True
+                break
+            t *= 0.5
+        if not accepted:
+            break
+    return beta, it
+
+
+# ============================================================================ helpers
+def scores_to_proba(S):
+    """Class probabilities from a score matrix: negative scores clipped to 0,
+    rows renormalised to sum one (a row of zeros becomes uniform)."""
+    P = np.clip(np.asarray(S, dtype=np.float64), 0.0, None)
+    tot = P.sum(axis=1, keepdims=True)
+    k = P.shape[1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, P / np.where(tot > 0, tot, 1.0), 1.0 / k)
+
+
+def _check_nonneg_number(name, value, strictly=False):
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    if not np.isfinite(value) or value < 0 or (strictly and value == 0):
+        raise ValueError(f"{name} must be a finite number {'>' if strictly else '>='} 0, "
+                         f"got {value!r}")
+    return float(value)
+
+
+def _targets_matrix(y, task, n_classes):
+    """Regression: the targets as a column; classification: the indicator of
+    class 1 for two classes, one-hot columns otherwise."""
+    if task == REGRESSION:
+        return np.ascontiguousarray(np.asarray(y, dtype=np.float64).reshape(-1, 1))
+    y = np.asarray(y, dtype=np.int64)
+    if n_classes == 2:
+        return np.ascontiguousarray((y == 1).astype(np.float64).reshape(-1, 1))
+    Y = np.zeros((y.shape[0], n_classes))
+    Y[np.arange(y.shape[0]), y] = 1.0
+    return Y
+
+
+def _expand_scores(raw, task, n_classes):
+    if task == CLASSIFICATION and n_classes == 2:
+        return np.column_stack([1.0 - raw[:, 0], raw[:, 0]])
+    return raw
+
+
+# ============================================================================ protocol
+class NodeModel(BaseEstimator):
+    """Base of treelab's node models (see the module docstring for the protocol)."""
+
+    _public_task = REGRESSION
+
+    # ---- public scikit-learn face
+    def fit(self, X, y, sample_weight=None):
+        """Fit on the rows ``(X, y)`` with optional ``sample_weight``."""
+        Xf, enc = fit_encode_X(X, type(self).__name__, allow_nan=False)
+        n = Xf.shape[0]
+        w = check_sample_weight(sample_weight, n)
+        if self._public_task == CLASSIFICATION:
+            classes, codes = check_classification_targets(y, n)
+            self.classes_ = classes
+            self._fit_task(Xf, codes, w, CLASSIFICATION, int(classes.shape[0]))
+        else:
+            yr = check_regression_targets(y, n)
+            self._fit_task(Xf, yr, w, REGRESSION, 1)
+        self._encoding = enc
+        self.n_features_in_ = Xf.shape[1]
+        return self
+
+    def _encode(self, X):
+        check_is_fitted(self, "task_")
+        if not hasattr(self, "_encoding"):
+            return np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+        return encode_X(X, self._encoding, type(self).__name__, allow_nan=False)
+
+    def predict(self, X):
+        """Regression: the predicted value; classification: the class with the
+        largest score."""
+        S = self._scores(self._encode(X))
+        if self.task_ == REGRESSION:
+            return S[:, 0]
+        codes = np.argmax(S, axis=1)
+        classes = getattr(self, "classes_", None)
+        return codes if classes is None else classes[codes]
+
+    def predict_proba(self, X):
+        """Class probabilities (classification only)."""
+        check_is_fitted(self, "task_")
+        if self.task_ != CLASSIFICATION:
+            raise AttributeError(f"{type(self).__name__} was fitted for regression; "
+                                 "predict_proba is for classification")
+        return scores_to_proba(self._scores(self._encode(X)))
+
+    # ---- internal protocol
+    def _fit_task(self, X, y, w, task, n_classes):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _scores(self, X):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _fresh(self):
+        """An unfitted copy with the same parameters."""
+        return type(self)(**self.get_params(deep=False))
+
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
+        """Models of the left and right side of each cut (default: refit both sides)."""
+        lefts, rights = [], []
+        for p in cut_pos:
+            li, ri = order[:p], order[p:]
+            lefts.append(self._fresh()._fit_task(X[li], y[li], w[li], task, n_classes))
+            rights.append(self._fresh()._fit_task(X[ri], y[ri], w[ri], task, n_classes))
+        return lefts, rights
+
+    def _describe(self):
+        return type(self).__name__.replace("Model", "")
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "task_")
+
+
+def _single_class(y, w, n_classes):
+    """The class code if the rows of positive weight hold a single class, else -1."""
+    present = np.unique(np.asarray(y)[np.asarray(w) > 0])
+    if present.shape[0] == 1:
+        return int(present[0])
+    return -1
+
+
+def _bounds(order_len, cut_pos):
+    return np.ascontiguousarray(np.concatenate([[0], np.asarray(cut_pos, np.int64),
+                                                [order_len]]).astype(np.int64))
+
+
+# ============================================================================ constant
+class ConstantModel(NodeModel):
+    """The weighted mean of the targets (regression) or the weighted class
+    proportions (classification) of the node's rows; sufficient statistics:
+    the weight and weighted target (class) sums."""
+
+    def __init__(self):
+        pass
+
+    def _fit_task(self, X, y, w, task, n_classes):
+        Y = _targets_matrix(y, task, n_classes)
+        self._set(np.asarray(w, np.float64).sum(), w @ Y, task, n_classes)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _set(self, wsum, ysum, task, n_classes):
+        self.task_ = task
+        self.n_classes_ = n_classes
+        raw = ysum / wsum if wsum > 0 else np.zeros_like(ysum)
+        if task == CLASSIFICATION and wsum <= 0:
+            raw = np.full_like(ysum, 1.0 / n_classes)
+        self.value_ = _expand_scores(np.asarray(raw, np.float64).reshape(1, -1), task, n_classes)[0]
+        return self
+
+    def _scores(self, X):
+        return np.tile(self.value_, (X.shape[0], 1))
+
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
+        Y = _targets_matrix(y, task, n_classes)
+        wo = w[order]
+        cw = np.concatenate([[0.0], np.cumsum(wo)])
+        cy = np.vstack([np.zeros((1, Y.shape[1])), np.cumsum(Y[order] * wo[:, None], axis=0)])
+        lefts, rights = [], []
+        for p in cut_pos:
+            for side, (ws, ys) in ((lefts, (cw[p], cy[p])), (rights, (cw[-1] - cw[p], cy[-1] - cy[p]))):
+                m = ConstantModel()._set(ws, ys, task, n_classes)
+                m.n_features_in_ = X.shape[1]
+                side.append(m)
+        return lefts, rights
+
+    def _describe(self):
+        return "Constant"
+
+
+# ============================================================================ linear
+class LinearModel(NodeModel):
+    """Ridge least squares (unpenalised intercept) from ``X'WX`` and ``X'WY``
+    (jitted); ``alpha=0`` is ordinary least squares (minimum-norm solution).
+
+    On a classification task it is the linear probability model: the fit of
+    the class-1 indicator (two classes) or of each one-hot column.
+    """
+
+    def __init__(self, alpha=1.0):
+        self.alpha = alpha
+
+    def _fit_task(self, X, y, w, task, n_classes):
+        alpha = _check_nonneg_number("alpha", self.alpha)
+        Y = _targets_matrix(y, task, n_classes)
+        G, C = _gram(np.ascontiguousarray(X, dtype=np.float64), Y,
+                     np.ascontiguousarray(w, dtype=np.float64))
+        return self._from_beta(_ridge_solve(G, C, alpha), task, n_classes, X.shape[1])
+
+    def sufficient_stats(self, X, y, sample_weight=None):
+        """``(X_a' W X_a, X_a' W y)`` of a regression node (additive over rows)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        w = check_sample_weight(sample_weight, X.shape[0])
+        return _gram(X, _targets_matrix(y, REGRESSION, 1), w)
+
+    def fit_stats(self, G, C):
+        """Fit a regression model from sufficient statistics (see :meth:`sufficient_stats`)."""
+        alpha = _check_nonneg_number("alpha", self.alpha)
+        G = np.ascontiguousarray(G, dtype=np.float64)
+        C = np.ascontiguousarray(C, dtype=np.float64).reshape(G.shape[0], -1)
+        return self._from_beta(_ridge_solve(G, C, alpha), REGRESSION, 1, G.shape[0] - 1)
+
+    def _from_beta(self, beta, task, n_classes, d):
+        self.task_ = task
+        self.n_classes_ = n_classes
+        self.coef_ = np.ascontiguousarray(beta[:-1].T)       # (k, d)
+        self.intercept_ = np.ascontiguousarray(beta[-1])     # (k,)
+        self.n_features_in_ = d
+        return self
+
+    def _scores(self, X):
+        raw = X @ self.coef_.T + self.intercept_
+        return _expand_scores(raw, self.task_, self.n_classes_)
+
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
+        """Sufficient-statistics path: the node's ``X'WX`` / ``X'WY`` (kept in
+        ``cache`` across the features of a node) and the statistics of the rows
+        between consecutive cuts, accumulated from the end with fewer rows to
+        the far cut; the other side of each cut is total minus that side."""
+        alpha = _check_nonneg_number("alpha", self.alpha)
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        Y = _targets_matrix(y, task, n_classes)
+        key = ("linear-gram", task, n_classes)
+        if cache is not None and key in cache:
+            Gt, Ct = cache[key]
+        else:
+            Gt, Ct = _gram(X, Y, w)
+            if cache is not None:
+                cache[key] = (Gt, Ct)
+        n = order.shape[0]
+        cut_pos = np.asarray(cut_pos, np.int64)
+        from_left = cut_pos[-1] <= n - cut_pos[0]
+        if from_left:
+            bounds = np.concatenate([[0], cut_pos]).astype(np.int64)
+        else:
+            bounds = np.concatenate([cut_pos, [n]]).astype(np.int64)
+        Gs, Cs = _block_grams(X, Y, w, np.ascontiguousarray(order, dtype=np.int64),
+                              np.ascontiguousarray(bounds))
+        left, right = _ridge_cut_path(Gs, Cs, Gt, Ct, alpha, from_left)
+        d = X.shape[1]
+        lefts = [LinearModel(self.alpha)._from_beta(left[c], task, n_classes, d)
+                 for c in range(len(cut_pos))]
+        rights = [LinearModel(self.alpha)._from_beta(right[c], task, n_classes, d)
+                  for c in range(len(cut_pos))]
+        return lefts, rights
+
+    def _describe(self):
+        return "Linear"
+
+
+# ============================================================================ logistic
+class LogisticModel(NodeModel):
+    """L2-regularised logistic regression by Newton's method / IRLS (jitted),
+    scikit-learn's ``LogisticRegression(C=C)`` objective; one-vs-rest beyond two classes."""
+
+    _public_task = CLASSIFICATION
+
+    def __init__(self, C=1.0, max_iter=100, tol=1e-8):
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _check(self):
+        C = _check_nonneg_number("C", self.C, strictly=True)
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (numbers.Integral, np.integer)) \
+                or self.max_iter < 1:
+            raise ValueError(f"max_iter must be an int >= 1, got {self.max_iter!r}")
+        tol = _check_nonneg_number("tol", self.tol, strictly=True)
+        return C, int(self.max_iter), tol
+
+    def _fit_task(self, X, y, w, task, n_classes, beta0=None):
+        if task != CLASSIFICATION:
+            raise ValueError("LogisticModel is a classifier; use LinearModel for regression")
+        C, max_iter, tol = self._check()
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        y = np.asarray(y, dtype=np.int64)
+        d = X.shape[1]
+        n_models = 1 if n_classes == 2 else n_classes
+        betas = np.zeros((n_models, d + 1))
+        self.n_iter_ = np.zeros(n_models, dtype=np.int64)
+        for k in range(n_models):
+            target = 1 if n_classes == 2 else k
+            yk = np.ascontiguousarray((y == target).astype(np.float64))
+            pos = float(w[yk > 0].sum())
+            neg = float(w[yk == 0].sum())
+            if pos <= 0 or neg <= 0:     # one class: the constant prediction, not a divergent fit
+                betas[k, -1] = 40.0 if pos > 0 else -40.0
+                continue
+            start = np.zeros(d + 1) if beta0 is None else np.ascontiguousarray(beta0[k])
+            betas[k], self.n_iter_[k] = _logistic_newton(X, yk, w, C, start, max_iter, tol)
+        self.task_ = task
+        self.n_classes_ = n_classes
+        self.coef_ = betas[:, :-1].copy()
+        self.intercept_ = betas[:, -1].copy()
+        self.n_features_in_ = d
+        return self
+
+    def _beta(self):
+        return np.column_stack([self.coef_, self.intercept_])
+
+    def _scores(self, X):
+        z = X @ self.coef_.T + self.intercept_
+        p = np.where(z >= 0, 1.0 / (1.0 + np.exp(-np.abs(z))),
+                     np.exp(-np.abs(z)) / (1.0 + np.exp(-np.abs(z))))
+        if self.n_classes_ == 2:
+            return np.column_stack([1.0 - p[:, 0], p[:, 0]])
+        tot = p.sum(axis=1, keepdims=True)
+        return p / np.where(tot > 0, tot, 1.0)
+
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
+        """Warm starts along the sorted cuts: each side starts Newton's method from
+        the previous cut's solution of the same side (the converged optimum does
+        not depend on the start; only the number of iterations does)."""
+        lefts, rights = [], []
+        prev_l = prev_r = None
+        for p in cut_pos:
+            li, ri = order[:p], order[p:]
+            lm = LogisticModel(self.C, self.max_iter, self.tol)._fit_task(
+                X[li], y[li], w[li], task, n_classes, beta0=prev_l)
+            rm = LogisticModel(self.C, self.max_iter, self.tol)._fit_task(
+                X[ri], y[ri], w[ri], task, n_classes, beta0=prev_r)
+            prev_l, prev_r = _warm(lm), _warm(rm)
+            lefts.append(lm)
+            rights.append(rm)
+        return lefts, rights
+
+    def _describe(self):
+        return "Logistic"
+
+
+def _warm(model):
+    beta = model._beta()
+    # a one-class side has an artificial +-40 intercept: not a useful start
+    return np.where(np.abs(beta) >= 40.0, 0.0, beta)
+
+
+# ============================================================================ estimator
+class EstimatorModel(NodeModel):
+    """Any scikit-learn-compatible estimator as a node model (cloned at every fit).
+
+    A classifier maps its ``predict_proba`` columns onto the task's classes
+    (absent classes get probability 0); a regressor on a classification task
+    fits the class indicators (linear probability model).  ``sample_weight``
+    is passed on when it is not all ones.
+    """
+
+    def __init__(self, estimator=None):
+        self.estimator = estimator
+
+    @property
+    def _public_task(self):
+        return CLASSIFICATION if _is_classifier(self.estimator) else REGRESSION
+
+    def _clone(self):
+        try:
+            from sklearn.base import clone
+            return clone(self.estimator)
+        except ImportError:  # pragma: no cover
+            return copy.deepcopy(self.estimator)
+
+    def _fit_task(self, X, y, w, task, n_classes):
+        if self.estimator is None or not hasattr(self.estimator, "fit"):
+            raise TypeError(f"EstimatorModel needs an estimator with fit/predict, got "
+                            f"{self.estimator!r}")
+        self.task_ = task
+        self.n_classes_ = n_classes
+        self.n_features_in_ = X.shape[1]
+        self._const = None
+        kw = {} if np.all(w == 1.0) else {"sample_weight": w}
+        if task == CLASSIFICATION and _is_classifier(self.estimator):
+            one = _single_class(y, w, n_classes)
+            if one >= 0:
+                v = np.zeros(n_classes)
+                v[one] = 1.0
+                self._const = v
+                return self
+            est = self._clone()
+            est.fit(X, y, **kw)
+            self.estimators_ = [est]
+            self._cols = np.searchsorted(np.arange(n_classes), np.asarray(est.classes_))
+            return self
+        Y = _targets_matrix(y, task, n_classes)
+        self.estimators_ = []
+        for k in range(Y.shape[1]):
+            est = self._clone()
+            est.fit(X, Y[:, k], **kw)
+            self.estimators_.append(est)
+        return self
+
+    def _scores(self, X):
+        n = X.shape[0]
+        if self._const is not None:
+            return np.tile(self._const, (n, 1))
+        if self.task_ == CLASSIFICATION and _is_classifier(self.estimator):
+            S = np.zeros((n, self.n_classes_))
+            S[:, self._cols] = self.estimators_[0].predict_proba(X)
+            return S
+        raw = np.column_stack([np.asarray(e.predict(X), np.float64).reshape(n) for e in self.estimators_])
+        return _expand_scores(raw, self.task_, self.n_classes_)
+
+    def _describe(self):
+        return type(self.estimator).__name__
+
+
+def _is_classifier(est):
+    tags = getattr(est, "_estimator_type", None)
+    if tags is not None:
+        return tags == "classifier"
+    try:
+        return est.__sklearn_tags__().estimator_type == "classifier"
+    except Exception:  # noqa: BLE001
+        return False
+
+
+_SHORT = {"constant": ConstantModel, "linear": LinearModel, "logistic": LogisticModel}
+
+
+def as_node_model(obj):
+    """A node model from a node model, an estimator, or a short name
+    ("constant", "linear", "logistic")."""
+    if isinstance(obj, str):
+        if obj not in _SHORT:
+            raise ValueError(f"unknown node model {obj!r}; use one of {sorted(_SHORT)}, a "
+                             "NodeModel or an estimator")
+        return _SHORT[obj]()
+    if isinstance(obj, NodeModel):
+        return obj._fresh()
+    if hasattr(obj, "fit") and hasattr(obj, "predict"):
+        return EstimatorModel(obj)
+    raise TypeError(f"a node model must be a NodeModel, an estimator with fit/predict or one of "
+                    f"{sorted(_SHORT)}, got {type(obj).__name__}")
