@@ -77,33 +77,56 @@ def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=200_000, rand
     return np.ascontiguousarray(edges, dtype=np.float64), offsets
 
 
-@njit(cache=True, parallel=True)
-def bin_matrix(X, edges, offsets, is_nominal, missing_bin):
-    """Bin codes (uint8, rows x features) for ``X``: numeric values by binary search
-    in their edges, nominal codes as they are, NaN as ``missing_bin``."""
+@njit(cache=True, inline="always", nogil=True)
+def _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out):
+    for f in range(X.shape[1]):
+        x = X[i, f]
+        if np.isnan(x):
+            out[i, f] = missing_bin
+        elif is_nominal[f]:
+            out[i, f] = int(x)
+        else:
+            lo = offsets[f]
+            hi = offsets[f + 1]
+            # number of edges strictly below x
+            a = lo
+            b = hi
+            while a < b:
+                mid = (a + b) >> 1
+                if edges[mid] < x:
+                    a = mid + 1
+                else:
+                    b = mid
+            out[i, f] = a - lo
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _bin_matrix_parallel(X, edges, offsets, is_nominal, missing_bin):
     n, d = X.shape
     out = np.empty((n, d), np.uint8)
     for i in prange(n):
-        for f in range(d):
-            x = X[i, f]
-            if np.isnan(x):
-                out[i, f] = missing_bin
-            elif is_nominal[f]:
-                out[i, f] = int(x)
-            else:
-                lo = offsets[f]
-                hi = offsets[f + 1]
-                # number of edges strictly below x
-                a = lo
-                b = hi
-                while a < b:
-                    mid = (a + b) >> 1
-                    if edges[mid] < x:
-                        a = mid + 1
-                    else:
-                        b = mid
-                out[i, f] = a - lo
+        _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _bin_matrix_serial(X, edges, offsets, is_nominal, missing_bin):
+    n, d = X.shape
+    out = np.empty((n, d), np.uint8)
+    for i in range(n):
+        _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out)
+    return out
+
+
+#: fewer cells than this are binned without threads (thread start-up costs more)
+PARALLEL_MIN_CELLS = 1_000_000
+
+
+def bin_matrix(X, edges, offsets, is_nominal, missing_bin):
+    """Bin codes (uint8, rows x features) for ``X``: numeric values by binary search
+    in their edges, nominal codes as they are, NaN as ``missing_bin``."""
+    kern = _bin_matrix_parallel if X.size >= PARALLEL_MIN_CELLS else _bin_matrix_serial
+    return kern(X, edges, offsets, is_nominal, missing_bin)
 
 
 def presort(X, is_nominal):
