@@ -13,10 +13,11 @@ from .learners import (  # noqa: E402
     SGTRegressor, export_text,
 )
 from .split_criteria import Criterion  # noqa: E402
+from .ensembles import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "C45Classifier",
            "CARTClassifier", "CARTRegressor", "export_text", "Criterion", "SGTClassifier",
            "SGTRegressor", "SGTMultiInstanceClassifier", "HoeffdingTreeClassifier",
-           "__version__"]
+           "GradientBoostingClassifier", "GradientBoostingRegressor", "__version__"]
