@@ -92,3 +92,15 @@ def test_sample_weight_check_fails_only_because_of_min_samples_leaf():
     # ... and C4.5 passes it, pruning included, once min_samples_leaf=1
     assert _passes(check, C45Classifier(min_samples_leaf=1))
     assert _passes(check, C45Classifier(min_samples_leaf=1, pruning=None))
+
+
+# ---- gradient boosting (issue 10) -------------------------------------------------
+from treelab import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
+
+
+@parametrize_with_checks([GradientBoostingClassifier(n_estimators=10),
+                          GradientBoostingRegressor(n_estimators=10)])
+def test_gradient_boosting_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(estimator)

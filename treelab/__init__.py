@@ -17,6 +17,7 @@ from .learners import (  # noqa: E402
     SGTRegressor, ToPsClassifier, ToPsRegressor, export_text, export_tops_text, plot_tops,
 )
 from .split_criteria import Criterion  # noqa: E402
+from .ensembles import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -24,4 +25,4 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "
            "CARTClassifier", "CARTRegressor", "export_text", "Criterion", "SGTClassifier",
            "SGTRegressor", "SGTMultiInstanceClassifier", "HoeffdingTreeClassifier",
            "ToPsClassifier", "ToPsRegressor", "export_tops_text", "plot_tops",
-           "__version__"]
+           "GradientBoostingClassifier", "GradientBoostingRegressor", "__version__"]

@@ -41,11 +41,11 @@ FAMILIES = {
                  ("losses.py", "")]),
     "decision_tree": dict(
         label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=40,
-        kernels=[("_engine/builder.py", "_build_tree_py"), ("_engine/tree.py", "predict_value"),
+        kernels=[("_engine/builder.py", "grow_depth_first"), ("_engine/tree.py", "predict_value"),
                  ("_engine/pruning.py", "cost_complexity")]),
     "sgt": dict(
         label="Stochastic Gradient Tree kernels", seconds=30,
-        kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/sgt.py", "forest_raw"),
+        kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/tree.py", "forest_raw"),
                  ("_engine/streaming.py", "_codes_serial")]),
     "hoeffding": dict(
         label="Hoeffding tree kernels", seconds=30,

@@ -11,12 +11,13 @@ Streaming equal-width bins live in the streaming engine.
 from __future__ import annotations
 
 import os
+from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["quantile_bin_edges", "bin_matrix", "MAX_BINS"]
+__all__ = ["quantile_bin_edges", "bin_matrix", "MAX_BINS", "BinnedData", "bin_data", "presort"]
 
 #: largest number of value bins a feature may have (one uint8 code is kept for missing)
 MAX_BINS = 255
@@ -76,30 +77,119 @@ def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=200_000, rand
     return np.ascontiguousarray(edges, dtype=np.float64), offsets
 
 
-@njit(cache=True, parallel=True)
-def bin_matrix(X, edges, offsets, is_nominal, missing_bin):
-    """Bin codes (uint8, rows x features) for ``X``: numeric values by binary search
-    in their edges, nominal codes as they are, NaN as ``missing_bin``."""
+@njit(cache=True, inline="always", nogil=True)
+def _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out):
+    for f in range(X.shape[1]):
+        x = X[i, f]
+        if np.isnan(x):
+            out[i, f] = missing_bin
+        elif is_nominal[f]:
+            out[i, f] = int(x)
+        else:
+            lo = offsets[f]
+            hi = offsets[f + 1]
+            # number of edges strictly below x
+            a = lo
+            b = hi
+            while a < b:
+                mid = (a + b) >> 1
+                if edges[mid] < x:
+                    a = mid + 1
+                else:
+                    b = mid
+            out[i, f] = a - lo
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _bin_matrix_parallel(X, edges, offsets, is_nominal, missing_bin):
     n, d = X.shape
     out = np.empty((n, d), np.uint8)
     for i in prange(n):
-        for f in range(d):
-            x = X[i, f]
-            if np.isnan(x):
-                out[i, f] = missing_bin
-            elif is_nominal[f]:
-                out[i, f] = int(x)
-            else:
-                lo = offsets[f]
-                hi = offsets[f + 1]
-                # number of edges strictly below x
-                a = lo
-                b = hi
-                while a < b:
-                    mid = (a + b) >> 1
-                    if edges[mid] < x:
-                        a = mid + 1
-                    else:
-                        b = mid
-                out[i, f] = a - lo
+        _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _bin_matrix_serial(X, edges, offsets, is_nominal, missing_bin):
+    n, d = X.shape
+    out = np.empty((n, d), np.uint8)
+    for i in range(n):
+        _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out)
+    return out
+
+
+#: fewer cells than this are binned without threads (thread start-up costs more)
+PARALLEL_MIN_CELLS = 1_000_000
+
+
+def bin_matrix(X, edges, offsets, is_nominal, missing_bin):
+    """Bin codes (uint8, rows x features) for ``X``: numeric values by binary search
+    in their edges, nominal codes as they are, NaN as ``missing_bin``."""
+    kern = _bin_matrix_parallel if X.size >= PARALLEL_MIN_CELLS else _bin_matrix_serial
+    return kern(X, edges, offsets, is_nominal, missing_bin)
+
+
+def presort(X, is_nominal):
+    """Per numeric feature, the row indices sorted by value (NaN last) and the
+    sorted values themselves (both ``(n_features, n_samples)``), so that split
+    sweeps read contiguous memory.  Nominal rows are left in input order."""
+    XT = np.ascontiguousarray(X.T)
+    n, d = X.shape
+    order = np.empty((d, n), np.int64)
+    vals = np.empty((d, n), np.float64)
+
+    def one(f):
+        if is_nominal[f]:
+            order[f] = np.arange(n)
+        else:
+            order[f] = np.argsort(XT[f])        # NumPy's SIMD sort; NaN sorts last
+        vals[f] = XT[f][order[f]]
+
+    if n * d >= 1_000_000 and (os.cpu_count() or 1) > 1:
+        # NumPy's sort releases the GIL: one feature per thread
+        with ThreadPoolExecutor(max_workers=min(d, os.cpu_count())) as pool:
+            list(pool.map(one, range(d)))
+    else:
+        for f in range(d):
+            one(f)
+    return order, vals
+
+
+#: A data set prepared once for the batch builders and reused by every tree of an
+#: ensemble (each tree passes its own targets and rows).  ``use_hist``: bin codes
+#: ``Xb`` with ``n_bins`` histogram bins, ``missing_bin`` the last; otherwise the
+#: per-feature sort ``order`` / ``vals`` of the exact splitter (the builder works
+#: on a copy).  ``X`` keeps the raw values (float64, NaN = missing, category codes).
+BinnedData = namedtuple("BinnedData", [
+    "X", "Xb", "order", "vals", "is_nominal", "n_cats", "edges", "edge_offsets",
+    "use_hist", "missing_bin", "n_bins",
+])
+
+
+def bin_data(X, is_nominal, n_cats, use_hist, max_bins=MAX_BINS, random_state=None):
+    """Prepare ``X`` (float64, C-contiguous, encoded) for the batch builders:
+    quantile bins (``use_hist``) or a presort (exact splitter).  See :data:`BinnedData`."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, d = X.shape
+    is_nominal = np.ascontiguousarray(is_nominal, dtype=np.bool_)
+    n_cats = np.ascontiguousarray(n_cats, dtype=np.int64)
+    if use_hist:
+        edges, offsets = quantile_bin_edges(X, is_nominal, max_bins, random_state=random_state)
+        n_value_bins = int(np.max(np.diff(offsets))) + 1 if d else 1
+        B = max(n_value_bins, int(n_cats.max()) if d else 0) + 1
+        if B > 256:
+            raise ValueError(
+                f"splitter='hist' handles nominal attributes with at most {MAX_BINS} "
+                f"categories (got {int(n_cats.max())}); use splitter='best'")
+        Xb = bin_matrix(X, edges, offsets, is_nominal, B - 1)
+        order = np.zeros((d, 0), np.int64)
+        vals = np.zeros((d, 0), np.float64)
+    else:
+        edges, offsets = np.zeros(0), np.zeros(d + 1, np.int64)
+        B = 1
+        Xb = np.zeros((0, d), np.uint8)
+        order, vals = presort(X, is_nominal)
+    return BinnedData(X, Xb, order, vals, is_nominal, n_cats,
+                      np.ascontiguousarray(edges, dtype=np.float64),
+                      np.ascontiguousarray(offsets, dtype=np.int64),
+                      bool(use_hist), int(B - 1), int(B))

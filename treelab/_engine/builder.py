@@ -1,71 +1,100 @@
-"""Depth-first batch tree builder: one jitted call grows a whole tree.
+"""Batch tree builders on node-level kernels: depth-first and best-first.
 
-The builder runs scikit-learn's depth-first strategy (left child first) with
-either splitter:
+A tree grows from reusable parts:
 
-* ``exact``: every numeric feature is pre-sorted once; each node keeps, for
-  every numeric feature, its samples in sorted order, and a split partitions
-  these segments stably (no per-node sorting);
-* ``hist``: features are binned (:mod:`.binning`), each node owns a histogram
-  (:mod:`.histogram`) and the larger child's histogram is the parent's minus
-  its siblings'.
+* :data:`BuildParams`: the growth parameters (a named tuple, one argument);
+* :data:`~.binning.BinnedData`: the data prepared once (bins or presort) and
+  reused by every tree of an ensemble; each tree brings its own targets
+  (``yc`` / ``sstats`` / ``w``) and rows;
+* :data:`Workspace` and :data:`HistPool`: per-build buffers and the histogram
+  pool ``(slot, feature, bin, stat)``;
+* node kernels: :func:`find_best_split` (the feature loop, nominal
+  gathering, C4.5's average-gain filter), :func:`partition_node`,
+  :func:`children_stats`, :func:`children_histograms`, :func:`make_children`;
+* drivers: :func:`grow_depth_first` (scikit-learn's strategy, left child
+  first) and :func:`grow_best_first` (leaf-wise growth with ``max_leaves``:
+  always split the leaf with the largest improvement, as LightGBM and
+  scikit-learn's HistGradientBoosting).
 
-Nominal features are always evaluated from per-category statistics.  The
-criterion is passed as first-class functions (see
-:mod:`treelab.split_criteria.base`), so this kernel is compiled once, cached
-on disk, and reused by every criterion, built-in or user-defined.
+Splitters: ``exact`` (every numeric feature pre-sorted once; each node keeps
+its samples in sorted order per feature and a split partitions these segments
+stably) and ``hist`` (each node owns a histogram, the larger child's is the
+parent's minus its siblings').  Nominal features are evaluated from
+per-category statistics.  The criterion arrives as first-class functions and
+a parameter vector (the merit protocol, :mod:`.merit`), so each driver is
+compiled once, cached on disk, and reused by every criterion.  Kernels are
+``nogil``: trees can grow in parallel threads.
 
 During the build ``tree.value`` holds each node's raw statistics vector; the
-learner turns it into predictions (class proportions, means).
+learner turns it into predictions (class proportions, means, leaf weights).
 """
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, types
 
-from .signatures import IMPURITY_TYPE, MERIT_TYPE
+from .binning import BinnedData, presort  # noqa: F401  (presort: re-exported)
 from .histogram import hist_build, hist_subtract
-from .splitter import (
-    MERIT_GAIN_RATIO, TASK_CLASSIFICATION, best_nominal, best_numeric_hist,
-    best_numeric_sorted, better, node_impurity, split_merit, stats_weight,
+from .merit import (
+    MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
+    stats_weight,
 )
-from .tree import NOMINAL, NUMERIC, TreeArrays, add_cat_map, add_children, ensure_capacity, new_tree
+from .signatures import IMPURITY_TYPE, MERIT_TYPE
+from .splitter import best_nominal, best_numeric_hist, best_numeric_sorted
+from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
-__all__ = ["build_tree", "presort", "get_build_kernel"]
+__all__ = ["BuildParams", "make_params", "Workspace", "HistPool", "build_tree", "presort",
+           "get_build_kernel", "find_best_split", "partition_node", "children_stats",
+           "children_histograms", "make_children", "grow_depth_first", "grow_best_first"]
 
 EPSILON = np.finfo(np.float64).eps
 
-
-def presort(X, is_nominal):
-    """Per numeric feature, the row indices sorted by value (NaN last) and the
-    sorted values themselves (both ``(n_features, n_samples)``), so that split
-    sweeps read contiguous memory.  Nominal rows are left in input order."""
-    XT = np.ascontiguousarray(X.T)
-    n, d = X.shape
-    order = np.empty((d, n), np.int64)
-    vals = np.empty((d, n), np.float64)
-
-    def one(f):
-        if is_nominal[f]:
-            order[f] = np.arange(n)
-        else:
-            order[f] = np.argsort(XT[f])        # NumPy's SIMD sort; NaN sorts last
-        vals[f] = XT[f][order[f]]
-
-    if n * d >= 1_000_000 and (os.cpu_count() or 1) > 1:
-        # NumPy's sort releases the GIL: one feature per thread
-        with ThreadPoolExecutor(max_workers=min(d, os.cpu_count())) as pool:
-            list(pool.map(one, range(d)))
-    else:
-        for f in range(d):
-            one(f)
-    return order, vals
+#: growth parameters of one tree (see :func:`make_params` for types and defaults)
+BuildParams = namedtuple("BuildParams", [
+    "task",                   # TASK_CLASSIFICATION or TASK_DENSE
+    "n_stats",                # length of a statistics vector
+    "max_depth",
+    "min_samples_split",
+    "min_samples_leaf",
+    "min_weight_leaf",        # float: also XGBoost's min_child_weight (Newton stats)
+    "min_impurity_decrease",  # float: Newton: the least gain of a split
+    "max_features",           # features drawn per node (d: all)
+    "multiway",               # splitter.NOMINAL_*: binary subsets, multiway, multiway (C4.5 rule)
+    "merit_code",
+    "builtin",
+    "max_leaves",             # best-first driver only
+    "seed",
+])
 
 
-@njit(cache=True)
+def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
+                min_impurity_decrease, max_features, multiway, merit_code, builtin=0,
+                max_leaves=np.iinfo(np.int64).max, seed=0):
+    """:data:`BuildParams` with the field types the compiled drivers expect."""
+    return BuildParams(int(task), int(n_stats), int(max_depth), int(min_samples_split),
+                       int(min_samples_leaf), float(min_weight_leaf),
+                       float(min_impurity_decrease), int(max_features), int(multiway),
+                       int(merit_code), int(builtin), int(max_leaves), int(seed))
+
+
+#: per-build buffers shared by the node kernels
+Workspace = namedtuple("Workspace", [
+    "samples", "tmp", "tmpk", "slot_of", "order", "vals",
+    "keys_s", "ids_s", "blk", "yloc", "wloc", "sloc",
+    "child_n", "child_start", "cstats", "cimp", "child_slot", "expand",
+    "left", "miss", "buf", "cat_stats", "cat_cnt",
+    "feat_status", "feat_score", "feat_ratio", "feat_thr", "feat_mslot", "feat_k", "feat_cats",
+    "features", "visited", "proxy_best", "small",
+])
+
+#: histogram pool: ``hist[slot]`` / ``cnt[slot]`` (feature, bin[, stat]) and a stack
+#: of free slots (``meta[0]`` of them at the bottom of ``free``)
+HistPool = namedtuple("HistPool", ["hist", "cnt", "free", "meta"])
+
+
+@njit(cache=True, nogil=True)
 def _node_stats(samples, start, end, yc, sstats, w, task, out):
     out[:] = 0.0
     for p in range(start, end):
@@ -77,7 +106,7 @@ def _node_stats(samples, start, end, yc, sstats, w, task, out):
                 out[s] += sstats[i, s]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sample_slot(x, kind, thr, mslot, cat_slots, n_cats):
     if np.isnan(x):
         return mslot
@@ -90,7 +119,7 @@ def _sample_slot(x, kind, thr, mslot, cat_slots, n_cats):
     return mslot if s < 0 else s
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _stable_partition(arr, start, end, slot_of, child_start, tmp):
     """Stable counting sort of ``arr[start:end]`` by ``slot_of[arr[p]]``."""
     pos = child_start.copy()
@@ -103,7 +132,7 @@ def _stable_partition(arr, start, end, slot_of, child_start, tmp):
         arr[p] = tmp[p]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _stable_partition_with_keys(arr, keys, start, end, slot_of, child_start, tmp, tmpk):
     """:func:`_stable_partition` that moves ``keys`` along with ``arr``."""
     pos = child_start.copy()
@@ -119,7 +148,7 @@ def _stable_partition_with_keys(arr, keys, start, end, slot_of, child_start, tmp
         keys[p] = tmpk[p]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gather_block(X, Xb, use_hist, missing_bin, samples, start, end, yc, sstats, w, task,
                   blk, yl, sl, wl):
     """Copy a small node's rows into local contiguous buffers: ``blk[f, p]`` holds
@@ -147,7 +176,7 @@ def _gather_block(X, Xb, use_hist, missing_bin, samples, start, end, yc, sstats,
                 sl[p, s] = sstats[i, s]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sort_block_row(blk, f, m, keys_s, ids_s):
     """``keys_s[:m]`` = feature ``f`` of the block sorted ascending (missing = NaN last),
     ``ids_s[:m]`` = the local sample positions in that order."""
@@ -176,63 +205,455 @@ def _sort_block_row(blk, f, m, keys_s, ids_s):
             break
 
 
-def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges, edge_offsets,
-                   n_stats, task, use_hist, missing_bin, n_hist_bins,
-                   max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
-                   min_impurity_decrease, max_features, multiway, seed,
-                   imp_fn, merit_fn, merit_code, builtin):
-    n, d = X.shape
-    S = n_stats
-    np.random.seed(seed)
+
+
+# ------------------------------------------------------------------ set-up
+@njit(cache=True, nogil=True)
+def new_workspace(D, rows, P):
+    """Buffers for growing one tree on rows ``rows`` (distinct ids) of ``D``."""
+    N, d = D.X.shape
+    n = rows.shape[0]
+    S = P.n_stats
     max_cats = 1
     for f in range(d):
-        if n_cats[f] > max_cats:
-            max_cats = n_cats[f]
-
-    t = new_tree(64, S, 64)
-    t.sizes[0] = 1
-    samples = np.arange(n)
-    tmp = np.empty(n, np.int64)
-    tmpk = np.empty(n if not use_hist else 1, np.float64)
-    slot_of = np.zeros(n, np.int32)
+        if D.n_cats[f] > max_cats:
+            max_cats = D.n_cats[f]
+    samples = rows.copy()
+    if D.use_hist:
+        order = np.zeros((d, 0), np.int64)
+        vals = np.zeros((d, 0), np.float64)
+    elif n == N:
+        order = D.order.copy()
+        vals = D.vals.copy()
+    else:
+        # the presort restricted to the rows, still in sorted order
+        keep = np.zeros(N, np.bool_)
+        for p in range(n):
+            keep[rows[p]] = True
+        order = np.empty((d, n), np.int64)
+        vals = np.empty((d, n), np.float64)
+        for f in range(d):
+            q = 0
+            for p in range(N):
+                i = D.order[f, p]
+                if keep[i]:
+                    order[f, q] = i
+                    vals[f, q] = D.vals[f, p]
+                    q += 1
     # nodes smaller than this sort their own samples per feature instead of
     # using a histogram (hist) or keeping presorted segments (exact)
-    small = max(32, n_hist_bins // 2) if use_hist else 48
-    keys_s = np.empty(small, np.float64)
-    ids_s = np.empty(small, np.int64)
-    blk = np.empty((d, small), np.float64)
-    yloc = np.zeros(small, np.int64)
-    wloc = np.zeros(small, np.float64)
-    sloc = np.zeros((small, S), np.float64)
+    small = max(32, D.n_bins // 2) if D.use_hist else 48
     kmax = max(2, max_cats)
-    child_n_buf = np.zeros(kmax, np.int64)
-    child_start_buf = np.zeros(kmax, np.int64)
-    cstats_buf = np.zeros((kmax, S), np.float64)
-    cimp_buf = np.zeros(kmax, np.float64)
-    child_slot_buf = np.zeros(kmax, np.int64)
-    expand_buf = np.zeros(kmax, np.bool_)
+    n_tmpk = 1 if D.use_hist else n
+    return Workspace(
+        samples, np.empty(n, np.int64), np.empty(n_tmpk, np.float64),
+        np.zeros(N, np.int32), order, vals,
+        np.empty(small, np.float64), np.empty(small, np.int64), np.empty((d, small), np.float64),
+        np.zeros(small, np.int64), np.zeros(small, np.float64), np.zeros((small, S), np.float64),
+        np.zeros(kmax, np.int64), np.zeros(kmax, np.int64), np.zeros((kmax, S), np.float64),
+        np.zeros(kmax, np.float64), np.zeros(kmax, np.int64), np.zeros(kmax, np.bool_),
+        np.zeros(S, np.float64), np.zeros(S, np.float64), np.zeros((2, S), np.float64),
+        np.zeros((max_cats, S), np.float64), np.zeros(max_cats, np.int64),
+        np.zeros(d, np.int64), np.zeros(d, np.float64), np.zeros(d, np.float64),
+        np.zeros(d, np.float64), np.zeros(d, np.int64), np.zeros(d, np.int64),
+        np.full((d, max_cats), -1, np.int64),
+        np.arange(d), np.zeros(d, np.int64), np.full(1, -np.inf), small,
+    )
 
-    # histogram pool (hist mode only)
-    B = n_hist_bins
-    P = 8 if use_hist else 1
-    pool = np.zeros((P, d if use_hist else 1, B if use_hist else 1, S), np.float64)
-    pcnt = np.zeros((P, d if use_hist else 1, B if use_hist else 1), np.int64)
-    free = np.empty(P, np.int64)
-    n_free = P
-    for j in range(P):
-        free[j] = P - 1 - j
 
-    # root
-    _node_stats(samples, 0, n, yc, sstats, w, task, t.value[0])
+@njit(cache=True, nogil=True)
+def new_pool(D, P):
+    """An empty histogram pool (8 slots, grown on demand)."""
+    d = D.X.shape[1]
+    B = D.n_bins
+    n_slots = 8 if D.use_hist else 1
+    free = np.empty(n_slots, np.int64)
+    for j in range(n_slots):
+        free[j] = n_slots - 1 - j
+    meta = np.full(1, n_slots, np.int64)
+    dd = d if D.use_hist else 1
+    bb = B if D.use_hist else 1
+    hist = np.zeros((n_slots, dd, bb, P.n_stats), np.float64)
+    cnt = np.zeros((n_slots, dd, bb), np.int64)
+    return HistPool(hist, cnt, free, meta)
+
+
+@njit(cache=True, nogil=True)
+def pool_take(hp):
+    """A free slot of the pool (doubling it when none is left): ``(pool, slot)``."""
+    n_free = hp.meta[0]
+    if n_free == 0:
+        P = hp.hist.shape[0]
+        P2 = 2 * P
+        hist = np.zeros((P2,) + hp.hist.shape[1:], np.float64)
+        cnt = np.zeros((P2,) + hp.cnt.shape[1:], np.int64)
+        hist[:P] = hp.hist
+        cnt[:P] = hp.cnt
+        free = np.empty(P2, np.int64)
+        for q in range(P, P2):
+            free[n_free] = q
+            n_free += 1
+        hp = HistPool(hist, cnt, free, hp.meta)
+    n_free -= 1
+    hp.meta[0] = n_free
+    return hp, hp.free[n_free]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pool_release(hp, slot):
+    hp.free[hp.meta[0]] = slot
+    hp.meta[0] += 1
+
+
+# ------------------------------------------------------------ node kernels
+@njit(cache=True, nogil=True)
+def is_leaf_node(P, depth, n_node, wn, imp):
+    """Pre-pruning: a node that may not be split whatever its data."""
+    return (depth >= P.max_depth or n_node < P.min_samples_split
+            or n_node < 2 * P.min_samples_leaf or wn < 2.0 * P.min_weight_leaf
+            or (P.merit_code != MERIT_NEWTON and imp <= EPSILON))
+
+
+@njit(cache=True, nogil=True)
+def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, imp,
+                    imp_fn, merit_fn):
+    """Best split of the node holding ``ws.samples[start:end]``: every (drawn)
+    feature's best threshold or category partition, then the best feature (for
+    gain ratio, C4.5's rule: the best ratio among tests with at least average
+    gain).  Returns the feature (-1: none); its split is described by
+    ``ws.feat_thr / feat_mslot / feat_k / feat_cats`` at that feature."""
+    X = D.X
+    d = X.shape[1]
+    S = P.n_stats
+    task = P.task
+    use_hist = D.use_hist
+    missing_bin = D.missing_bin
+    is_nominal = D.is_nominal
+    n_cats = D.n_cats
+    edges = D.edges
+    edge_offsets = D.edge_offsets
+    samples = ws.samples
+    pool = hp.hist
+    pcnt = hp.cnt
+    max_features = P.max_features
+    min_samples_leaf = P.min_samples_leaf
+    min_weight_leaf = P.min_weight_leaf
+    merit_code = P.merit_code
+    builtin = P.builtin
+    small = ws.small
+    cat_cnt = ws.cat_cnt
+    cat_stats = ws.cat_stats
+    miss = ws.miss
+    left = ws.left
+    buf = ws.buf
+    features = ws.features
+    n_node = end - start
+    best_f = -1
+    n_visited = 0
+    n_eval = 0
+    gathered = False
+    ws.proxy_best[0] = -np.inf
+    found_any = False
+    for j in range(d):
+        if max_features < d:
+            r = j + np.random.randint(0, d - j)
+            tmpf = features[j]
+            features[j] = features[r]
+            features[r] = tmpf
+        f = features[j]
+        status = 0
+        if is_nominal[f]:
+            nc = n_cats[f]
+            if use_hist and hslot >= 0:
+                for c in range(nc):
+                    cat_cnt[c] = pcnt[hslot, f, c]
+                    for s in range(S):
+                        cat_stats[c, s] = pool[hslot, f, c, s]
+                n_miss = pcnt[hslot, f, missing_bin]
+                for s in range(S):
+                    miss[s] = pool[hslot, f, missing_bin, s]
+            else:
+                cat_cnt[:nc] = 0
+                cat_stats[:nc] = 0.0
+                miss[:] = 0.0
+                n_miss = 0
+                for p in range(start, end):
+                    i = samples[p]
+                    x = X[i, f]
+                    if np.isnan(x):
+                        n_miss += 1
+                        if task == TASK_CLASSIFICATION:
+                            miss[yc[i]] += w[i]
+                        else:
+                            for s in range(S):
+                                miss[s] += sstats[i, s]
+                    else:
+                        c = int(x)
+                        cat_cnt[c] += 1
+                        if task == TASK_CLASSIFICATION:
+                            cat_stats[c, yc[i]] += w[i]
+                        else:
+                            for s in range(S):
+                                cat_stats[c, s] += sstats[i, s]
+            status, score, ratio, kk, mslot = best_nominal(
+                cat_stats, cat_cnt, nc, miss.copy(), n_miss, parent, imp, n_node,
+                P.multiway, ws.feat_cats[f], left, buf, min_samples_leaf, min_weight_leaf,
+                task, merit_code, builtin, imp_fn, merit_fn, cp)
+            thr = 0.0
+        elif n_node < small:
+            # small node: sort its own samples by this feature
+            if not gathered:
+                _gather_block(X, D.Xb, use_hist, missing_bin, samples, start, end,
+                              yc, sstats, w, task, ws.blk, ws.yloc, ws.sloc, ws.wloc)
+                gathered = True
+            _sort_block_row(ws.blk, f, n_node, ws.keys_s, ws.ids_s)
+            status, score, ratio, thr, mslot = best_numeric_sorted(
+                ws.keys_s, ws.ids_s, 0, n_node, use_hist,
+                edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
+                ws.yloc, ws.sloc, ws.wloc, parent, imp, left, miss, buf, min_samples_leaf,
+                min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
+                ws.proxy_best)
+            kk = 2
+        elif use_hist:
+            nvb = edge_offsets[f + 1] - edge_offsets[f] + 1
+            status, score, ratio, thr, mslot = best_numeric_hist(
+                pool[hslot, f], pcnt[hslot, f], nvb,
+                edges[edge_offsets[f]:edge_offsets[f + 1]], missing_bin,
+                parent, imp, n_node, left, buf, min_samples_leaf, min_weight_leaf,
+                task, merit_code, builtin, imp_fn, merit_fn, cp, ws.proxy_best)
+            kk = 2
+        else:
+            status, score, ratio, thr, mslot = best_numeric_sorted(
+                ws.vals[f], ws.order[f], start, end, False, edges, yc, sstats, w, parent,
+                imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
+                task, merit_code, builtin, imp_fn, merit_fn, cp, ws.proxy_best)
+            kk = 2
+        ws.feat_status[f] = status
+        ws.visited[n_eval] = f
+        n_eval += 1
+        if status >= 0:
+            n_visited += 1
+        if status == 1:
+            found_any = True
+            ws.feat_score[f] = score
+            ws.feat_ratio[f] = ratio
+            ws.feat_thr[f] = thr
+            ws.feat_mslot[f] = mslot
+            ws.feat_k[f] = kk
+        if max_features < d and n_visited >= max_features and found_any:
+            break
+        if status == 1 and n_node == 2 and max_features >= d:
+            # two samples: every admissible split is the same partition with
+            # the same merit, and ties go to the first feature evaluated
+            break
+    # ---- choose the feature ------------------------------------------------
+    if merit_code == MERIT_GAIN_RATIO:
+        # C4.5: best gain ratio among tests whose gain is at least the average gain
+        tot = 0.0
+        m = 0
+        for j in range(n_eval):
+            f = ws.visited[j]
+            if ws.feat_status[f] == 1:
+                tot += ws.feat_score[f]
+                m += 1
+        if m > 0:
+            avg = tot / m
+            best_val = -np.inf
+            for j in range(n_eval):
+                f = ws.visited[j]
+                if ws.feat_status[f] == 1 and ws.feat_score[f] >= avg - 1e-12:
+                    if better(ws.feat_ratio[f], best_val):
+                        best_val = ws.feat_ratio[f]
+                        best_f = f
+    else:
+        best_val = -np.inf
+        for j in range(n_eval):
+            f = ws.visited[j]
+            if ws.feat_status[f] == 1 and better(ws.feat_score[f], best_val):
+                best_val = ws.feat_score[f]
+                best_f = f
+    return best_f
+
+
+@njit(cache=True, nogil=True)
+def partition_node(D, P, ws, start, end, f):
+    """Send the node's samples to the children of its split on ``f`` (stable:
+    ``ws.samples``, and in exact mode the per-feature sorted segments).  Sets
+    ``ws.child_n`` / ``ws.child_start``; returns the number of children, or 0
+    (nothing moved) when a child would be empty."""
+    X = D.X
+    samples = ws.samples
+    slot_of = ws.slot_of
+    kind = NOMINAL if D.is_nominal[f] else NUMERIC
+    k = ws.feat_k[f]
+    thr = ws.feat_thr[f]
+    mslot = ws.feat_mslot[f]
+    cslots = ws.feat_cats[f]
+    nc = D.n_cats[f]
+    child_n = ws.child_n[:k]
+    child_n[:] = 0
+    for p in range(start, end):
+        i = samples[p]
+        s = _sample_slot(X[i, f], kind, thr, mslot, cslots, nc)
+        slot_of[i] = s
+        child_n[s] += 1
+    for j in range(k):
+        if child_n[j] == 0:
+            return 0
+    child_start = ws.child_start[:k]
+    acc = start
+    for j in range(k):
+        child_start[j] = acc
+        acc += child_n[j]
+    _stable_partition(samples, start, end, slot_of, child_start, ws.tmp)
+    if not D.use_hist and end - start >= ws.small:
+        for g in range(X.shape[1]):
+            if not D.is_nominal[g]:
+                _stable_partition_with_keys(ws.order[g], ws.vals[g], start, end, slot_of,
+                                            child_start, ws.tmp, ws.tmpk)
+    return k
+
+
+@njit(cache=True, nogil=True)
+def children_stats(P, cp, ws, yc, sstats, w, k, wn, imp, w_total, imp_fn):
+    """Statistics and impurities of the ``k`` children (``ws.cstats``, ``ws.cimp``)
+    and the split's improvement: the weighted impurity decrease
+    (w imp - sum_c w_c imp_c) / W_root, or for Newton the gain (merit module)."""
+    task = P.task
+    for j in range(k):
+        _node_stats(ws.samples, ws.child_start[j], ws.child_start[j] + ws.child_n[j],
+                    yc, sstats, w, task, ws.cstats[j])
+    wsum_imp = 0.0
+    for j in range(k):
+        ws.cimp[j] = impurity_of(ws.cstats[j], P.merit_code, P.builtin, imp_fn, cp)
+        wsum_imp += stats_weight(ws.cstats[j], task) * ws.cimp[j]
+    if P.merit_code == MERIT_NEWTON:
+        g = 0.0
+        for j in range(k):
+            g -= ws.cimp[j]
+        g += imp
+        g -= cp[NEWTON_GAMMA] * (k - 1)
+        return g
+    return (wn * imp - wsum_imp) / w_total if w_total > 0 else 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def split_ok(P, improvement):
+    """Whether the improvement of a split is enough (``min_impurity_decrease``;
+    Newton: a gain above it, the slides' pre-stopping at a non-positive gain)."""
+    if P.merit_code == MERIT_NEWTON:
+        return improvement > P.min_impurity_decrease
+    return not (improvement + EPSILON < P.min_impurity_decrease)
+
+
+@njit(cache=True, nogil=True)
+def make_children(t, node, D, P, ws, f, k):
+    """Turn leaf ``node`` into the split on ``f`` with ``k`` children holding
+    ``ws.cstats`` / ``ws.cimp`` / ``ws.child_n``.  Returns ``(tree, first_child)``."""
+    kind = NOMINAL if D.is_nominal[f] else NUMERIC
+    nc = D.n_cats[f]
+    t = ensure_capacity(t, k, nc if kind == NOMINAL else 0)
+    first = add_children(t, node, k)
+    t.feature[node] = f
+    t.kind[node] = kind
+    t.threshold[node] = ws.feat_thr[f]
+    t.missing_child[node] = ws.feat_mslot[f]
+    if kind == NOMINAL:
+        add_cat_map(t, node, ws.feat_cats[f][:nc])
+    for j in range(k):
+        c = first + j
+        t.value[c] = ws.cstats[j]
+        t.n_samples[c] = ws.child_n[j]
+        t.weighted_n_samples[c] = stats_weight(ws.cstats[j], P.task)
+        t.impurity[c] = ws.cimp[j]
+    return t, first
+
+
+@njit(cache=True, nogil=True)
+def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
+    """Histograms of the children that may split (``ws.child_slot``, -1: none): the
+    smaller ones built, the largest one the parent's minus its siblings' (its slot
+    is the parent's).  The parent's slot is released otherwise.  Returns the pool."""
+    child_slot = ws.child_slot[:k]
+    child_slot[:] = -1
+    if not (D.use_hist and hslot >= 0):
+        return hp
+    child_n = ws.child_n
+    child_start = ws.child_start
+    expand = ws.expand[:k]
+    for j in range(k):
+        nj = child_n[j]
+        expand[j] = (depth + 1 < P.max_depth and nj >= P.min_samples_split
+                     and nj >= 2 * P.min_samples_leaf
+                     and (P.merit_code == MERIT_NEWTON or ws.cimp[j] > EPSILON)
+                     and nj >= ws.small)
+    largest = 0
+    for j in range(k):
+        if child_n[j] > child_n[largest]:
+            largest = j
+    use_sub = expand[largest] and 2 * child_n[largest] >= n_node
+    for j in range(k):
+        if j == largest and use_sub:
+            continue
+        if not (expand[j] or use_sub):
+            continue
+        hp, sl = pool_take(hp)
+        hist_build(D.Xb, ws.samples, child_start[j], child_start[j] + child_n[j],
+                   yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl])
+        child_slot[j] = sl
+    if use_sub:
+        # the parent's histogram becomes the largest child's
+        for j in range(k):
+            if j != largest:
+                hist_subtract(hp.hist[hslot], hp.cnt[hslot], hp.hist[child_slot[j]],
+                              hp.cnt[child_slot[j]])
+        child_slot[largest] = hslot
+        for j in range(k):
+            if j != largest and not expand[j]:
+                pool_release(hp, child_slot[j])
+                child_slot[j] = -1
+    else:
+        pool_release(hp, hslot)
+    return hp
+
+
+@njit(cache=True, nogil=True)
+def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
+    """The root leaf (statistics of all rows) and its histogram slot."""
+    n = ws.samples.shape[0]
+    t = new_tree(64, P.n_stats, 64)
+    t.sizes[0] = 1
+    _node_stats(ws.samples, 0, n, yc, sstats, w, P.task, t.value[0])
     t.n_samples[0] = n
-    t.weighted_n_samples[0] = stats_weight(t.value[0], task)
-    t.impurity[0] = node_impurity(t.value[0], builtin, imp_fn)
-    w_total = t.weighted_n_samples[0]
+    t.weighted_n_samples[0] = stats_weight(t.value[0], P.task)
+    t.impurity[0] = impurity_of(t.value[0], P.merit_code, P.builtin, imp_fn, cp)
     root_slot = -1
-    if use_hist and n >= small:
-        n_free -= 1
-        root_slot = free[n_free]
-        hist_build(Xb, samples, 0, n, yc, sstats, w, task, pool[root_slot], pcnt[root_slot])
+    if D.use_hist and n >= ws.small:
+        hp, root_slot = pool_take(hp)
+        hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
+                   hp.cnt[root_slot])
+    return t, hp, root_slot
+
+
+@njit(cache=True, nogil=True)
+def _grow_i64(a, n, fill):
+    out = np.full(n, fill, np.int64)
+    out[:a.shape[0]] = a
+    return out
+
+
+# ----------------------------------------------------------------- drivers
+def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
+    """Depth-first growth (scikit-learn's order: a node's children are pushed
+    on a stack, the first child on top).  ``rows``: distinct row ids of ``D`` to
+    grow on; targets ``yc`` (class codes, task 0) or ``sstats`` (per-row
+    statistics vectors), weights ``w``; ``cp``: criterion parameters."""
+    np.random.seed(P.seed)
+    ws = new_workspace(D, rows, P)
+    hp = new_pool(D, P)
+    n = rows.shape[0]
+    t, hp, root_slot = _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn)
+    w_total = t.weighted_n_samples[0]
 
     # stack: node, start, end, hist slot
     cap = 64
@@ -240,30 +661,11 @@ def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges,
     st_start = np.empty(cap, np.int64)
     st_end = np.empty(cap, np.int64)
     st_slot = np.empty(cap, np.int64)
-    top = 0
     st_node[0] = 0
     st_start[0] = 0
     st_end[0] = n
     st_slot[0] = root_slot
     top = 1
-
-    # split buffers
-    left = np.zeros(S, np.float64)
-    miss = np.zeros(S, np.float64)
-    buf = np.zeros((2, S), np.float64)
-    cat_stats = np.zeros((max_cats, S), np.float64)
-    cat_cnt = np.zeros(max_cats, np.int64)
-    feat_status = np.zeros(d, np.int64)
-    feat_score = np.zeros(d, np.float64)
-    feat_ratio = np.zeros(d, np.float64)
-    feat_thr = np.zeros(d, np.float64)
-    feat_mslot = np.zeros(d, np.int64)
-    feat_k = np.zeros(d, np.int64)
-    feat_cats = np.full((d, max_cats), -1, np.int64)
-    features = np.arange(d)
-    visited = np.zeros(d, np.int64)
-    proxy_best = np.full(1, -np.inf)
-
     while top > 0:
         top -= 1
         node = st_node[top]
@@ -271,338 +673,264 @@ def _build_tree_py(X, Xb, order, vals, yc, sstats, w, is_nominal, n_cats, edges,
         end = st_end[top]
         hslot = st_slot[top]
         n_node = end - start
-        parent = t.value[node]
         wn = t.weighted_n_samples[node]
         imp = t.impurity[node]
         depth = t.depth[node]
-
-        is_leaf = (depth >= max_depth or n_node < min_samples_split
-                   or n_node < 2 * min_samples_leaf or wn < 2.0 * min_weight_leaf
-                   or imp <= EPSILON)
+        is_leaf = is_leaf_node(P, depth, n_node, wn, imp)
         best_f = -1
+        k = 0
         if not is_leaf:
-            # ---- evaluate features -------------------------------------------------
-            n_visited = 0
-            n_eval = 0
-            gathered = False
-            proxy_best[0] = -np.inf
-            found_any = False
-            for j in range(d):
-                if max_features < d:
-                    r = j + np.random.randint(0, d - j)
-                    tmpf = features[j]
-                    features[j] = features[r]
-                    features[r] = tmpf
-                f = features[j]
-                status = 0
-                if is_nominal[f]:
-                    nc = n_cats[f]
-                    if use_hist and hslot >= 0:
-                        for c in range(nc):
-                            cat_cnt[c] = pcnt[hslot, f, c]
-                            for s in range(S):
-                                cat_stats[c, s] = pool[hslot, f, c, s]
-                        n_miss = pcnt[hslot, f, missing_bin]
-                        for s in range(S):
-                            miss[s] = pool[hslot, f, missing_bin, s]
-                    else:
-                        cat_cnt[:nc] = 0
-                        cat_stats[:nc] = 0.0
-                        miss[:] = 0.0
-                        n_miss = 0
-                        for p in range(start, end):
-                            i = samples[p]
-                            x = X[i, f]
-                            if np.isnan(x):
-                                n_miss += 1
-                                if task == TASK_CLASSIFICATION:
-                                    miss[yc[i]] += w[i]
-                                else:
-                                    for s in range(S):
-                                        miss[s] += sstats[i, s]
-                            else:
-                                c = int(x)
-                                cat_cnt[c] += 1
-                                if task == TASK_CLASSIFICATION:
-                                    cat_stats[c, yc[i]] += w[i]
-                                else:
-                                    for s in range(S):
-                                        cat_stats[c, s] += sstats[i, s]
-                    status, score, ratio, kk, mslot = best_nominal(
-                        cat_stats, cat_cnt, nc, miss.copy(), n_miss, parent, imp, n_node,
-                        multiway, feat_cats[f], left, buf, min_samples_leaf, min_weight_leaf,
-                        task, merit_code, builtin, imp_fn, merit_fn)
-                    thr = 0.0
-                elif n_node < small:
-                    # small node: sort its own samples by this feature
-                    if not gathered:
-                        _gather_block(X, Xb, use_hist, missing_bin, samples, start, end,
-                                      yc, sstats, w, task, blk, yloc, sloc, wloc)
-                        gathered = True
-                    _sort_block_row(blk, f, n_node, keys_s, ids_s)
-                    status, score, ratio, thr, mslot = best_numeric_sorted(
-                        keys_s, ids_s, 0, n_node, use_hist,
-                        edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
-                        yloc, sloc, wloc, parent, imp, left, miss, buf, min_samples_leaf,
-                        min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn,
-                        proxy_best)
-                    kk = 2
-                elif use_hist:
-                    nvb = edge_offsets[f + 1] - edge_offsets[f] + 1
-                    status, score, ratio, thr, mslot = best_numeric_hist(
-                        pool[hslot, f], pcnt[hslot, f], nvb,
-                        edges[edge_offsets[f]:edge_offsets[f + 1]], missing_bin,
-                        parent, imp, n_node, left, buf, min_samples_leaf, min_weight_leaf,
-                        task, merit_code, builtin, imp_fn, merit_fn, proxy_best)
-                    kk = 2
-                else:
-                    status, score, ratio, thr, mslot = best_numeric_sorted(
-                        vals[f], order[f], start, end, False, edges, yc, sstats, w, parent,
-                        imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
-                        task, merit_code, builtin, imp_fn, merit_fn, proxy_best)
-                    kk = 2
-                feat_status[f] = status
-                visited[n_eval] = f
-                n_eval += 1
-                if status >= 0:
-                    n_visited += 1
-                if status == 1:
-                    found_any = True
-                    feat_score[f] = score
-                    feat_ratio[f] = ratio
-                    feat_thr[f] = thr
-                    feat_mslot[f] = mslot
-                    feat_k[f] = kk
-                if max_features < d and n_visited >= max_features and found_any:
-                    break
-                if status == 1 and n_node == 2 and max_features >= d:
-                    # two samples: every admissible split is the same partition with
-                    # the same merit, and ties go to the first feature evaluated
-                    break
-            # ---- choose the feature ------------------------------------------------
-            if merit_code == MERIT_GAIN_RATIO:
-                # C4.5: best gain ratio among tests whose gain is at least the average gain
-                tot = 0.0
-                m = 0
-                for j in range(n_eval):
-                    f = visited[j]
-                    if feat_status[f] == 1:
-                        tot += feat_score[f]
-                        m += 1
-                if m > 0:
-                    avg = tot / m
-                    best_val = -np.inf
-                    for j in range(n_eval):
-                        f = visited[j]
-                        if feat_status[f] == 1 and feat_score[f] >= avg - 1e-12:
-                            if better(feat_ratio[f], best_val):
-                                best_val = feat_ratio[f]
-                                best_f = f
-            else:
-                best_val = -np.inf
-                for j in range(n_eval):
-                    f = visited[j]
-                    if feat_status[f] == 1 and better(feat_score[f], best_val):
-                        best_val = feat_score[f]
-                        best_f = f
+            best_f = find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
+                                     t.value[node], imp, imp_fn, merit_fn)
             if best_f < 0:
                 is_leaf = True
-
         if not is_leaf:
-            f = best_f
-            kind = NOMINAL if is_nominal[f] else NUMERIC
-            k = feat_k[f]
-            thr = feat_thr[f]
-            mslot = feat_mslot[f]
-            cslots = feat_cats[f]
-            nc = n_cats[f]
-            # ---- assign samples to children and partition --------------------------
-            child_n = child_n_buf[:k]
-            child_n[:] = 0
-            for p in range(start, end):
-                i = samples[p]
-                s = _sample_slot(X[i, f], kind, thr, mslot, cslots, nc)
-                slot_of[i] = s
-                child_n[s] += 1
-            ok = True
-            for j in range(k):
-                if child_n[j] == 0:
-                    ok = False
-            if not ok:
+            k = partition_node(D, P, ws, start, end, best_f)
+            if k == 0:
                 is_leaf = True
             else:
-                child_start = child_start_buf[:k]
-                acc = start
-                for j in range(k):
-                    child_start[j] = acc
-                    acc += child_n[j]
-                _stable_partition(samples, start, end, slot_of, child_start, tmp)
-                if not use_hist and n_node >= small:
-                    for g in range(d):
-                        if not is_nominal[g]:
-                            _stable_partition_with_keys(order[g], vals[g], start, end, slot_of,
-                                                        child_start, tmp, tmpk)
-                # ---- children statistics and improvement ---------------------------
-                cstats = cstats_buf  # rows 0..k-1 in use
-                for j in range(k):
-                    _node_stats(samples, child_start[j], child_start[j] + child_n[j],
-                                yc, sstats, w, task, cstats[j])
-                wsum_imp = 0.0
-                cimp = cimp_buf[:k]
-                for j in range(k):
-                    cimp[j] = node_impurity(cstats[j], builtin, imp_fn)
-                    wsum_imp += stats_weight(cstats[j], task) * cimp[j]
-                improvement = (wn * imp - wsum_imp) / w_total if w_total > 0 else 0.0
-                if improvement + EPSILON < min_impurity_decrease:
+                improvement = children_stats(P, cp, ws, yc, sstats, w, k, wn, imp, w_total,
+                                             imp_fn)
+                if not split_ok(P, improvement):
                     is_leaf = True
         if is_leaf:
             if hslot >= 0:
-                free[n_free] = hslot
-                n_free += 1
+                pool_release(hp, hslot)
             continue
-
-        # ---- create the children ---------------------------------------------------
-        t = ensure_capacity(t, k, nc if kind == NOMINAL else 0)
-        parent = t.value[node]
-        first = add_children(t, node, k)
-        t.feature[node] = f
-        t.kind[node] = kind
-        t.threshold[node] = thr
-        t.missing_child[node] = mslot
-        if kind == NOMINAL:
-            add_cat_map(t, node, cslots[:nc])
-        for j in range(k):
-            c = first + j
-            t.value[c] = cstats[j]
-            t.n_samples[c] = child_n[j]
-            t.weighted_n_samples[c] = stats_weight(cstats[j], task)
-            t.impurity[c] = cimp[j]
-
-        # ---- children histograms ---------------------------------------------------
-        child_slot = child_slot_buf[:k]
-        child_slot[:] = -1
-        if use_hist and hslot >= 0:
-            expand = expand_buf[:k]
-            for j in range(k):
-                nj = child_n[j]
-                expand[j] = (depth + 1 < max_depth and nj >= min_samples_split
-                             and nj >= 2 * min_samples_leaf and cimp[j] > EPSILON
-                             and nj >= small)
-            largest = 0
-            for j in range(k):
-                if child_n[j] > child_n[largest]:
-                    largest = j
-            use_sub = expand[largest] and 2 * child_n[largest] >= n_node
-            for j in range(k):
-                if j == largest and use_sub:
-                    continue
-                if not (expand[j] or use_sub):
-                    continue
-                if n_free == 0:
-                    # grow the pool
-                    P2 = 2 * P
-                    pool2 = np.zeros((P2, d, B, S), np.float64)
-                    pcnt2 = np.zeros((P2, d, B), np.int64)
-                    pool2[:P] = pool
-                    pcnt2[:P] = pcnt
-                    pool = pool2
-                    pcnt = pcnt2
-                    free2 = np.empty(P2, np.int64)
-                    free2[:n_free] = free[:n_free]
-                    free = free2
-                    for q in range(P, P2):
-                        free[n_free] = q
-                        n_free += 1
-                    P = P2
-                n_free -= 1
-                sl = free[n_free]
-                hist_build(Xb, samples, child_start[j], child_start[j] + child_n[j],
-                           yc, sstats, w, task, pool[sl], pcnt[sl])
-                child_slot[j] = sl
-            if use_sub:
-                # the parent's histogram becomes the largest child's
-                for j in range(k):
-                    if j != largest:
-                        hist_subtract(pool[hslot], pcnt[hslot], pool[child_slot[j]],
-                                      pcnt[child_slot[j]])
-                child_slot[largest] = hslot
-                for j in range(k):
-                    if j != largest and not expand[j]:
-                        free[n_free] = child_slot[j]
-                        n_free += 1
-                        child_slot[j] = -1
-            else:
-                free[n_free] = hslot
-                n_free += 1
-
+        t, first = make_children(t, node, D, P, ws, best_f, k)
+        hp = children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node)
         # ---- push the children, first slot on top ---------------------------------
         if top + k > cap:
             cap2 = max(2 * cap, top + k)
-            a = np.empty(cap2, np.int64)
-            a[:top] = st_node[:top]
-            st_node = a
-            a = np.empty(cap2, np.int64)
-            a[:top] = st_start[:top]
-            st_start = a
-            a = np.empty(cap2, np.int64)
-            a[:top] = st_end[:top]
-            st_end = a
-            a = np.empty(cap2, np.int64)
-            a[:top] = st_slot[:top]
-            st_slot = a
+            st_node = _grow_i64(st_node, cap2, 0)
+            st_start = _grow_i64(st_start, cap2, 0)
+            st_end = _grow_i64(st_end, cap2, 0)
+            st_slot = _grow_i64(st_slot, cap2, 0)
             cap = cap2
         for j in range(k - 1, -1, -1):
             st_node[top] = first + j
-            st_start[top] = child_start[j]
-            st_end[top] = child_start[j] + child_n[j]
-            st_slot[top] = child_slot[j]
+            st_start[top] = ws.child_start[j]
+            st_end[top] = ws.child_start[j] + ws.child_n[j]
+            st_slot[top] = ws.child_slot[j]
             top += 1
     return t
 
 
-_KERNEL = None
+@njit(cache=True, nogil=True)
+def _heap_push(keys, nodes, size, key, node):
+    """Max-heap on (key, -node): the largest improvement first, ties to the older node."""
+    if size == keys.shape[0]:
+        k2 = np.empty(2 * size, np.float64)
+        n2 = np.empty(2 * size, np.int64)
+        k2[:size] = keys
+        n2[:size] = nodes
+        keys = k2
+        nodes = n2
+    p = size
+    keys[p] = key
+    nodes[p] = node
+    while p > 0:
+        q = (p - 1) // 2
+        if keys[q] > keys[p] or (keys[q] == keys[p] and nodes[q] < nodes[p]):
+            break
+        keys[p], keys[q] = keys[q], keys[p]
+        nodes[p], nodes[q] = nodes[q], nodes[p]
+        p = q
+    return keys, nodes, size + 1
 
 
-def _tree_type(n_outputs_dummy=1):
-    from numba import typeof
-    from .tree import new_tree as _nt
-    return typeof(_nt(1, 1, 1))
+@njit(cache=True, nogil=True)
+def _heap_pop(keys, nodes, size):
+    """Remove the top of the heap; returns (node, new size)."""
+    top = nodes[0]
+    size -= 1
+    keys[0] = keys[size]
+    nodes[0] = nodes[size]
+    p = 0
+    while True:
+        a = 2 * p + 1
+        if a >= size:
+            break
+        b = a + 1
+        c = a
+        if b < size and (keys[b] > keys[a] or (keys[b] == keys[a] and nodes[b] < nodes[a])):
+            c = b
+        if keys[p] > keys[c] or (keys[p] == keys[c] and nodes[p] < nodes[c]):
+            break
+        keys[p], keys[c] = keys[c], keys[p]
+        nodes[p], nodes[c] = nodes[c], nodes[p]
+        p = c
+    return top, size
 
 
-def get_build_kernel():
-    """The builder compiled with its explicit signature (loaded from the disk cache)."""
-    global _KERNEL
-    if _KERNEL is None:
-        T = _tree_type()
-        i64 = types.int64
-        f64 = types.float64
+def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
+    """Best-first (leaf-wise) growth: every new leaf's best split is found (and its
+    samples partitioned) at once; the leaf whose split improves most is split
+    next, until ``P.max_leaves`` leaves (a split that would exceed it is
+    skipped) or no leaf can split.  Arguments as :func:`grow_depth_first`."""
+    np.random.seed(P.seed)
+    ws = new_workspace(D, rows, P)
+    hp = new_pool(D, P)
+    n = rows.shape[0]
+    t, hp, root_slot = _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn)
+    w_total = t.weighted_n_samples[0]
+    kmax = ws.child_n.shape[0]
+    max_cats = ws.feat_cats.shape[1]
+    cap = t.feature.shape[0]
+    n_start = np.zeros(cap, np.int64)
+    n_end = np.zeros(cap, np.int64)
+    n_slot = np.full(cap, -1, np.int64)
+    rec_f = np.full(cap, -1, np.int64)
+    rec_thr = np.zeros(cap, np.float64)
+    rec_mslot = np.zeros(cap, np.int64)
+    rec_k = np.zeros(cap, np.int64)
+    rec_cn = np.zeros((cap, kmax), np.int64)
+    rec_cats = np.full((cap, max_cats), -1, np.int64)
+    hkeys = np.empty(64, np.float64)
+    hnodes = np.empty(64, np.int64)
+    hsize = 0
+    n_start[0] = 0
+    n_end[0] = n
+    n_slot[0] = root_slot
+    todo = np.zeros(kmax, np.int64)
+    todo[0] = 0
+    n_todo = 1
+    n_leaves = 1
+    while True:
+        # ---- evaluate the new leaves ------------------------------------------------
+        for q in range(n_todo):
+            node = todo[q]
+            start = n_start[node]
+            end = n_end[node]
+            hslot = n_slot[node]
+            wn = t.weighted_n_samples[node]
+            imp = t.impurity[node]
+            ok = not is_leaf_node(P, t.depth[node], end - start, wn, imp)
+            f = -1
+            k = 0
+            improvement = 0.0
+            if ok:
+                f = find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
+                                    t.value[node], imp, imp_fn, merit_fn)
+                ok = f >= 0
+            if ok:
+                k = partition_node(D, P, ws, start, end, f)
+                ok = k > 0
+            if ok:
+                improvement = children_stats(P, cp, ws, yc, sstats, w, k, wn, imp, w_total,
+                                             imp_fn)
+                ok = split_ok(P, improvement)
+            if not ok:
+                if hslot >= 0:
+                    pool_release(hp, hslot)
+                    n_slot[node] = -1
+                continue
+            rec_f[node] = f
+            rec_thr[node] = ws.feat_thr[f]
+            rec_mslot[node] = ws.feat_mslot[f]
+            rec_k[node] = k
+            rec_cn[node, :k] = ws.child_n[:k]
+            rec_cats[node] = ws.feat_cats[f]
+            hkeys, hnodes, hsize = _heap_push(hkeys, hnodes, hsize, improvement, node)
+        # ---- split the best leaf -------------------------------------------------------
+        node = -1
+        while hsize > 0:
+            cand, hsize = _heap_pop(hkeys, hnodes, hsize)
+            if n_leaves + rec_k[cand] - 1 <= P.max_leaves:
+                node = cand
+                break
+            if n_slot[cand] >= 0:
+                pool_release(hp, n_slot[cand])
+                n_slot[cand] = -1
+        if node < 0:
+            break
+        f = rec_f[node]
+        k = rec_k[node]
+        start = n_start[node]
+        ws.feat_thr[f] = rec_thr[node]
+        ws.feat_mslot[f] = rec_mslot[node]
+        ws.feat_k[f] = k
+        ws.feat_cats[f] = rec_cats[node]
+        acc = start
+        for j in range(k):
+            ws.child_n[j] = rec_cn[node, j]
+            ws.child_start[j] = acc
+            acc += rec_cn[node, j]
+        children_stats(P, cp, ws, yc, sstats, w, k, t.weighted_n_samples[node],
+                       t.impurity[node], w_total, imp_fn)
+        t, first = make_children(t, node, D, P, ws, f, k)
+        hp = children_histograms(D, P, ws, hp, yc, sstats, w, n_slot[node], k, t.depth[node],
+                                 n_end[node] - start)
+        n_slot[node] = -1
+        n_leaves += k - 1
+        if t.feature.shape[0] > cap:
+            c2 = t.feature.shape[0]
+            n_start = _grow_i64(n_start, c2, 0)
+            n_end = _grow_i64(n_end, c2, 0)
+            n_slot = _grow_i64(n_slot, c2, -1)
+            rec_f = _grow_i64(rec_f, c2, -1)
+            rec_mslot = _grow_i64(rec_mslot, c2, 0)
+            rec_k = _grow_i64(rec_k, c2, 0)
+            thr2 = np.zeros(c2, np.float64)
+            thr2[:cap] = rec_thr
+            rec_thr = thr2
+            cn2 = np.zeros((c2, kmax), np.int64)
+            cn2[:cap] = rec_cn
+            rec_cn = cn2
+            cats2 = np.full((c2, max_cats), -1, np.int64)
+            cats2[:cap] = rec_cats
+            rec_cats = cats2
+            cap = c2
+        for j in range(k):
+            c = first + j
+            n_start[c] = ws.child_start[j]
+            n_end[c] = ws.child_start[j] + ws.child_n[j]
+            n_slot[c] = ws.child_slot[j]
+            todo[j] = c
+        n_todo = k
+    return t
+
+
+_KERNELS = {}
+GROW_POLICIES = {"depthwise": grow_depth_first, "lossguide": grow_best_first}
+
+
+def _dummy_data():
+    d = 1
+    return BinnedData(np.zeros((1, d)), np.zeros((1, d), np.uint8), np.zeros((d, 1), np.int64),
+                      np.zeros((d, 1)), np.zeros(d, np.bool_), np.zeros(d, np.int64),
+                      np.zeros(1), np.zeros(d + 1, np.int64), False, 0, 1)
+
+
+def get_build_kernel(grow_policy="depthwise"):
+    """A driver compiled with its explicit signature (loaded from the disk cache):
+    ``kernel(data, yc, sstats, w, rows, params, cp, imp_fn, merit_fn) -> TreeArrays``."""
+    kern = _KERNELS.get(grow_policy)
+    if kern is None:
+        from numba import typeof
+        if grow_policy not in GROW_POLICIES:
+            raise ValueError(f"grow_policy must be one of {sorted(GROW_POLICIES)}, "
+                             f"got {grow_policy!r}")
+        T = typeof(new_tree(1, 1, 1))
         sig = T(
-            types.float64[:, ::1],      # X
-            types.uint8[:, ::1],        # Xb
-            types.int64[:, ::1],        # order
-            types.float64[:, ::1],      # vals
-            types.int64[::1],           # yc
-            types.float64[:, ::1],      # sstats
-            types.float64[::1],         # w
-            types.boolean[::1],         # is_nominal
-            types.int64[::1],           # n_cats
-            types.float64[::1],         # edges
-            types.int64[::1],           # edge_offsets
-            i64, i64, types.boolean, i64, i64,   # n_stats, task, use_hist, missing_bin, n_hist_bins
-            i64, i64, i64, f64, f64, i64, i64, i64,   # ..., multiway (splitter.NOMINAL_*), seed
-            IMPURITY_TYPE, MERIT_TYPE, i64, i64,
+            typeof(_dummy_data()), types.int64[::1], types.float64[:, ::1], types.float64[::1],
+            types.int64[::1], typeof(make_params(0, 1, 1, 2, 1, 0.0, 0.0, 1, False, 0)),
+            types.float64[::1], IMPURITY_TYPE, MERIT_TYPE,
         )
-        _KERNEL = njit(sig, cache=True)(_build_tree_py)
-    return _KERNEL
+        kern = njit(sig, cache=True, nogil=True)(GROW_POLICIES[grow_policy])
+        _KERNELS[grow_policy] = kern
+    return kern
 
 
-def build_tree(**kw):
-    """Grow one tree; keyword arguments are those of the kernel (see source)."""
-    k = get_build_kernel()
-    return k(kw["X"], kw["Xb"], kw["order"], kw["vals"], kw["yc"], kw["sstats"], kw["w"],
-             kw["is_nominal"], kw["n_cats"], kw["edges"], kw["edge_offsets"],
-             kw["n_stats"], kw["task"], kw["use_hist"], kw["missing_bin"], kw["n_hist_bins"],
-             kw["max_depth"], kw["min_samples_split"], kw["min_samples_leaf"],
-             kw["min_weight_leaf"], kw["min_impurity_decrease"], kw["max_features"],
-             int(kw["multiway"]), kw["seed"], kw["imp_fn"], kw["merit_fn"], kw["merit_code"],
-             kw.get("builtin", 0))
+def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None,
+               grow_policy="depthwise"):
+    """Grow one tree on ``data`` (:data:`~.binning.BinnedData`) with ``params``
+    (:data:`BuildParams`).  ``rows``: the row ids to use (default: all);
+    ``cp``: criterion parameters (default: none)."""
+    if rows is None:
+        rows = np.arange(data.X.shape[0], dtype=np.int64)
+    if cp is None:
+        cp = np.zeros(1)
+    kern = get_build_kernel(grow_policy)
+    return kern(data, yc, sstats, w, np.ascontiguousarray(rows, dtype=np.int64), params,
+                np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn)

@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .splitter import TASK_CLASSIFICATION
+from .merit import TASK_CLASSIFICATION
 
 __all__ = ["hist_build", "hist_subtract"]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt):
     d = Xb.shape[1]
     S = hist.shape[2]
@@ -38,7 +38,7 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt):
                 cnt[f, b] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt):
     """Fill ``hist``/``cnt`` (zeroed here) from the samples ``samples[start:end]``."""
     hist[:] = 0.0
@@ -48,7 +48,7 @@ def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt):
     _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def hist_subtract(hist, cnt, other_hist, other_cnt):
     """In place: ``hist -= other_hist`` and ``cnt -= other_cnt`` (parent minus a sibling)."""
     d, B, S = hist.shape

@@ -41,12 +41,15 @@ import numpy as np
 from numba import njit, types
 
 from .signatures import IMPURITY_TYPE, MERIT_TYPE, RULE_TYPE
-from .splitter import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, node_impurity, split_merit
+from .merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, node_impurity, split_merit
 from .streaming import (
     EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MAX_BRANCHES, EV_MERIT, EV_N, EV_SECOND,
     EV_SECOND_ANY, EV_SIZE, EV_T, EV_VAR, M_SEEN, M_SPLITS, capacities, grow_slot_of, has_room, new_state, release_slot, take_slot,
 )
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, leaf_from, new_tree
+
+#: Hoeffding merits take no criterion parameters
+_NO_PARAMS = np.zeros(1)
 
 __all__ = ["LEAF_MC", "LEAF_NB", "LEAF_NBA", "new_ht", "predict_proba", "get_learn_kernel",
            "best_split", "AUX_MC", "AUX_NB", "get_predict_kernel"]
@@ -149,7 +152,7 @@ def _predict_proba_py(t, st, Xc, mode, is_nominal, n_cats, n_bins):
 @njit(cache=True, inline="always")
 def _merit(parent, parent_imp, children, merit_code, builtin, imp_fn, merit_fn):
     score, ratio, _ = split_merit(parent, parent_imp, children, TASK_CLASSIFICATION, merit_code,
-                                  builtin, imp_fn, merit_fn)
+                                  builtin, imp_fn, merit_fn, _NO_PARAMS)
     return ratio if merit_code == MERIT_GAIN_RATIO else score
 
 

@@ -59,7 +59,10 @@ from .streaming import (
     M_SEEN, M_SPLITS, M_UPDATES, StreamState, capacities, grow_slot_of, has_room,
     new_state as _new_state, release_slot, take_slot,
 )
-from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, leaf_from, new_tree
+from .tree import (
+    NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, forest_predict, leaf_from,
+    new_tree,
+)
 
 __all__ = ["SGTState", "new_state", "new_forest", "forest_leaf", "forest_raw",
            "get_learn_kernel", "M_UPDATES", "M_SPLITS", "M_SEEN"]
@@ -85,16 +88,11 @@ def new_state(n_trees, n_features, n_bins_total, capacity_nodes, slots=None):
 forest_leaf = leaf_from
 
 
-@njit(cache=True)
 def forest_raw(t, roots, Xc):
-    """Raw scores (n, K) of the forest for code rows ``Xc``."""
-    n = Xc.shape[0]
-    K = roots.shape[0]
-    out = np.empty((n, K), np.float64)
-    for i in range(n):
-        for j in range(K):
-            out[i, j] = t.value[forest_leaf(t, roots[j], Xc[i]), 0]
-    return out
+    """Raw scores (n, K) of the forest for code rows ``Xc``: the engine's one
+    multi-root traversal (:func:`~treelab._engine.tree.forest_predict`), tree j
+    giving column j."""
+    return forest_predict(t, roots, np.arange(roots.shape[0]), Xc, roots.shape[0])
 
 
 @njit(cache=True)
@@ -327,7 +325,7 @@ def get_learn_kernel():
     global _KERNEL
     if _KERNEL is None:
         from numba import typeof
-        from ..losses import GRAD_HESS_TYPE
+        from .signatures import GRAD_HESS_TYPE
         t, roots = new_forest(1)
         st = new_state(1, 1, 1, 64)
         T = typeof(t)

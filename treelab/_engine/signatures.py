@@ -1,4 +1,5 @@
-"""Fixed numba signatures of the first-class functions the engine accepts.
+"""Engine contracts: fixed numba signatures of the first-class functions the
+engine accepts (criteria, decision rules, losses) and the streaming evidence layout.
 
 A criterion (or, later, a loss or a decision rule) compiled with one of these
 signatures can be passed into any cached kernel as a
@@ -16,10 +17,37 @@ IMPURITY_TYPE = types.FunctionType(IMPURITY_SIG)
 MERIT_TYPE = types.FunctionType(MERIT_SIG)
 
 #: split decision rule for streaming trees: rule(evidence, params) -> split?
-#: ``evidence`` layout: see :mod:`treelab._engine.streaming` (EV_* constants)
+#: ``evidence`` layout: the EV_* constants below
 RULE_SIG = types.boolean(types.float64[::1], types.float64[::1])
 RULE_TYPE = types.FunctionType(RULE_SIG)
 __all__ += ["RULE_SIG", "RULE_TYPE"]
+
+#: loss derivatives: grad_hess(y, raw, grad, hess) -> None (see :mod:`treelab.losses`)
+#: y float64[::1] targets, raw / grad / hess float64[:, ::1] (n_samples, n_outputs)
+GRAD_HESS_SIG = types.void(types.float64[::1], types.float64[:, ::1],
+                           types.float64[:, ::1], types.float64[:, ::1])
+GRAD_HESS_TYPE = types.FunctionType(GRAD_HESS_SIG)
+#: a user's scalar ``grad(y, raw)`` / ``hess(y, raw)`` / ``value(y, raw)``
+SCALAR_SIG = types.float64(types.float64, types.float64)
+SCALAR_TYPE = types.FunctionType(SCALAR_SIG)
+__all__ += ["GRAD_HESS_SIG", "GRAD_HESS_TYPE", "SCALAR_SIG", "SCALAR_TYPE"]
+
+# ---- streaming evidence layout: the vector a decision rule (RULE_SIG) receives ----
+EV_MERIT = 0     # merit of the best candidate (higher is better; SGT: mean loss reduction)
+EV_SECOND = 1    # merit of the runner-up: best split of another feature, or "no split"
+EV_N = 2         # instances seen by the leaf since its statistics were reset
+EV_VAR = 3       # variance of the per-instance merit of the best candidate (SGT)
+EV_DEPTH = 4     # depth of the leaf
+EV_T = 5         # instances seen by the whole tree
+EV_D = 6         # number of features
+EV_K = 7         # number of classes / outputs
+EV_BRANCHES = 8  # branches of the best candidate (0: the best is "no split")
+EV_SECOND_ANY = 9     # runner-up among *all* other splits (other thresholds of the best
+#                       feature too) or "no split" (Hoeffding engine; SGT: not computed)
+EV_MAX_BRANCHES = 10  # most branches of any candidate compared (Hoeffding engine; SGT: 0)
+EV_SIZE = 11
+__all__ += ["EV_MERIT", "EV_SECOND", "EV_N", "EV_VAR", "EV_DEPTH", "EV_T", "EV_D", "EV_K",
+            "EV_BRANCHES", "EV_SECOND_ANY", "EV_MAX_BRANCHES", "EV_SIZE"]
 
 
 _WAP_CACHE = {}

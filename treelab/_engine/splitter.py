@@ -3,8 +3,9 @@
 All functions work on *statistics vectors* (see
 :mod:`treelab.split_criteria.base`): ``task == 0`` means weighted class counts,
 ``task == 1`` means dense sums such as ``[w, sum w y, sum w y^2]``.  The
-criterion arrives as first-class jitted functions (``imp_fn``, ``merit_fn``)
-and an integer ``merit_code`` (0 impurity decrease, 1 gain ratio, 2 custom).
+criterion arrives as first-class jitted functions (``imp_fn``, ``merit_fn``),
+an integer ``merit_code`` and a parameter vector ``cp``: the merit protocol of
+:mod:`.merit`.
 
 Every split evaluator returns a status (``-1`` constant feature, ``0`` no
 admissible split, ``1`` found) and the split's *score* (the merit used to pick
@@ -21,87 +22,25 @@ import math
 import numpy as np
 from numba import njit
 
-from .impurity import (
-    BUILTIN_CLASSIFICATION_ERROR, BUILTIN_ENTROPY, BUILTIN_GINI, BUILTIN_KEARNS_MANSOUR,
-    BUILTIN_VARIANCE, classification_error, entropy, gini, kearns_mansour, variance,
+from .impurity import BUILTIN_ENTROPY, BUILTIN_GINI, BUILTIN_VARIANCE
+# the merit protocol lives in .merit; its names stay importable from here
+from .merit import (  # noqa: F401
+    MERIT_CUSTOM, MERIT_GAIN_RATIO, MERIT_IMPURITY_DECREASE, MERIT_NEWTON, TASK_CLASSIFICATION,
+    TASK_DENSE, TIE_RTOL, better, node_impurity, split_merit, stats_weight,
 )
 
 __all__ = [
     "TASK_CLASSIFICATION", "TASK_DENSE", "MERIT_IMPURITY_DECREASE", "MERIT_GAIN_RATIO",
     "MERIT_CUSTOM", "stats_weight", "node_impurity", "split_merit", "best_numeric_sorted",
     "best_numeric_hist", "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
-    "NOMINAL_MULTIWAY_C45", "multiway_admissible",
+    "NOMINAL_MULTIWAY_C45", "multiway_admissible", "MERIT_NEWTON",
 ]
 
-TASK_CLASSIFICATION = 0
-TASK_DENSE = 1
-MERIT_IMPURITY_DECREASE = 0
-MERIT_GAIN_RATIO = 1
-MERIT_CUSTOM = 2
 #: numeric values closer than this are not separated (as scikit-learn's FEATURE_THRESHOLD)
 FEATURE_THRESHOLD = 1e-7
 
 
-@njit(cache=True, inline="always")
-def stats_weight(s, task):
-    """Total weight held by a statistics vector."""
-    if task == TASK_CLASSIFICATION:
-        t = 0.0
-        for v in s:
-            t += v
-        return t
-    return s[0]
-
-
-@njit(cache=True, inline="always")
-def node_impurity(stats, builtin, imp_fn):
-    """Impurity of one statistics vector: a built-in kernel called directly
-    (``builtin`` != 0, so the compiler can inline it) or the criterion's function."""
-    if builtin == BUILTIN_GINI:
-        return gini(stats)
-    if builtin == BUILTIN_ENTROPY:
-        return entropy(stats)
-    if builtin == BUILTIN_VARIANCE:
-        return variance(stats)
-    if builtin == BUILTIN_KEARNS_MANSOUR:
-        return kearns_mansour(stats)
-    if builtin == BUILTIN_CLASSIFICATION_ERROR:
-        return classification_error(stats)
-    return imp_fn(stats)
-
-
-@njit(cache=True)
-def split_merit(parent, parent_imp, children, task, merit_code, builtin, imp_fn, merit_fn):
-    """(score, gain_ratio, gain) of splitting ``parent`` into the rows of ``children``.
-
-    * impurity decrease: imp(parent) - sum_c (w_c / w) imp(child_c)
-      (information gain, Gini gain, variance reduction);
-    * gain ratio: gain / split-info with split-info = -sum_c (w_c/w) log2(w_c/w)
-      (Quinlan 1993); the score is the gain, the ratio is returned beside it;
-    * custom: ``merit_fn(parent, children)``.
-    """
-    if merit_code == MERIT_CUSTOM:
-        m = merit_fn(parent, children)
-        return m, m, m
-    w = stats_weight(parent, task)
-    if w <= 0.0:
-        return 0.0, 0.0, 0.0
-    s = 0.0
-    si = 0.0
-    for c in range(children.shape[0]):
-        wc = stats_weight(children[c], task)
-        if wc > 0.0:
-            p = wc / w
-            s += p * node_impurity(children[c], builtin, imp_fn)
-            si -= p * math.log2(p)
-    gain = parent_imp - s
-    if merit_code == MERIT_GAIN_RATIO:
-        ratio = gain / si if si > 0.0 else 0.0
-        return gain, ratio, gain
-    return gain, gain, gain
-
-
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)
 def _set_pair(buf, left, parent, miss, miss_left, task):
     """buf[0] = left (+ miss), buf[1] = parent - buf[0], clamped at 0 for counts."""
     S = parent.shape[0]
@@ -114,9 +53,9 @@ def _set_pair(buf, left, parent, miss, miss_left, task):
         buf[1, s] = rv
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
-                min_samples_leaf, min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn):
+                min_samples_leaf, min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp):
     """Best of "missing right" and "missing left" for one binary candidate.
 
     ``left`` holds the non-missing samples that go left.  Returns
@@ -138,7 +77,7 @@ def eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
                 or stats_weight(buf[1], task) < min_weight_leaf):
             continue
         score, ratio, _ = split_merit(parent, parent_imp, buf, task, merit_code, builtin,
-                                      imp_fn, merit_fn)
+                                      imp_fn, merit_fn, cp)
         if better(score, best_score):
             best_ok = True
             best_score = score
@@ -150,7 +89,7 @@ def eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
     return best_ok, best_score, best_ratio, best_slot
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)
 def _add_sample(acc, i, yc, sstats, w, task):
     if task == TASK_CLASSIFICATION:
         acc[yc[i]] += w[i]
@@ -159,22 +98,7 @@ def _add_sample(acc, i, yc, sstats, w, task):
             acc[s] += sstats[i, s]
 
 
-#: relative margin by which a candidate must beat the best so far: candidates whose
-#: merits agree to rounding are ties, and ties go to the first candidate (lowest
-#: threshold, first feature), whichever code path (sorted rows or histogram bins)
-#: computed them -- so a weight of k and k copies of a row grow the same tree
-TIE_RTOL = 1e-12
-
-
-@njit(cache=True, inline="always")
-def better(v, best):
-    """``v`` beats ``best`` by more than rounding (see :data:`TIE_RTOL`)."""
-    if math.isinf(best):
-        return v > best
-    return v > best + TIE_RTOL * abs(best)
-
-
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)
 def _proxy_value(left, parent, w_par, min_weight_leaf, task, builtin):
     """Proxy of the impurity decrease of the split (left, parent - left) for a
     built-in criterion, or -inf if a child is lighter than ``min_weight_leaf``
@@ -206,7 +130,7 @@ def _proxy_value(left, parent, w_par, min_weight_leaf, task, builtin):
     return v - w_l * math.log(w_l) - w_r * math.log(w_r)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _proxy_sweep(keys, ids, start, end, yc, sstats, w, parent, left, min_samples_leaf,
                  min_weight_leaf, task, builtin):
     """Position of the best threshold by an O(1)-per-sample *proxy* of the
@@ -287,7 +211,7 @@ def _proxy_sweep(keys, ids, start, end, yc, sstats, w, parent, left, min_samples
     return best_p, best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)
 def _threshold_after(keys, p, use_edges, edges_f):
     """Threshold between sorted keys ``p`` and ``p + 1``: the bin's upper edge for
     bin codes, else the midpoint (the lower value if the midpoint rounds onto the
@@ -302,10 +226,10 @@ def _threshold_after(keys, p, use_edges, edges_f):
     return thr
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w, parent,
                         parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
-                        task, merit_code, builtin, imp_fn, merit_fn, proxy_best):
+                        task, merit_code, builtin, imp_fn, merit_fn, cp, proxy_best):
     """Threshold search on one numeric feature over samples sorted by it.
 
     ``keys[start:end]`` are the node's values of the feature in ascending
@@ -356,7 +280,7 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
         n_left += 1
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf, min_samples_leaf, min_weight_leaf,
-                                             task, merit_code, builtin, imp_fn, merit_fn)
+                                             task, merit_code, builtin, imp_fn, merit_fn, cp)
         if not ok:
             return 0, -np.inf, -np.inf, 0.0, 0
         return 1, score, ratio, _threshold_after(keys, last, use_edges, edges_f), slot
@@ -372,7 +296,7 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
             break
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf, min_samples_leaf, min_weight_leaf,
-                                             task, merit_code, builtin, imp_fn, merit_fn)
+                                             task, merit_code, builtin, imp_fn, merit_fn, cp)
         if ok and better(score, best_score):
             status = 1
             best_score = score
@@ -387,10 +311,10 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
     return status, best_score, best_ratio, best_thr, best_slot
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, parent_imp,
                       n_parent, left, buf, min_samples_leaf, min_weight_leaf,
-                      task, merit_code, builtin, imp_fn, merit_fn, proxy_best):
+                      task, merit_code, builtin, imp_fn, merit_fn, cp, proxy_best):
     """Threshold search over the histogram of one numeric feature.
 
     ``hist_f[b]`` is the statistics vector of bin ``b`` and ``cnt_f[b]`` its
@@ -447,7 +371,7 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             n_left += cnt_f[b]
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf, min_samples_leaf, min_weight_leaf,
-                                             task, merit_code, builtin, imp_fn, merit_fn)
+                                             task, merit_code, builtin, imp_fn, merit_fn, cp)
         if not ok:
             return 0, -np.inf, -np.inf, 0.0, 0
         return 1, score, ratio, edges_f[best_b], slot
@@ -461,7 +385,7 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             break
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf, min_samples_leaf, min_weight_leaf,
-                                             task, merit_code, builtin, imp_fn, merit_fn)
+                                             task, merit_code, builtin, imp_fn, merit_fn, cp)
         if ok and better(score, best_score):
             status = 1
             best_score = score
@@ -485,7 +409,7 @@ NOMINAL_MULTIWAY = 1
 NOMINAL_MULTIWAY_C45 = 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)
 def multiway_admissible(n_large, k, multiway):
     """Whether a multiway split into ``k`` branches, ``n_large`` of which hold at least
     ``min_samples_leaf`` samples (and ``min_weight_leaf`` weight), may be made.
@@ -503,10 +427,10 @@ def multiway_admissible(n_large, k, multiway):
     return n_large == k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n_parent,
                  multiway, cat_slots, left, buf2, min_samples_leaf, min_weight_leaf,
-                 task, merit_code, builtin, imp_fn, merit_fn):
+                 task, merit_code, builtin, imp_fn, merit_fn, cp):
     """Best split of a nominal feature from its per-category statistics.
 
     * ``multiway`` (:data:`NOMINAL_MULTIWAY` or :data:`NOMINAL_MULTIWAY_C45`,
@@ -558,7 +482,7 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
             if not multiway_admissible(n_large, k, multiway):
                 continue
             score, ratio, _ = split_merit(parent, parent_imp, children, task, merit_code,
-                                          builtin, imp_fn, merit_fn)
+                                          builtin, imp_fn, merit_fn, cp)
             if better(score, best_score):
                 best_score = score
                 best_ratio = ratio
@@ -598,7 +522,7 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
         n_left += cat_cnt[c]
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf2, min_samples_leaf, min_weight_leaf,
-                                             task, merit_code, builtin, imp_fn, merit_fn)
+                                             task, merit_code, builtin, imp_fn, merit_fn, cp)
         if ok and better(score, best_score):
             best_score = score
             best_ratio = ratio

@@ -34,20 +34,11 @@ __all__ = [
     "has_room", "make_room", "capacities", "M_FREE", "M_SEEN", "M_SPLITS", "M_UPDATES",
 ]
 
-# evidence vector passed to decision rules (RULE_SIG)
-EV_MERIT = 0     # merit of the best candidate (higher is better; SGT: mean loss reduction)
-EV_SECOND = 1    # merit of the runner-up: best split of another feature, or "no split"
-EV_N = 2         # instances seen by the leaf since its statistics were reset
-EV_VAR = 3       # variance of the per-instance merit of the best candidate (SGT)
-EV_DEPTH = 4     # depth of the leaf
-EV_T = 5         # instances seen by the whole tree
-EV_D = 6         # number of features
-EV_K = 7         # number of classes / outputs
-EV_BRANCHES = 8  # branches of the best candidate (0: the best is "no split")
-EV_SECOND_ANY = 9     # runner-up among *all* other splits (other thresholds of the best
-#                       feature too) or "no split" (Hoeffding engine; SGT: not computed)
-EV_MAX_BRANCHES = 10  # most branches of any candidate compared (Hoeffding engine; SGT: 0)
-EV_SIZE = 11
+# evidence vector passed to decision rules (RULE_SIG): layout defined in .signatures
+from .signatures import (  # noqa: E402
+    EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MAX_BRANCHES, EV_MERIT, EV_N, EV_SECOND,
+    EV_SECOND_ANY, EV_SIZE, EV_T, EV_VAR,
+)
 
 StreamState = namedtuple("StreamState", [
     "slot_of",   # int64 per node: statistics slot of a leaf, -1 otherwise

@@ -34,7 +34,7 @@ __all__ = [
     "TreeArrays", "LEAF", "NUMERIC", "NOMINAL",
     "new_tree", "ensure_capacity", "add_children", "trim", "apply", "apply_serial",
     "predict_value", "predict_value_serial", "PARALLEL_MIN_ROWS", "decision_path", "node_depths_ok", "extract_subtree", "n_leaves",
-    "max_depth",
+    "max_depth", "forest_raw", "forest_raw_serial", "forest_predict", "concat_trees",
 ]
 
 LEAF = 0
@@ -61,7 +61,7 @@ TreeArrays = namedtuple("TreeArrays", [
 ])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def new_tree(capacity, n_outputs, cat_capacity):
     """An empty tree with room for ``capacity`` nodes and ``cat_capacity`` category entries."""
     capacity = max(capacity, 1)
@@ -86,14 +86,14 @@ def new_tree(capacity, n_outputs, cat_capacity):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _grow1(a, n, fill):
     out = np.full(n, fill, a.dtype)
     out[:a.shape[0]] = a
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ensure_capacity(t, extra_nodes, extra_cats):
     """Return ``t``, or a copy with doubled capacity, so that ``extra_nodes``
     nodes and ``extra_cats`` category entries can be added."""
@@ -121,7 +121,7 @@ def ensure_capacity(t, extra_nodes, extra_cats):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def add_root(t):
     """Add the root node (a leaf) to an empty tree; return its id (0)."""
     t.sizes[0] = 1
@@ -130,7 +130,7 @@ def add_root(t):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def add_children(t, node, k):
     """Append ``k`` leaf children of ``node`` (capacity must suffice: see
     :func:`ensure_capacity`); return the id of the first one."""
@@ -152,7 +152,7 @@ def add_children(t, node, k):
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def add_cat_map(t, node, slots):
     """Attach a category -> slot table to ``node`` (capacity must suffice)."""
     off = t.sizes[1]
@@ -179,7 +179,7 @@ def trim(t):
     return TreeArrays(**fields)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)
 def _next_node(t, node, x):
     """Child of ``node`` taken by feature value ``x`` (NaN = missing)."""
     if np.isnan(x):
@@ -197,7 +197,7 @@ def _next_node(t, node, x):
     return t.first_child[node] + slot
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)
 def leaf_from(t, root, x):
     """The leaf reached by one row ``x`` from node ``root`` (a forest stores
     several trees in one TreeArrays, each with its own root)."""
@@ -207,13 +207,13 @@ def leaf_from(t, root, x):
     return node
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)
 def leaf_of(t, x):
     """The leaf reached by one row ``x`` (tree rooted at node 0)."""
     return leaf_from(t, 0, x)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def apply(t, X):
     """Leaf id for every row of ``X`` (float64, NaN = missing, nominal columns
     hold category codes). Parallel over rows."""
@@ -224,7 +224,7 @@ def apply(t, X):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def apply_serial(t, X):
     """:func:`apply` without threads, for small inputs and streaming kernels."""
     n = X.shape[0]
@@ -234,7 +234,7 @@ def apply_serial(t, X):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def predict_value_serial(t, X):
     """:func:`predict_value` without threads."""
     n = X.shape[0]
@@ -251,7 +251,7 @@ def predict_value_serial(t, X):
 PARALLEL_MIN_ROWS = 5_000
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def predict_value(t, X):
     """``t.value`` of the leaf reached by every row (n_rows x n_outputs)."""
     n = X.shape[0]
@@ -264,7 +264,7 @@ def predict_value(t, X):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def decision_path(t, X):
     """Nodes visited by each row, as CSR ``(indptr, indices)``, root first."""
     n = X.shape[0]
@@ -288,7 +288,7 @@ def decision_path(t, X):
     return indptr, indices
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def extract_subtree(t, make_leaf):
     """A new tree holding the nodes reachable from the root when every node
     with ``make_leaf[i]`` true is turned into a leaf (pruning).
@@ -349,7 +349,7 @@ def extract_subtree(t, make_leaf):
     return out, old_of_new[:out.sizes[0]].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def n_leaves(t):
     c = 0
     for i in range(t.sizes[0]):
@@ -358,7 +358,7 @@ def n_leaves(t):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def max_depth(t):
     d = 0
     for i in range(t.sizes[0]):
@@ -376,6 +376,75 @@ def node_depths_ok(t):
                 if t.parent[c] != i or t.depth[c] != t.depth[i] + 1:
                     return False
     return True
+
+
+# ------------------------------------------------------------------ forests
+@njit(cache=True, inline="always", nogil=True)
+def _forest_row(t, roots, root_col, x, out_row):
+    for j in range(roots.shape[0]):
+        out_row[root_col[j]] += t.value[leaf_from(t, roots[j], x), 0]
+
+
+@njit(cache=True, nogil=True)
+def forest_raw_serial(t, roots, root_col, X, n_cols):
+    """:func:`forest_raw` without threads."""
+    out = np.zeros((X.shape[0], n_cols), np.float64)
+    for i in range(X.shape[0]):
+        _forest_row(t, roots, root_col, X[i], out[i])
+    return out
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def forest_raw(t, roots, root_col, X, n_cols):
+    """Raw scores of a forest stored in one :class:`TreeArrays` with several roots:
+    ``out[i, root_col[j]] += value[leaf of row i in tree j, 0]`` for every tree
+    ``j`` (trees in order), ``n_cols`` output columns.  One call predicts a whole
+    ensemble (boosting: trees summed per class; SGT: one tree per column).
+    Parallel over rows."""
+    n = X.shape[0]
+    out = np.zeros((n, n_cols), np.float64)
+    for i in prange(n):
+        _forest_row(t, roots, root_col, X[i], out[i])
+    return out
+
+
+def forest_predict(t, roots, root_col, X, n_cols):
+    """:func:`forest_raw`, without threads on small inputs."""
+    roots = np.ascontiguousarray(roots, dtype=np.int64)
+    root_col = np.ascontiguousarray(root_col, dtype=np.int64)
+    if X.shape[0] < PARALLEL_MIN_ROWS:
+        return forest_raw_serial(t, roots, root_col, X, int(n_cols))
+    return forest_raw(t, roots, root_col, X, int(n_cols))
+
+
+def concat_trees(trees):
+    """One forest :class:`TreeArrays` holding ``trees`` (trimmed TreeArrays with
+    one output column each); returns ``(forest, roots)``."""
+    if not trees:
+        raise ValueError("concat_trees needs at least one tree")
+    n_nodes = [int(t.sizes[0]) for t in trees]
+    n_cats = [int(t.sizes[1]) for t in trees]
+    node_off = np.concatenate(([0], np.cumsum(n_nodes)))
+    cat_off = np.concatenate(([0], np.cumsum(n_cats)))
+    fields = {}
+    for name in TreeArrays._fields:
+        if name == "sizes":
+            continue
+        parts = []
+        for j, t in enumerate(trees):
+            a = getattr(t, name)
+            a = a[:max(n_cats[j], 0)] if name == "cat_map" else a[:n_nodes[j]]
+            a = a.copy()
+            if name in ("first_child", "parent"):
+                a[a >= 0] += node_off[j]
+            elif name == "cat_offset":
+                a[a >= 0] += cat_off[j]
+            parts.append(a)
+        fields[name] = np.ascontiguousarray(np.concatenate(parts))
+    if fields["cat_map"].shape[0] == 0:
+        fields["cat_map"] = np.full(1, -1, np.int64)
+    fields["sizes"] = np.array([node_off[-1], cat_off[-1]], np.int64)
+    return TreeArrays(**fields), node_off[:-1].astype(np.int64)
 
 
 class Tree:

@@ -1,0 +1,4 @@
+"""Ensembles on treelab's engine."""
+from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
+
+__all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]

@@ -22,11 +22,10 @@ import numpy as np
 
 from .._compile import announce
 from .._engine import pruning as _pruning
-from .._engine.binning import MAX_BINS, bin_matrix, quantile_bin_edges
-from .._engine.builder import build_tree, presort
-from .._engine.splitter import (
-    NOMINAL_BINARY, NOMINAL_MULTIWAY, NOMINAL_MULTIWAY_C45, TASK_CLASSIFICATION, TASK_DENSE,
-)
+from .._engine.binning import MAX_BINS, bin_data
+from .._engine.builder import build_tree, make_params
+from .._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
+from .._engine.splitter import NOMINAL_BINARY, NOMINAL_MULTIWAY, NOMINAL_MULTIWAY_C45
 from .._engine.tree import LEAF, Tree, extract_subtree, trim
 from .._format import plain_repr
 from .._sklearn_compat import (
@@ -163,35 +162,13 @@ class BaseDecisionTree(BaseEstimator):
         crit = get_criterion(self.criterion, self._task)
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(0, np.iinfo(np.int32).max))
-        use_hist = self.splitter == "hist"
-        is_nominal = np.ascontiguousarray(enc.is_nominal, dtype=np.bool_)
-        n_cats = np.ascontiguousarray(enc.n_cats, dtype=np.int64)
-        if use_hist:
-            edges, offsets = quantile_bin_edges(Xf, is_nominal, self.max_bins,
-                                                random_state=seed)
-            n_value_bins = int(np.max(np.diff(offsets))) + 1 if d else 1
-            B = max(n_value_bins, int(n_cats.max()) if d else 0) + 1
-            if B > 256:
-                raise ValueError(
-                    f"splitter='hist' handles nominal attributes with at most {MAX_BINS} "
-                    f"categories (got {int(n_cats.max())}); use splitter='best'")
-            Xb = bin_matrix(Xf, edges, offsets, is_nominal, B - 1)
-            order = np.zeros((d, 0), np.int64)
-            vals = np.zeros((d, 0), np.float64)
-        else:
-            edges, offsets = np.zeros(0), np.zeros(d + 1, np.int64)
-            B = 1
-            Xb = np.zeros((0, d), np.uint8)
-            order, vals = presort(Xf, is_nominal)
-        arrays = build_tree(
-            X=Xf, Xb=Xb, order=order, vals=vals, yc=yc, sstats=sstats, w=w, is_nominal=is_nominal,
-            n_cats=n_cats, edges=np.ascontiguousarray(edges, dtype=np.float64),
-            edge_offsets=np.ascontiguousarray(offsets, dtype=np.int64),
-            n_stats=n_stats, task=TASK_CLASSIFICATION if self._task == "classification" else TASK_DENSE,
-            use_hist=use_hist, missing_bin=B - 1, n_hist_bins=B,
-            multiway=self._nominal_mode(), seed=seed,
-            imp_fn=crit.impurity, merit_fn=crit.merit, merit_code=crit.merit_code,
-            builtin=crit.builtin_code, **params)
+        data = bin_data(Xf, enc.is_nominal, enc.n_cats, self.splitter == "hist", self.max_bins,
+                        random_state=seed)
+        task = TASK_CLASSIFICATION if self._task == "classification" else TASK_DENSE
+        bp = make_params(task, n_stats, multiway=self._nominal_mode(), seed=seed,
+                         merit_code=crit.merit_code, builtin=crit.builtin_code, **params)
+        arrays = build_tree(data, yc, sstats, w, bp, crit.impurity, crit.merit,
+                            cp=crit.params)
         arrays = trim(arrays)
         for key, value in fitted.items():
             setattr(self, key, value)

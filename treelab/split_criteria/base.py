@@ -46,8 +46,9 @@ __all__ = [
 from .._engine.signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE  # noqa: E402
 
 #: merit kinds understood by the engine, and their integer codes inside kernels
-MERIT_KINDS = {"impurity_decrease": 0, "gain_ratio": 1, "custom": 2}
-TASKS = ("classification", "regression")
+MERIT_KINDS = {"impurity_decrease": 0, "gain_ratio": 1, "custom": 2, "newton": 3}
+#: statistics layouts: class counts, [w, wy, wy^2], or [H, G, w] (second-order, see gradient.py)
+TASKS = ("classification", "regression", "gradient")
 
 
 def compile_impurity(func, cache=True):
@@ -157,6 +158,8 @@ class Criterion:
 
     #: engine code of a built-in impurity it may inline (0: call ``impurity``)
     builtin_code = 0
+    #: the criterion's parameter vector ``cp`` handed to the engine (merit protocol)
+    params = np.zeros(1)
 
     @property
     def merit_code(self):

@@ -1,0 +1,206 @@
+"""Engine parts for ensembles: parameters tuple, binned data reused across trees
+(row subsets), the best-first driver, nogil kernels in threads, the multi-root
+forest traversal."""
+import heapq
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from treelab import DecisionTreeClassifier, DecisionTreeRegressor
+from treelab._engine.binning import bin_data
+from treelab._engine.builder import BuildParams, build_tree, get_build_kernel, make_params
+from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
+from treelab._engine.tree import (
+    LEAF, concat_trees, forest_predict, forest_raw, forest_raw_serial, predict_value_serial, trim,
+)
+from treelab.split_criteria import GINI, VARIANCE
+
+FIELDS = [f for f in BuildParams._fields]
+
+
+def _data(seed, n=300, d=5, missing=True):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).round(2)
+    y = (X[:, 0] + X[:, 1] ** 2 + rng.normal(size=n) * 0.5 > 0.7).astype(np.int64)
+    yr = X[:, 0] * 2 + np.sin(X[:, 2]) + rng.normal(size=n) * 0.2
+    if missing:
+        X[rng.random((n, d)) < 0.08] = np.nan
+    return X, y, yr
+
+
+def _clf_tree(X, y, use_hist, policy="depthwise", rows=None, max_leaves=None, max_depth=50,
+              data=None):
+    n, d = X.shape
+    data = data if data is not None else bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64),
+                                                  use_hist)
+    P = make_params(TASK_CLASSIFICATION, 2, max_depth, 2, 1, 0.0, 0.0, d, False,
+                    GINI.merit_code, GINI.builtin_code,
+                    max_leaves=max_leaves or np.iinfo(np.int64).max)
+    return trim(build_tree(data, y, np.zeros((0, 2)), np.ones(n), P, GINI.impurity, GINI.merit,
+                           rows=rows, grow_policy=policy))
+
+
+def _pred(t, X):
+    v = t.value / np.maximum(t.value.sum(axis=1, keepdims=True), 1e-300)
+    return predict_value_serial(t._replace(value=np.ascontiguousarray(v)),
+                                np.ascontiguousarray(X))
+
+
+def test_params_tuple_types():
+    P = make_params(1, 3, 5, 2, 1, 0, 0, 4, 1, 0)
+    assert isinstance(P, BuildParams) and P._fields == tuple(FIELDS)
+    assert isinstance(P.min_weight_leaf, float) and isinstance(P.multiway, bool)
+    assert P.max_leaves == np.iinfo(np.int64).max
+    with pytest.raises(ValueError, match="grow_policy"):
+        get_build_kernel("sideways")
+
+
+@pytest.mark.parametrize("use_hist", [False, True])
+def test_best_first_without_limit_grows_the_depth_first_tree(use_hist):
+    X, y, _ = _data(0)
+    a = _clf_tree(X, y, use_hist)
+    b = _clf_tree(X, y, use_hist, policy="lossguide")
+    # same leaves (node numbering differs): same partition of any data and same values
+    Xt = np.vstack([X, _data(9)[0]])
+    np.testing.assert_array_equal(_pred(a, Xt), _pred(b, Xt))
+    assert a.sizes[0] == b.sizes[0]
+    assert sorted(a.threshold[a.kind != LEAF]) == sorted(b.threshold[b.kind != LEAF])
+
+
+def _ref_best_first(t, W, max_leaves):
+    """Leaf-wise selection replayed on the full depth-first tree: the frontier
+    node with the largest weighted impurity decrease is split next."""
+    def gain(i):
+        dec = t.weighted_n_samples[i] * t.impurity[i]
+        for j in range(t.n_children[i]):
+            c = t.first_child[i] + j
+            dec -= t.weighted_n_samples[c] * t.impurity[c]
+        return dec / W
+    leaf_set, heap, n_leaves, order = {0}, [], 1, 0
+    if t.kind[0] != LEAF:
+        heap.append((-gain(0), order, 0))
+    while heap and n_leaves < max_leaves:
+        _, _, i = heapq.heappop(heap)
+        leaf_set.discard(i)
+        n_leaves += t.n_children[i] - 1
+        for j in range(t.n_children[i]):
+            c = t.first_child[i] + j
+            leaf_set.add(c)
+            order += 1
+            if t.kind[c] != LEAF:
+                heapq.heappush(heap, (-gain(c), order, c))
+    return leaf_set
+
+
+@pytest.mark.parametrize("use_hist", [False, True])
+@pytest.mark.parametrize("max_leaves", [2, 5, 12])
+def test_best_first_max_leaves_matches_leafwise_replay(use_hist, max_leaves):
+    X, y, _ = _data(1)
+    full = _clf_tree(X, y, use_hist)
+    b = _clf_tree(X, y, use_hist, policy="lossguide", max_leaves=max_leaves)
+    assert int((b.kind == LEAF).sum()) == max_leaves
+    leaves = _ref_best_first(full, full.weighted_n_samples[0], max_leaves)
+    # predicted class distribution of every row = that of its frontier node in the full tree
+    from treelab._engine.tree import decision_path
+    Xt = np.ascontiguousarray(X)
+    indptr, idx = decision_path(full, Xt)
+    expect = np.empty((X.shape[0], 2))
+    v = full.value / full.value.sum(axis=1, keepdims=True)
+    for i in range(X.shape[0]):
+        node = [k for k in idx[indptr[i]:indptr[i + 1]] if k in leaves][0]
+        expect[i] = v[node]
+    np.testing.assert_allclose(_pred(b, Xt), expect, rtol=0, atol=1e-15)
+
+
+def test_best_first_respects_max_depth_and_nominal_multiway():
+    rng = np.random.default_rng(4)
+    n = 400
+    X = np.column_stack([rng.integers(0, 4, n), rng.normal(size=n)]).astype(float)
+    y = ((X[:, 0] == 2) ^ (X[:, 1] > 0.3)).astype(np.int64)
+    data = bin_data(X, np.array([True, False]), np.array([4, 0]), False)
+
+    def grow(policy, max_leaves):
+        P = make_params(TASK_CLASSIFICATION, 2, 2, 2, 1, 0.0, 0.0, 2, True, GINI.merit_code,
+                        GINI.builtin_code, max_leaves=max_leaves)
+        return trim(build_tree(data, y, np.zeros((0, 2)), np.ones(n), P, GINI.impurity,
+                               GINI.merit, grow_policy=policy))
+    depth = grow("depthwise", 10**6)
+    best = grow("lossguide", 10**6)
+    assert (depth.n_children == 4).any()          # the multiway split is used
+    assert best.depth.max() <= 2
+    np.testing.assert_array_equal(_pred(depth, X), _pred(best, X))
+    small = grow("lossguide", 3)
+    assert int((small.kind == LEAF).sum()) <= 3 and not (small.n_children == 4).any()
+
+
+@pytest.mark.parametrize("use_hist", [False, True])
+def test_binned_data_reused_on_row_subsets(use_hist):
+    """A tree on rows R of shared binned data equals a tree on data holding only R
+    (exact: the presort restricted to R; hist: the same bins)."""
+    X, y, _ = _data(2)
+    n, d = X.shape
+    rows = np.sort(np.random.default_rng(0).choice(n, 180, replace=False))
+    data = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), use_hist)
+    a = _clf_tree(X, y, use_hist, rows=rows, data=data)
+    if use_hist:
+        sub = data._replace(X=np.ascontiguousarray(X[rows]), Xb=np.ascontiguousarray(data.Xb[rows]))
+    else:
+        sub = bin_data(X[rows], np.zeros(d, bool), np.zeros(d, np.int64), False)
+    b = _clf_tree(X[rows], y[rows], use_hist, data=sub)
+    for name in ("feature", "threshold", "n_samples", "value", "missing_child"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    # the shared data is untouched: a second tree on all rows equals a fresh fit
+    np.testing.assert_array_equal(_clf_tree(X, y, use_hist, data=data).threshold,
+                                  _clf_tree(X, y, use_hist).threshold)
+
+
+def test_trees_grow_in_threads_identically():
+    X, y, yr = _data(3, n=2000, d=6)
+    n, d = X.shape
+    data = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True)
+    sst = np.ascontiguousarray(np.stack([np.ones(n), yr, yr * yr], axis=1))
+
+    def grow(seed):
+        P = make_params(TASK_DENSE, 3, 8, 2, 1, 0.0, 0.0, 3, False, VARIANCE.merit_code,
+                        VARIANCE.builtin_code, seed=seed)
+        return trim(build_tree(data, np.zeros(0, np.int64), sst, np.ones(n), P,
+                               VARIANCE.impurity, VARIANCE.merit))
+    serial = [grow(s) for s in range(6)]
+    with ThreadPoolExecutor(3) as pool:
+        threaded = list(pool.map(grow, range(6)))
+    for a, b in zip(serial, threaded):
+        np.testing.assert_array_equal(a.threshold, b.threshold)
+        np.testing.assert_array_equal(a.value, b.value)
+
+
+def test_forest_traversal_sums_trees_per_column():
+    X, y, yr = _data(5, n=400)
+    trees, cols = [], []
+    for j, seed in enumerate(range(5)):
+        m = DecisionTreeRegressor(max_depth=4, max_features=2, random_state=seed).fit(X, yr)
+        trees.append(m)
+        cols.append(j % 2)
+    forest, roots = concat_trees([m.tree_.arrays for m in trees])
+    Xc = np.ascontiguousarray(X)
+    expect = np.zeros((X.shape[0], 2))
+    for m, c in zip(trees, cols):
+        expect[:, c] += m.predict(X)
+    got = forest_raw_serial(forest, roots, np.array(cols, np.int64), Xc, 2)
+    np.testing.assert_allclose(got, expect, rtol=1e-14, atol=1e-14)
+    par = forest_raw(forest, roots, np.array(cols, np.int64), Xc, 2)
+    np.testing.assert_array_equal(par, got)
+    np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xc, 2), got)
+
+
+def test_forest_traversal_with_nominal_trees():
+    rng = np.random.default_rng(6)
+    df = pd.DataFrame({"a": pd.Categorical(rng.integers(0, 5, 300)), "b": rng.normal(size=300)})
+    y = (df["a"].cat.codes.to_numpy() % 2 == 0).astype(int) ^ (df["b"] > 0).to_numpy()
+    ms = [DecisionTreeClassifier(nominal_split="multiway", max_depth=d).fit(df, y) for d in (1, 3)]
+    forest, roots = concat_trees([m.tree_.arrays for m in ms])
+    Xf = ms[0]._encode(df)
+    got = forest_predict(forest, roots, [0, 1], Xf, 2)
+    for j, m in enumerate(ms):
+        np.testing.assert_array_equal(got[:, j], m.tree_.predict(Xf)[:, 0])

@@ -1,0 +1,291 @@
+"""The second-order (Newton / XGBoost) criterion on the batch engine.
+
+References: hand-computed values from the course slides' formulas
+(``papers/004``, section 6.9 "XGBoost": structure score, gain, leaf weight)
+and a slow pure-Python tree grower written below, depth-wise and loss-guided,
+with and without missing values; squared loss with lambda = 0 against
+DecisionTreeRegressor(splitter="hist") on the same bins.
+"""
+import heapq
+import math
+
+import numpy as np
+import pytest
+
+from treelab import DecisionTreeRegressor
+from treelab._engine.binning import bin_data
+from treelab._engine.builder import build_tree, make_params
+from treelab._engine.merit import MERIT_NEWTON, TASK_DENSE, split_merit
+from treelab._engine.tree import LEAF, predict_value_serial, trim
+from treelab.split_criteria import NewtonCriterion, newton_stats
+
+# ------------------------------------------------------------------ hand-computed
+# five instances (the slides' structure-score table), one feature x = 1..5
+G5 = np.array([-2.0, -1.0, 0.5, 1.0, 3.0])
+H5 = np.array([1.0, 1.0, 1.0, 1.0, 1.0])
+X5 = np.arange(1.0, 6.0).reshape(-1, 1)
+
+
+def _stats(rows):
+    return np.array([H5[rows].sum(), G5[rows].sum(), len(rows)], np.float64)
+
+
+def test_gain_and_leaf_weights_by_hand():
+    crit = NewtonCriterion(reg_lambda=1.0, gamma=0.5, min_child_weight=0.0)
+    left, right = _stats([0, 1]), _stats([2, 3, 4])
+    parent = left + right
+    # G_L = -3, H_L = 2; G_R = 4.5, H_R = 3; G = 1.5, H = 5
+    # Gain = 1/2 [9/3 + 20.25/4 - 2.25/6] - 0.5 = 1/2 * 7.6875 - 0.5 = 3.34375
+    assert crit.gain(np.array([left, right])) == pytest.approx(3.34375, abs=1e-12)
+    g, r, _ = split_merit(parent, 0.0, np.array([left, right]), TASK_DENSE, MERIT_NEWTON, 0,
+                          crit.impurity, crit.merit, crit.params)
+    assert g == pytest.approx(3.34375, abs=1e-12) and r == g
+    # w* = -G / (H + lambda): left 3/3 = 1, right -4.5/4 = -1.125
+    np.testing.assert_allclose(crit.leaf_weight(np.array([left, right])), [1.0, -1.125])
+    # structure score of the two-leaf tree: -1/2 (9/3 + 20.25/4) + 2 gamma = -3.03125
+    obj = sum(crit.node_impurity(s) for s in (left, right)) + 2 * 0.5
+    assert obj == pytest.approx(-3.03125, abs=1e-12)
+
+
+def test_l1_soft_threshold_by_hand():
+    crit = NewtonCriterion(reg_lambda=1.0, reg_alpha=1.0, gamma=0.0)
+    left, right = _stats([0, 1]), _stats([2, 3, 4])
+    # T(-3) = -2, T(4.5) = 3.5, T(1.5) = 0.5
+    # Gain = 1/2 [4/3 + 12.25/4 - 0.25/6] = 1/2 (1.333.. + 3.0625 - 0.041666..) = 2.177083..
+    expect = 0.5 * (4 / 3 + 12.25 / 4 - 0.25 / 6)
+    assert crit.gain(np.array([left, right])) == pytest.approx(expect, abs=1e-12)
+    g, _, _ = split_merit(left + right, 0.0, np.array([left, right]), TASK_DENSE, MERIT_NEWTON,
+                          0, crit.impurity, crit.merit, crit.params)
+    assert g == pytest.approx(expect, abs=1e-12)
+    np.testing.assert_allclose(crit.leaf_weight(np.array([left, right])), [2 / 3, -3.5 / 4])
+    # |G| <= alpha: weight 0
+    assert crit.leaf_weight(np.array([0.5, 0.7, 1.0])) == 0.0
+
+
+def _engine_tree(X, g, h, crit, max_depth=6, max_leaves=None, use_hist=False, policy="depthwise"):
+    n, d = X.shape
+    data = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), use_hist)
+    params = make_params(TASK_DENSE, 3, max_depth, 2, 1, crit.min_child_weight, 0.0, d, False,
+                         crit.merit_code, crit.builtin_code,
+                         max_leaves=max_leaves or np.iinfo(np.int64).max)
+    t = build_tree(data, np.zeros(0, np.int64), newton_stats(g, h), np.ones(n), params,
+                   crit.impurity, crit.merit, cp=crit.params, grow_policy=policy)
+    return trim(t)
+
+
+def _engine_predict(t, crit, X):
+    leaf_w = crit.leaf_weight(t.value)
+    t2 = t._replace(value=np.ascontiguousarray(leaf_w.reshape(-1, 1)))
+    return predict_value_serial(t2, np.ascontiguousarray(X, dtype=np.float64))[:, 0]
+
+
+def test_five_rows_tree_takes_the_best_hand_split():
+    crit = NewtonCriterion(reg_lambda=1.0, gamma=0.5, min_child_weight=0.0)
+    t = _engine_tree(X5, G5, H5, crit, max_depth=1)
+    # candidates x <= 1.5, 2.5, 3.5, 4.5; by hand (lambda 1, parent term 2.25/6 = 0.375):
+    # {1}|{2..5}: 4/2 + 12.25/5 = 4.45  -> gain 1/2 (4.45 - 0.375) - 0.5 = 1.5375
+    # {1,2}|{3..5}: 3 + 5.0625 = 8.0625 -> 3.34375 (best)
+    # {1..3}|{4,5}: 6.25/4 + 16/3 = 6.895833 -> 2.760417
+    # {1..4}|{5}: 2.25/5 + 9/2 = 4.95 -> 1.7875
+    assert t.kind[0] != LEAF and t.threshold[0] == 2.5
+    np.testing.assert_allclose(_engine_predict(t, crit, X5), [1, 1, -1.125, -1.125, -1.125])
+
+
+def test_gamma_stops_a_split_with_negative_gain_and_min_child_weight_blocks():
+    # best gain before gamma is 3.84375: gamma 4 makes every split negative -> a leaf
+    t = _engine_tree(X5, G5, H5, NewtonCriterion(reg_lambda=1.0, gamma=4.0,
+                                                  min_child_weight=0.0), max_depth=3)
+    assert t.sizes[0] == 1
+    # min_child_weight 2.5: each child needs a Hessian sum >= 2.5, i.e. 3 rows: no split
+    t = _engine_tree(X5, G5, H5, NewtonCriterion(reg_lambda=1.0, min_child_weight=2.5),
+                     max_depth=3)
+    assert t.sizes[0] == 1
+    # min_child_weight 2: only {1,2}|{3,4,5} and {1,2,3}|{4,5} remain; the first is better
+    t = _engine_tree(X5, G5, H5, NewtonCriterion(reg_lambda=1.0, min_child_weight=2.0),
+                     max_depth=1)
+    assert t.threshold[0] == 2.5
+
+
+# ------------------------------------------------------ slow pure-Python reference
+def _T(g, alpha):
+    return math.copysign(max(abs(g) - alpha, 0.0), g)
+
+
+def _score(G, H, lam, alpha):
+    return _T(G, alpha) ** 2 / (H + lam) if H + lam > 0 else 0.0
+
+
+def _better(v, best):
+    return v > best if math.isinf(best) else v > best + 1e-12 * abs(best)
+
+
+def _ref_best_split(X, g, h, rows, lam, alpha, gamma, mcw):
+    """Best split of one node: every feature, every threshold between distinct
+    values, missing values tried right then left (larger child when none)."""
+    G, H = g[rows].sum(), h[rows].sum()
+    parent = _score(G, H, lam, alpha)
+    best = (-math.inf, None)
+    for f in range(X.shape[1]):
+        x = X[rows, f]
+        nm = rows[~np.isnan(x)]
+        ms = rows[np.isnan(x)]
+        if len(nm) == 0:
+            continue
+        order = nm[np.argsort(X[nm, f], kind="stable")]
+        v = X[order, f]
+        if len(ms) == 0 and v[-1] <= v[0] + 1e-7:
+            continue
+        Gm, Hm = g[ms].sum(), h[ms].sum()
+        f_best = (-math.inf, None)
+        for p in range(len(order)):
+            last = p == len(order) - 1
+            if not last and v[p + 1] <= v[p] + 1e-7:
+                continue
+            if last and len(ms) == 0:
+                break
+            GL, HL = g[order[:p + 1]].sum(), h[order[:p + 1]].sum()
+            nl = p + 1
+            c_best = (-math.inf, None)
+            for miss_left in (False, True):
+                if miss_left and len(ms) == 0:
+                    break
+                gl, hl = (GL + Gm, HL + Hm) if miss_left else (GL, HL)
+                nleft = nl + (len(ms) if miss_left else 0)
+                if nleft < 1 or len(rows) - nleft < 1 or hl < mcw or H - hl < mcw:
+                    continue
+                gain = 0.5 * (_score(gl, hl, lam, alpha) + _score(G - gl, H - hl, lam, alpha)
+                              - parent) - gamma
+                if _better(gain, c_best[0]):
+                    c_best = (gain, 0 if miss_left else 1)
+            if c_best[1] is None or not _better(c_best[0], f_best[0]):
+                continue
+            mslot = c_best[1]
+            if len(ms) == 0:
+                mslot = 0 if nl >= len(rows) - nl else 1
+            thr = math.inf if last else (v[p] / 2 + v[p + 1] / 2 if v[p] / 2 + v[p + 1] / 2 != v[p + 1] else v[p])
+            if last:
+                mslot = 1
+            f_best = (c_best[0], (f, thr, mslot))
+        if f_best[1] is not None and _better(f_best[0], best[0]):
+            best = f_best
+    return best
+
+
+def _route(X, rows, f, thr, mslot):
+    x = X[rows, f]
+    go_left = np.where(np.isnan(x), mslot == 0, x <= thr)
+    return rows[go_left], rows[~go_left]
+
+
+def _ref_tree(X, g, h, lam, alpha, gamma, mcw, max_depth, max_leaves=None):
+    """Nested-dict tree: depth-wise (max_leaves None) or loss-guided growth."""
+    def leaf(rows, depth):
+        return {"rows": rows, "depth": depth,
+                "w": -_T(g[rows].sum(), alpha) / (h[rows].sum() + lam)}
+
+    def candidate(node):
+        rows = node["rows"]
+        if node["depth"] >= max_depth or len(rows) < 2 or h[rows].sum() < 2 * mcw:
+            return None
+        gain, split = _ref_best_split(X, g, h, rows, lam, alpha, gamma, mcw)
+        if split is None or not gain > 0:
+            return None
+        return gain, split
+
+    def apply(node, split):
+        f, thr, mslot = split
+        lr, rr = _route(X, node["rows"], f, thr, mslot)
+        node.update(split=split, kids=[leaf(lr, node["depth"] + 1), leaf(rr, node["depth"] + 1)])
+
+    root = leaf(np.arange(X.shape[0]), 0)
+    if max_leaves is None:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            c = candidate(node)
+            if c is not None:
+                apply(node, c[1])
+                stack.extend(node["kids"])
+        return root
+    heap, count, n_leaves = [], 0, 1
+    c = candidate(root)
+    if c is not None:
+        heapq.heappush(heap, (-c[0], count, root, c[1]))
+    while heap and n_leaves < max_leaves:
+        _, _, node, split = heapq.heappop(heap)
+        apply(node, split)
+        n_leaves += 1
+        for kid in node["kids"]:
+            count += 1
+            c = candidate(kid)
+            if c is not None:
+                heapq.heappush(heap, (-c[0], count, kid, c[1]))
+    return root
+
+
+def _ref_predict(node, x):
+    while "split" in node:
+        f, thr, mslot = node["split"]
+        left = (mslot == 0) if np.isnan(x[f]) else x[f] <= thr
+        node = node["kids"][0 if left else 1]
+    return node["w"]
+
+
+def _n_leaves(node):
+    return 1 if "split" not in node else sum(_n_leaves(k) for k in node["kids"])
+
+
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
+@pytest.mark.parametrize("lam,alpha,gamma,mcw", [(1.0, 0.0, 0.0, 1.0), (0.5, 0.3, 0.2, 2.0)])
+def test_engine_grows_the_reference_tree(missing, policy, lam, alpha, gamma, mcw):
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        n, d = 120, 3
+        X = rng.normal(size=(n, d)).round(1)
+        g = rng.normal(size=n) + X[:, 0]
+        h = rng.uniform(0.5, 1.5, size=n)
+        if missing:
+            X[rng.random((n, d)) < 0.15] = np.nan
+        crit = NewtonCriterion(reg_lambda=lam, reg_alpha=alpha, gamma=gamma,
+                               min_child_weight=mcw)
+        max_leaves = 7 if policy == "lossguide" else None
+        t = _engine_tree(X, g, h, crit, max_depth=5, max_leaves=max_leaves, policy=policy)
+        ref = _ref_tree(X, g, h, lam, alpha, gamma, mcw, 5, max_leaves)
+        Xt = np.vstack([X, rng.normal(size=(50, d)).round(2)])
+        Xt[rng.random(Xt.shape) < 0.1] = np.nan
+        expect = np.array([_ref_predict(ref, x) for x in Xt])
+        np.testing.assert_allclose(_engine_predict(t, crit, Xt), expect, rtol=1e-10, atol=1e-12)
+        assert int((t.kind == LEAF).sum()) == _n_leaves(ref)
+        if max_leaves:
+            assert _n_leaves(ref) <= max_leaves
+
+
+def test_squared_loss_lambda_zero_equals_the_hist_regression_tree():
+    rng = np.random.default_rng(3)
+    n, d = 400, 4
+    X = rng.normal(size=(n, d))
+    y = X[:, 0] * 2 + np.sin(3 * X[:, 1]) + rng.normal(size=n) * 0.3
+    X[rng.random((n, d)) < 0.05] = np.nan
+    dt = DecisionTreeRegressor(splitter="hist", max_depth=6, random_state=0).fit(X, y)
+    # one boosting round from raw score 0, learning rate 1: g = 0 - y, h = 1
+    crit = NewtonCriterion(reg_lambda=0.0, min_child_weight=0.0)
+    t = _engine_tree(X, -y, np.ones(n), crit, max_depth=6, use_hist=True)
+    a = dt.tree_.arrays
+    assert t.sizes[0] == a.sizes[0]
+    np.testing.assert_array_equal(t.feature, a.feature)
+    np.testing.assert_array_equal(t.threshold, a.threshold)
+    np.testing.assert_array_equal(t.missing_child, a.missing_child)
+    np.testing.assert_allclose(_engine_predict(t, crit, X), dt.predict(X), rtol=1e-10,
+                               atol=1e-12)
+
+
+def test_bad_parameters_and_pickling():
+    import pickle
+    with pytest.raises(ValueError, match="reg_lambda"):
+        NewtonCriterion(reg_lambda=-1.0)
+    with pytest.raises(ValueError, match="gamma"):
+        NewtonCriterion(gamma=float("nan"))
+    c = pickle.loads(pickle.dumps(NewtonCriterion(2.0, 0.5, 0.1, 3.0)))
+    assert (c.reg_lambda, c.reg_alpha, c.gamma, c.min_child_weight) == (2.0, 0.5, 0.1, 3.0)
+    np.testing.assert_array_equal(c.params, [2.0, 0.5, 0.1])

@@ -1,0 +1,198 @@
+"""Jitted loss kernels shared by Stochastic Gradient Trees and gradient boosting.
+
+Gradient / Hessian kernels have the engine's :data:`~.signatures.GRAD_HESS_SIG`
+so cached kernels take them as first-class functions; the loss *objects*
+(Python side: links, initial scores, validation) live in :mod:`treelab.losses`.
+Formulas: squared error, logistic and softmax as in Gouk, Pfahringer & Frank
+(ACML 2019) and Friedman (2001); multi-instance max-logistic as in Gouk et al.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, types
+
+from .signatures import GRAD_HESS_SIG, SCALAR_TYPE
+
+__all__ = [
+    "sigmoid", "squared_error_grad_hess", "logistic_grad_hess", "softmax_grad_hess",
+    "bag_max", "mi_grad_hess",
+]
+
+
+# --------------------------------------------------------------------------- kernels
+
+@njit(cache=True)
+def sigmoid(z):
+    """Logistic function 1 / (1 + exp(-z)) without overflow."""
+    if z >= 0.0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+@njit(cache=True)
+def _log1pexp(z):
+    """log(1 + exp(z)) without overflow."""
+    if z > 0.0:
+        return z + math.log1p(math.exp(-z))
+    return math.log1p(math.exp(z))
+
+
+@njit(GRAD_HESS_SIG, cache=True)
+def squared_error_grad_hess(y, raw, grad, hess):
+    """l = (raw - y)^2 / 2: g = raw - y, h = 1 (every output column against y)."""
+    for i in range(raw.shape[0]):
+        for j in range(raw.shape[1]):
+            grad[i, j] = raw[i, j] - y[i]
+            hess[i, j] = 1.0
+
+
+@njit(GRAD_HESS_SIG, cache=True)
+def logistic_grad_hess(y, raw, grad, hess):
+    """l = log(1 + e^raw) - y raw, y in {0, 1}: g = p - y, h = p (1 - p), p = sigmoid(raw)."""
+    for i in range(raw.shape[0]):
+        for j in range(raw.shape[1]):
+            p = sigmoid(raw[i, j])
+            grad[i, j] = p - y[i]
+            hess[i, j] = p * (1.0 - p)
+
+
+@njit(cache=True, inline="always")
+def _softmax_shift(raw, i):
+    """(m, s) for row ``i`` with the implicit last score 0: m = max(0, raw_i) and
+    s = e^-m + sum_j e^(raw_ij - m), so p_j = e^(raw_ij - m) / s (overflow-free)."""
+    mx = 0.0
+    for j in range(raw.shape[1]):
+        if raw[i, j] > mx:
+            mx = raw[i, j]
+    s = math.exp(-mx)
+    for j in range(raw.shape[1]):
+        s += math.exp(raw[i, j] - mx)
+    return mx, s
+
+
+@njit(GRAD_HESS_SIG, cache=True)
+def softmax_grad_hess(y, raw, grad, hess):
+    """Softmax cross-entropy over k = n_outputs + 1 classes, class k-1 scored 0.
+
+    p_j = e^raw_j / (1 + sum_i e^raw_i); g_j = p_j - [y = j]; h_j = p_j (1 - p_j).
+    """
+    k1 = raw.shape[1]
+    for i in range(raw.shape[0]):
+        mx, s = _softmax_shift(raw, i)
+        yi = y[i]
+        for j in range(k1):
+            p = math.exp(raw[i, j] - mx) / s
+            grad[i, j] = p - (1.0 if yi == j else 0.0)
+            hess[i, j] = p * (1.0 - p)
+
+
+@njit(cache=True)
+def _squared_error_value(y, raw, out):
+    for i in range(raw.shape[0]):
+        s = 0.0
+        for j in range(raw.shape[1]):
+            r = raw[i, j] - y[i]
+            s += 0.5 * r * r
+        out[i] = s
+
+
+@njit(cache=True)
+def _logistic_value(y, raw, out):
+    for i in range(raw.shape[0]):
+        s = 0.0
+        for j in range(raw.shape[1]):
+            s += _log1pexp(raw[i, j]) - y[i] * raw[i, j]
+        out[i] = s
+
+
+@njit(cache=True)
+def _softmax_value(y, raw, out):
+    k1 = raw.shape[1]
+    for i in range(raw.shape[0]):
+        mx, s = _softmax_shift(raw, i)
+        c = int(y[i])
+        ry = raw[i, c] if 0 <= c < k1 else 0.0
+        out[i] = mx + math.log(s) - ry
+
+
+@njit(cache=True)
+def _softmax_proba(raw, out):
+    k1 = raw.shape[1]
+    for i in range(raw.shape[0]):
+        mx, s = _softmax_shift(raw, i)
+        for j in range(k1):
+            out[i, j] = math.exp(raw[i, j] - mx) / s
+        out[i, k1] = math.exp(-mx) / s
+
+
+@njit(cache=True)
+def _logistic_proba(raw, out):
+    """out[i] = [1 - sigmoid(raw[i]), sigmoid(raw[i])]."""
+    for i in range(raw.shape[0]):
+        p = sigmoid(raw[i])
+        out[i, 0] = 1.0 - p
+        out[i, 1] = p
+
+
+@njit(types.void(types.float64[::1], types.float64[:, ::1], types.float64[::1], SCALAR_TYPE),
+      cache=True)
+def _elementwise_value(y, raw, out, value):
+    """out_i = sum_j value(y_i, raw_ij) for a scalar first-class ``value``."""
+    for i in range(raw.shape[0]):
+        s = 0.0
+        for j in range(raw.shape[1]):
+            s += value(y[i], raw[i, j])
+        out[i] = s
+
+
+# ------------------------------------------------------------ multi-instance kernels
+
+@njit(cache=True)
+def bag_max(raw, bag_offsets):
+    """Bag scores as the maximum over each bag's instances.
+
+    ``raw`` holds instance scores (1-D); the instances of bag b are rows
+    ``bag_offsets[b]:bag_offsets[b+1]`` (instances grouped by bag, see
+    :func:`bag_offsets_from_ids`).  Returns ``(scores, argmax)``, ``argmax``
+    the row index of the first maximising instance; an empty bag scores
+    ``-inf`` with argmax -1.
+    """
+    n_bags = bag_offsets.shape[0] - 1
+    scores = np.empty(n_bags, dtype=np.float64)
+    arg = np.empty(n_bags, dtype=np.int64)
+    for b in range(n_bags):
+        best = -np.inf
+        at = -1
+        for i in range(bag_offsets[b], bag_offsets[b + 1]):
+            if at < 0 or raw[i] > best:
+                best = raw[i]
+                at = i
+        scores[b] = best
+        arg[b] = at
+    return scores, arg
+
+
+@njit(cache=True)
+def mi_grad_hess(y_bag, raw, bag_offsets, grad, hess):
+    """Gradient and Hessian of the multi-instance max-logistic loss per instance.
+
+    Bag loss l_b = log(1 + e^s_b) - y_b s_b with s_b = max over the bag's
+    instance scores ``raw``; its subgradient w.r.t. the instance scores is
+    (p_b - y_b) at the arg-max instance and 0 elsewhere, likewise the
+    Hessian p_b (1 - p_b) (Gouk et al. 2019, multi-instance learning).
+    ``grad`` and ``hess`` (1-D, like ``raw``) are overwritten.
+    """
+    for i in range(raw.shape[0]):
+        grad[i] = 0.0
+        hess[i] = 0.0
+    scores, arg = bag_max(raw, bag_offsets)
+    for b in range(scores.shape[0]):
+        at = arg[b]
+        if at < 0:
+            continue
+        p = sigmoid(scores[b])
+        grad[at] = p - y_bag[b]
+        hess[at] = p * (1.0 - p)
