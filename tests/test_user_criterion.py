@@ -425,4 +425,5 @@ def test_fresh_process_with_warm_cache_does_not_recompile_the_builder(tmp_path):
     assert second["n_compiled"] == 1                     # one kernel for every criterion
     assert second["hits"] >= 1 and second["misses"] == 0, second
     assert second["user_hits"] >= 1 and second["user_misses"] == 0, second
-    assert t_second < 8.0, (t_second, second)
+    # no wall-clock bound: "nothing recompiled" is what the cache counters above
+    # show; a time limit only measured the machine's load (it failed at load 15)
