@@ -12,6 +12,7 @@ from treelab import DecisionTreeClassifier, DecisionTreeRegressor
 from treelab._engine.binning import bin_data
 from treelab._engine.builder import BuildParams, build_tree, get_build_kernel, make_params
 from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
+from treelab._engine.splitter import NOMINAL_MULTIWAY
 from treelab._engine.tree import (
     LEAF, concat_trees, forest_predict, forest_raw, forest_raw_serial, predict_value_serial, trim,
 )
@@ -51,7 +52,9 @@ def _pred(t, X):
 def test_params_tuple_types():
     P = make_params(1, 3, 5, 2, 1, 0, 0, 4, 1, 0)
     assert isinstance(P, BuildParams) and P._fields == tuple(FIELDS)
-    assert isinstance(P.min_weight_leaf, float) and isinstance(P.multiway, bool)
+    # multiway is a splitter.NOMINAL_* code (binary / multiway / C4.5's rule)
+    assert isinstance(P.min_weight_leaf, float) and type(P.multiway) is int
+    assert P.multiway == NOMINAL_MULTIWAY
     assert P.max_leaves == np.iinfo(np.int64).max
     with pytest.raises(ValueError, match="grow_policy"):
         get_build_kernel("sideways")
