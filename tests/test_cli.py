@@ -157,6 +157,21 @@ def test_warmup_fills_the_cache_and_then_skips():
         _compile.warmup(families=["nope"])
 
 
+def test_cache_probes_name_cached_kernels_that_exist():
+    """Every probe of a learner family names a source file that defines kernels
+    compiled with ``cache=True`` (a probe of a file without any, e.g. after kernels
+    moved, would never be 'cached' and the compile notice would print in every
+    process); after ``import treelab`` the core kernels are cached."""
+    import treelab
+    for family, info in _compile.FAMILIES.items():
+        for rel, prefix in info["kernels"]:
+            src = (_compile._ROOT / rel).read_text()
+            assert "cache=True" in src, (family, rel)
+            if prefix:
+                assert f"def {prefix}" in src, (family, rel, prefix)
+    assert treelab is not None and _compile.family_is_cached("core") is True
+
+
 def test_functions_without_a_source_file_compile_uncached():
     """A user's criterion or loss typed into a plain REPL (or exec'd, as the README
     test does) has no file for numba's cache: it is compiled without caching

@@ -38,7 +38,7 @@ FAMILIES = {
         label="core kernels (criteria, decision rules, losses)", seconds=10,
         kernels=[("_engine/impurity.py", "entropy"), ("split_criteria/rules/base.py", ""),
                  ("split_criteria/rules/ctree.py", ""), ("split_criteria/rules/ttest.py", ""),
-                 ("losses.py", "")]),
+                 ("_engine/loss_kernels.py", "")]),
     "decision_tree": dict(
         label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=40,
         kernels=[("_engine/builder.py", "grow_depth_first"), ("_engine/tree.py", "predict_value"),
