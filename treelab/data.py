@@ -230,6 +230,18 @@ def fit_encode_X(X, estimator_name="estimator", nominal_features=None, allow_nan
     return np.require(Xf, np.float64, ["C", "W"]), enc
 
 
+def set_fitted_encoding(estimator, enc, n_features):
+    """Record a fit's input encoding on ``estimator`` as scikit-learn expects:
+    ``_encoding``, ``n_features_in_`` and ``feature_names_in_`` (removed when the
+    data had no column names, so a refit on an array forgets earlier names)."""
+    estimator._encoding = enc
+    estimator.n_features_in_ = n_features
+    if enc.feature_names is not None:
+        estimator.feature_names_in_ = enc.feature_names
+    elif hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_
+
+
 def encode_X(X, enc, estimator_name="estimator", allow_nan=True):
     """Validate ``X`` at predict time against the fitted encoding."""
     _check_2d(X)

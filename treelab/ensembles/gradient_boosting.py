@@ -31,7 +31,7 @@ from .._engine.tree import LEAF, concat_trees, forest_predict, trim
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
     check_classification_targets, check_random_state, check_regression_targets,
-    check_sample_weight, encode_X, fit_encode_X,
+    check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ..losses import Logistic, Loss, Softmax, SquaredError
 from ..split_criteria.gradient import NewtonCriterion
@@ -127,12 +127,7 @@ class _BaseGradientBoosting(BaseEstimator):
         K = loss.n_outputs(getattr(self, "n_classes_", None))
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(0, np.iinfo(np.int32).max))
-        self._encoding = enc
-        self.n_features_in_ = d
-        if enc.feature_names is not None:
-            self.feature_names_in_ = enc.feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        set_fitted_encoding(self, enc, d)
         data = bin_data(Xf, enc.is_nominal, enc.n_cats, True, self.max_bin, random_state=seed)
         if self.base_score is None:
             base = _prior(loss, yf, w, K)

@@ -33,7 +33,7 @@ from .._sklearn_compat import (
 )
 from ..data import (
     check_classification_targets, check_random_state, check_regression_targets,
-    check_sample_weight, encode_X, fit_encode_X,
+    check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ..split_criteria import get_criterion
 
@@ -172,12 +172,7 @@ class BaseDecisionTree(BaseEstimator):
         arrays = trim(arrays)
         for key, value in fitted.items():
             setattr(self, key, value)
-        self._encoding = enc
-        self.n_features_in_ = d
-        if enc.feature_names is not None:
-            self.feature_names_in_ = enc.feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        set_fitted_encoding(self, enc, d)
         self.max_features_ = params["max_features"]
         self.criterion_ = crit
         self.tree_ = self._make_tree(arrays)

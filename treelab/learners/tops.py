@@ -84,7 +84,7 @@ from numba import njit
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
     check_classification_targets, check_random_state, check_regression_targets, encode_X,
-    fit_encode_X,
+    fit_encode_X, set_fitted_encoding,
 )
 from ..node_models import (
     CLASSIFICATION, REGRESSION, EstimatorModel, LinearModel, as_node_model, scores_to_proba,
@@ -434,12 +434,7 @@ class _BaseToPs(BaseEstimator):
         learners = self._learners(rng)
         sets = self._split_sets(n, yc if self._task == CLASSIFICATION else None, sets, rng)
         Xe = self._expand(Xf, enc)
-        self._encoding = enc
-        self.n_features_in_ = Xf.shape[1]
-        if enc.feature_names is not None:
-            self.feature_names_in_ = enc.feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        set_fitted_encoding(self, enc, Xf.shape[1])
         self.n_classes_ = K if self._task == CLASSIFICATION else None
         grower = _Grower(Xe, yc, y_orig, sets, learners, loss, self._task, K, max_depth, msl,
                          self.n_jobs, self.verbose)
