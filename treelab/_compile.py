@@ -47,6 +47,12 @@ FAMILIES = {
         label="Stochastic Gradient Tree kernels", seconds=30,
         kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/tree.py", "forest_raw"),
                  ("_engine/streaming.py", "_codes_serial")]),
+    "gradient_boosting": dict(
+        label="gradient-boosting kernels", seconds=40,
+        kernels=[("_engine/builder.py", "grow_depth_first"),
+                 ("_engine/builder.py", "grow_best_first"),
+                 ("_engine/splitter.py", "_newton_hist_sweep"),
+                 ("_engine/tree.py", "forest_raw"), ("_engine/loss_kernels.py", "")]),
     "hoeffding": dict(
         label="Hoeffding tree kernels", seconds=30,
         kernels=[("_engine/hoeffding.py", "_learn_py"),
@@ -60,6 +66,7 @@ _MODULE_FAMILY = {
     "treelab.learners.decision_tree": "decision_tree",
     "treelab.learners.sgt": "sgt",
     "treelab.learners.hoeffding": "hoeffding",
+    "treelab.ensembles.gradient_boosting": "gradient_boosting",
 }
 
 _announced: set = set()
@@ -271,9 +278,29 @@ def _warm_hoeffding():
         HoeffdingTreeClassifier(merit=merit, **kw).fit(X, y).predict(X)
 
 
+def _warm_gradient_boosting():
+    import numpy as np
+    from .ensembles import GradientBoostingClassifier, GradientBoostingRegressor
+    from ._engine.tree import PARALLEL_MIN_ROWS        # large inputs take threaded kernels
+    for k in (2, 3):
+        X, y = _small_classification(n_classes=k)
+        big = X.iloc[np.arange(PARALLEL_MIN_ROWS) % len(y)]
+        for policy in ("depthwise", "lossguide"):
+            m = GradientBoostingClassifier(n_estimators=3, max_depth=3, max_leaves=6,
+                                           grow_policy=policy, random_state=0)
+            m.fit(X, y, eval_set=[(X, y)])
+            m.predict_proba(big)
+            list(m.staged_predict(X))
+    X, y = _small_classification()
+    for policy in ("depthwise", "lossguide"):
+        r = GradientBoostingRegressor(n_estimators=3, max_depth=3, max_leaves=6,
+                                      grow_policy=policy, subsample=0.8, random_state=0)
+        r.fit(X, y * 1.5).predict(X)
+
+
 #: family -> function compiling (or loading) its kernels on small data
 WARMERS = {"decision_tree": _warm_decision_trees, "sgt": _warm_sgt,
-           "hoeffding": _warm_hoeffding}
+           "hoeffding": _warm_hoeffding, "gradient_boosting": _warm_gradient_boosting}
 
 
 def warmup(families=None, force=False, verbose=True, file=None):

@@ -43,7 +43,7 @@ from .merit import (
 )
 from .signatures import IMPURITY_TYPE, MERIT_TYPE
 from .splitter import best_nominal, best_numeric_hist, best_numeric_sorted
-from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
+from .tree import LEAF, NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
 __all__ = ["BuildParams", "make_params", "Workspace", "HistPool", "build_tree", "presort",
            "get_build_kernel", "find_best_split", "partition_node", "children_stats",
@@ -476,6 +476,55 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
 
 
 @njit(cache=True, nogil=True)
+def _partition_binned(D, ws, start, end, f, thr, mslot):
+    """:func:`partition_node` for a numeric split of binned data: reads the uint8 bin
+    codes instead of the raw values (``x <= e_b  <=>  bin(x) <= b``, see
+    :mod:`.binning`) in one pass: left samples compacted in place, right ones via
+    ``ws.tmp`` (the same stable order as the counting sort)."""
+    Xb = D.Xb
+    samples = ws.samples
+    tmp = ws.tmp
+    missing_bin = D.missing_bin
+    lo = D.edge_offsets[f]
+    hi = D.edge_offsets[f + 1]
+    # tb = number of edges strictly below thr (thr is an edge, or +inf)
+    a = lo
+    b = hi
+    while a < b:
+        mid = (a + b) >> 1
+        if D.edges[mid] < thr:
+            a = mid + 1
+        else:
+            b = mid
+    tb = a - lo
+    miss_left = mslot == 0
+    nl = start
+    nr = 0
+    for p in range(start, end):
+        i = samples[p]
+        c = Xb[i, f]
+        if c == missing_bin:
+            go_left = miss_left
+        else:
+            go_left = c <= tb
+        if go_left:
+            samples[nl] = i
+            nl += 1
+        else:
+            tmp[nr] = i
+            nr += 1
+    for q in range(nr):
+        samples[nl + q] = tmp[q]
+    ws.child_n[0] = nl - start
+    ws.child_n[1] = nr
+    if nl == start or nr == 0:
+        return 0
+    ws.child_start[0] = start
+    ws.child_start[1] = nl
+    return 2
+
+
+@njit(cache=True, nogil=True)
 def partition_node(D, P, ws, start, end, f):
     """Send the node's samples to the children of its split on ``f`` (stable:
     ``ws.samples``, and in exact mode the per-feature sorted segments).  Sets
@@ -492,6 +541,8 @@ def partition_node(D, P, ws, start, end, f):
     nc = D.n_cats[f]
     child_n = ws.child_n[:k]
     child_n[:] = 0
+    if D.use_hist and kind == NUMERIC:
+        return _partition_binned(D, ws, start, end, f, thr, mslot)
     for p in range(start, end):
         i = samples[p]
         s = _sample_slot(X[i, f], kind, thr, mslot, cslots, nc)
@@ -636,6 +687,12 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
 
 
 @njit(cache=True, nogil=True)
+def _mark_leaf(leaf_of_row, samples, start, end, node):
+    for p in range(start, end):
+        leaf_of_row[samples[p]] = node
+
+
+@njit(cache=True, nogil=True)
 def _grow_i64(a, n, fill):
     out = np.full(n, fill, np.int64)
     out[:a.shape[0]] = a
@@ -643,11 +700,14 @@ def _grow_i64(a, n, fill):
 
 
 # ----------------------------------------------------------------- drivers
-def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
+def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row):
     """Depth-first growth (scikit-learn's order: a node's children are pushed
     on a stack, the first child on top).  ``rows``: distinct row ids of ``D`` to
     grow on; targets ``yc`` (class codes, task 0) or ``sstats`` (per-row
-    statistics vectors), weights ``w``; ``cp``: criterion parameters."""
+    statistics vectors), weights ``w``; ``cp``: criterion parameters.
+    ``leaf_of_row`` (length 0: not wanted): receives the leaf of every grown-on
+    row, read off the final partition (boosting updates its scores with it
+    instead of traversing the new tree)."""
     np.random.seed(P.seed)
     ws = new_workspace(D, rows, P)
     hp = new_pool(D, P)
@@ -696,6 +756,8 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
         if is_leaf:
             if hslot >= 0:
                 pool_release(hp, hslot)
+            if leaf_of_row.shape[0] > 0:
+                _mark_leaf(leaf_of_row, ws.samples, start, end, node)
             continue
         t, first = make_children(t, node, D, P, ws, best_f, k)
         hp = children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node)
@@ -763,7 +825,7 @@ def _heap_pop(keys, nodes, size):
     return top, size
 
 
-def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
+def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row):
     """Best-first (leaf-wise) growth: every new leaf's best split is found (and its
     samples partitioned) at once; the leaf whose split improves most is split
     next, until ``P.max_leaves`` leaves (a split that would exceed it is
@@ -888,6 +950,10 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
             n_slot[c] = ws.child_slot[j]
             todo[j] = c
         n_todo = k
+    if leaf_of_row.shape[0] > 0:
+        for node in range(t.sizes[0]):
+            if t.kind[node] == LEAF:
+                _mark_leaf(leaf_of_row, ws.samples, n_start[node], n_end[node], node)
     return t
 
 
@@ -904,7 +970,8 @@ def _dummy_data():
 
 def get_build_kernel(grow_policy="depthwise"):
     """A driver compiled with its explicit signature (loaded from the disk cache):
-    ``kernel(data, yc, sstats, w, rows, params, cp, imp_fn, merit_fn) -> TreeArrays``."""
+    ``kernel(data, yc, sstats, w, rows, params, cp, imp_fn, merit_fn, leaf_of_row)
+    -> TreeArrays``."""
     kern = _KERNELS.get(grow_policy)
     if kern is None:
         from numba import typeof
@@ -915,7 +982,7 @@ def get_build_kernel(grow_policy="depthwise"):
         sig = T(
             typeof(_dummy_data()), types.int64[::1], types.float64[:, ::1], types.float64[::1],
             types.int64[::1], typeof(make_params(0, 1, 1, 2, 1, 0.0, 0.0, 1, False, 0)),
-            types.float64[::1], IMPURITY_TYPE, MERIT_TYPE,
+            types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.int64[::1],
         )
         kern = njit(sig, cache=True, nogil=True)(GROW_POLICIES[grow_policy])
         _KERNELS[grow_policy] = kern
@@ -923,14 +990,23 @@ def get_build_kernel(grow_policy="depthwise"):
 
 
 def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None,
-               grow_policy="depthwise"):
+               grow_policy="depthwise", leaf_of_row=None):
     """Grow one tree on ``data`` (:data:`~.binning.BinnedData`) with ``params``
     (:data:`BuildParams`).  ``rows``: the row ids to use (default: all);
-    ``cp``: criterion parameters (default: none)."""
+    ``cp``: criterion parameters (default: none); ``leaf_of_row``: an int64 array
+    (one entry per row of ``data``) that receives the leaf of each row grown on."""
     if rows is None:
         rows = np.arange(data.X.shape[0], dtype=np.int64)
     if cp is None:
         cp = np.zeros(1)
     kern = get_build_kernel(grow_policy)
+    if leaf_of_row is None:
+        leaf_of_row = _NO_LEAVES
+    elif leaf_of_row.dtype != np.int64 or leaf_of_row.shape != (data.X.shape[0],) or \
+            not leaf_of_row.flags.c_contiguous:
+        raise ValueError("leaf_of_row must be a contiguous int64 array with one entry per row")
     return kern(data, yc, sstats, w, np.ascontiguousarray(rows, dtype=np.int64), params,
-                np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn)
+                np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn, leaf_of_row)
+
+
+_NO_LEAVES = np.zeros(0, np.int64)

@@ -30,6 +30,18 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt):
                 b = row[f]
                 hist[f, b, c] += wi
                 cnt[f, b] += 1
+        elif S == 3:
+            # three statistics (regression [w, wy, wy^2]; Newton [H, G, w]) kept in
+            # registers: the same sums in the same order as the general loop
+            a0 = sstats[i, 0]
+            a1 = sstats[i, 1]
+            a2 = sstats[i, 2]
+            for f in range(d):
+                b = row[f]
+                hist[f, b, 0] += a0
+                hist[f, b, 1] += a1
+                hist[f, b, 2] += a2
+                cnt[f, b] += 1
         else:
             for f in range(d):
                 b = row[f]

@@ -25,7 +25,8 @@ from numba import njit
 from .impurity import BUILTIN_ENTROPY, BUILTIN_GINI, BUILTIN_VARIANCE
 # the merit protocol lives in .merit; its names stay importable from here
 from .merit import (  # noqa: F401
-    MERIT_CUSTOM, MERIT_GAIN_RATIO, MERIT_IMPURITY_DECREASE, MERIT_NEWTON, TASK_CLASSIFICATION,
+    MERIT_CUSTOM, MERIT_GAIN_RATIO, MERIT_IMPURITY_DECREASE, MERIT_NEWTON, NEWTON_ALPHA,
+    NEWTON_GAMMA, NEWTON_LAMBDA, TASK_CLASSIFICATION, newton_impurity, soft_threshold,
     TASK_DENSE, TIE_RTOL, better, node_impurity, split_merit, stats_weight,
 )
 
@@ -311,6 +312,91 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
     return status, best_score, best_ratio, best_thr, best_slot
 
 
+@njit(cache=True, inline="always", nogil=True)
+def _newton_imp(h, g, lam, alpha):
+    """:func:`~.merit.newton_impurity` of the statistics (H = h, G = g), on scalars."""
+    den = h + lam
+    if den <= 0.0:
+        return 0.0
+    t = soft_threshold(g, alpha)
+    return -0.5 * t * t / den
+
+
+@njit(cache=True, nogil=True)
+def _newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, miss, n_miss, parent, n_parent,
+                       min_samples_leaf, min_weight_leaf, cp):
+    """:func:`best_numeric_hist` for the Newton gain (statistics ``[H, G, w]``):
+    the same candidates, the same floating-point operations in the same order
+    (so the same tree) as the generic path through :func:`eval_binary` and
+    :func:`~.merit.split_merit`, with the sums kept in scalars and the parent's
+    structure score computed once.  Gain: the slides' XGBoost section,
+    1/2 [G_L^2/(H_L+lambda) + G_R^2/(H_R+lambda) - G^2/(H+lambda)] - gamma."""
+    gamma = cp[NEWTON_GAMMA]
+    h_par = parent[0]
+    g_par = parent[1]
+    imp_par = newton_impurity(parent, cp)
+    h_miss = miss[0]
+    g_miss = miss[1]
+    lam = cp[NEWTON_LAMBDA]
+    alpha = cp[NEWTON_ALPHA]
+    status = 0
+    best_score = -np.inf
+    best_thr = 0.0
+    best_slot = 1
+    h_left = 0.0
+    g_left = 0.0
+    n_left = 0
+    n_nonmissing = n_parent - n_miss
+    for b in range(n_value_bins):
+        if cnt_f[b] == 0:
+            continue
+        h_left += hist_f[b, 0]
+        g_left += hist_f[b, 1]
+        n_left += cnt_f[b]
+        if n_left == n_nonmissing and n_miss == 0:
+            break
+        # eval_binary: missing values right, then left
+        ok = False
+        c_score = -np.inf
+        c_slot = 1
+        for m in range(2):
+            if m == 1 and n_miss == 0:
+                break
+            nl = n_left + (n_miss if m == 1 else 0)
+            nr = n_parent - nl
+            if nl < min_samples_leaf or nr < min_samples_leaf:
+                continue
+            hl = h_left + (h_miss if m == 1 else 0.0)
+            gl = g_left + (g_miss if m == 1 else 0.0)
+            hr = h_par - hl
+            gr = g_par - gl
+            if hl < min_weight_leaf or hr < min_weight_leaf:
+                continue
+            g = 0.0
+            g -= _newton_imp(hl, gl, lam, alpha)
+            g -= _newton_imp(hr, gr, lam, alpha)
+            g += imp_par
+            g -= gamma * 1
+            if better(g, c_score):
+                ok = True
+                c_score = g
+                c_slot = 0 if m == 1 else 1
+        if ok and n_miss == 0:
+            c_slot = 0 if n_left >= n_parent - n_left else 1
+        if ok and better(c_score, best_score):
+            status = 1
+            best_score = c_score
+            best_slot = c_slot
+            if n_left == n_nonmissing:
+                best_thr = np.inf
+                best_slot = 1
+            else:
+                best_thr = edges_f[b]
+        if n_left == n_nonmissing:
+            break
+    return status, best_score, best_score, best_thr, best_slot
+
+
 @njit(cache=True, nogil=True)
 def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, parent_imp,
                       n_parent, left, buf, min_samples_leaf, min_weight_leaf,
@@ -329,6 +415,9 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             nonempty += 1
     if nonempty == 0 or (nonempty == 1 and n_miss == 0):
         return -1, -np.inf, -np.inf, 0.0, 0
+    if merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
+        return _newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, miss, n_miss, parent,
+                                  n_parent, min_samples_leaf, min_weight_leaf, cp)
     status = 0
     best_score = -np.inf
     best_ratio = -np.inf

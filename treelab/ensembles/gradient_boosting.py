@@ -24,6 +24,7 @@ import numbers
 
 import numpy as np
 
+from .._compile import announce
 from .._engine.binning import MAX_BINS, bin_data
 from .._engine.builder import build_tree, make_params
 from .._engine.merit import TASK_DENSE
@@ -77,6 +78,23 @@ def _prior(loss, y, w, K):
     return np.asarray(loss.init_raw(y, None, "zero"), dtype=np.float64).reshape(K)
 
 
+def _train_scores(t, leaves, rows, Xc):
+    """The values of tree ``t`` (one output column) at every training row: read off
+    ``leaves``, the leaf the builder's final partition put each grown-on row in
+    (no traversal of the training rows); rows left out by subsampling are
+    traversed.  Equal to ``forest_predict`` of the tree on ``Xc``: the builder
+    partitions binned rows exactly as the thresholds route raw values."""
+    if rows is None or rows.shape[0] == Xc.shape[0]:
+        return t.value[leaves, 0]
+    out = np.empty(Xc.shape[0])
+    out[rows] = t.value[leaves[rows], 0]
+    out_of_bag = np.ones(Xc.shape[0], np.bool_)
+    out_of_bag[rows] = False
+    f1, r1 = concat_trees([t])
+    out[out_of_bag] = forest_predict(f1, r1, [0], np.ascontiguousarray(Xc[out_of_bag]), 1)[:, 0]
+    return out
+
+
 class _BaseGradientBoosting(BaseEstimator):
     """Shared fit / predict logic (not for direct use)."""
 
@@ -128,6 +146,7 @@ class _BaseGradientBoosting(BaseEstimator):
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(0, np.iinfo(np.int32).max))
         set_fitted_encoding(self, enc, d)
+        announce(self)          # one line on stderr if the kernels are about to compile
         data = bin_data(Xf, enc.is_nominal, enc.n_cats, True, self.max_bin, random_state=seed)
         if self.base_score is None:
             base = _prior(loss, yf, w, K)
@@ -158,6 +177,7 @@ class _BaseGradientBoosting(BaseEstimator):
         empty_y = np.zeros(0, np.int64)
         Xc = np.ascontiguousarray(Xf)
         w = np.ascontiguousarray(w, dtype=np.float64)
+        leaves = np.zeros(n, np.int64)
         for it in range(p["n_estimators"]):
             loss.grad_hess(yf, raw, G, H)
             rows = None
@@ -168,15 +188,16 @@ class _BaseGradientBoosting(BaseEstimator):
                 sst = np.ascontiguousarray(np.stack([w * H[:, j], w * G[:, j], w], axis=1))
                 params = params._replace(seed=int(rng.randint(0, np.iinfo(np.int32).max)))
                 t = trim(build_tree(data, empty_y, sst, w, params, crit.impurity, crit.merit,
-                                    cp=crit.params, rows=rows, grow_policy=self.grow_policy))
+                                    cp=crit.params, rows=rows, grow_policy=self.grow_policy,
+                                    leaf_of_row=leaves))
                 leaf_w = lr * crit.leaf_weight(t.value)
                 stats = t.value
                 t = t._replace(value=np.ascontiguousarray(leaf_w.reshape(-1, 1)))
                 trees.append((t, stats))
                 cols.append(j)
-                f1, r1 = concat_trees([t])
-                raw[:, j] += forest_predict(f1, r1, [0], Xc, 1)[:, 0]
+                raw[:, j] += _train_scores(t, leaves, rows, Xc)
                 if val is not None:
+                    f1, r1 = concat_trees([t])
                     val[2][:, j] += forest_predict(f1, r1, [0], val[0], 1)[:, 0]
             if val is not None:
                 score = float(np.mean(loss.value(val[1], val[2])))
