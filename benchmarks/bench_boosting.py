@@ -60,6 +60,9 @@ MAX_DEPTH = 6
 MAX_LEAVES = 31
 MAX_BINS = 255
 
+#: threads per learner (``--threads``; 0: every core)
+THREADS = 0
+
 TASKS = ("classification", "regression", "mnist10")
 LEARNERS = ("treelab-depthwise", "treelab-lossguide", "sklearn-histgb", "xgboost", "lightgbm")
 PEERS = ("sklearn-histgb", "xgboost", "lightgbm")
@@ -88,8 +91,14 @@ def make_task(task, n_samples):
 
 
 # -------------------------------------------------------------------- learners
+def _n_jobs():
+    t = os.environ.get("BENCH_THREADS")
+    return int(t) if t else None
+
+
 def make_model(name, clf):
-    """The learner ``name`` with the shared settings."""
+    """The learner ``name`` with the shared settings (``BENCH_THREADS``: threads of
+    every learner; default all cores)."""
     if name.startswith("treelab-"):
         from treelab import GradientBoostingClassifier, GradientBoostingRegressor
         cls = GradientBoostingClassifier if clf else GradientBoostingRegressor
@@ -107,12 +116,13 @@ def make_model(name, clf):
         import xgboost
         cls = xgboost.XGBClassifier if clf else xgboost.XGBRegressor
         return cls(n_estimators=N_ROUNDS, learning_rate=LEARNING_RATE, max_depth=MAX_DEPTH,
-                   tree_method="hist", max_bin=MAX_BINS + 1, random_state=0)
+                   tree_method="hist", max_bin=MAX_BINS + 1, random_state=0, n_jobs=_n_jobs())
     if name == "lightgbm":
         import lightgbm
         cls = lightgbm.LGBMClassifier if clf else lightgbm.LGBMRegressor
         return cls(n_estimators=N_ROUNDS, learning_rate=LEARNING_RATE, num_leaves=MAX_LEAVES,
-                   max_depth=-1, max_bin=MAX_BINS, random_state=0, verbose=-1)
+                   max_depth=-1, max_bin=MAX_BINS, random_state=0, verbose=-1,
+                   n_jobs=_n_jobs() or -1)
     raise ValueError(f"unknown learner {name!r}")
 
 
@@ -132,12 +142,13 @@ def worker(name, data_file, repeat):
     t0 = time.perf_counter()
     model.fit(Xtr, ytr)
     cold = time.perf_counter() - t0
-    fits = []
+    fits, cpus = [], []
     for _ in range(repeat):
         m = make_model(name, clf)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         m.fit(Xtr, ytr)
         fits.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
     preds = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -149,7 +160,8 @@ def worker(name, data_file, repeat):
         from sklearn.metrics import r2_score
         score = float(r2_score(yte, pred))
     print("RESULT " + json.dumps(dict(
-        learner=name, import_s=import_s, cold_fit_s=cold, fit_s=min(fits), predict_s=min(preds),
+        learner=name, import_s=import_s, cold_fit_s=cold, fit_s=min(fits), fit_cpu_s=min(cpus),
+        predict_s=min(preds),
         score=score, peak_mb=_peak_rss_mb() - rss0)), flush=True)
 
 
@@ -159,6 +171,9 @@ def run_worker(name, data_file, repeat, env=None, cwd=None):
     env = dict(os.environ if env is None else env)
     env.setdefault("PYTHONPATH", str(ROOT))
     env.setdefault("TREELAB_COMPILE_NOTICE", "0")
+    if THREADS:
+        env.update(BENCH_THREADS=str(THREADS), OMP_NUM_THREADS=str(THREADS),
+                   NUMBA_NUM_THREADS=str(THREADS))
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
     for line in out.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -186,10 +201,11 @@ def report(task, res, clf):
     """Print one task's table and its target lines; return the summary rows."""
     unit = "accuracy" if clf else "R^2"
     print(f"\n[{task}] {unit}; times in seconds; peak = growth of peak RSS during the fits")
-    print(f"{'learner':<20}{'fit':>9}{'cold fit':>10}{'predict':>10}{unit:>10}{'peak MB':>9}")
+    print(f"{'learner':<20}{'fit':>9}{'fit CPU':>9}{'cold fit':>10}{'predict':>10}{unit:>10}"
+          f"{'peak MB':>9}")
     for name, r in res.items():
-        print(f"{name:<20}{r['fit_s']:>9.3f}{r['cold_fit_s']:>10.3f}{r['predict_s']:>10.4f}"
-              f"{r['score']:>10.4f}{r['peak_mb']:>9.0f}")
+        print(f"{name:<20}{r['fit_s']:>9.3f}{r['fit_cpu_s']:>9.3f}{r['cold_fit_s']:>10.3f}"
+              f"{r['predict_s']:>10.4f}{r['score']:>10.4f}{r['peak_mb']:>9.0f}")
     peers = {p: res[p] for p in PEERS if p in res}
     ours = {t: res[t] for t in ("treelab-depthwise", "treelab-lossguide") if t in res}
     rows = []
@@ -206,9 +222,11 @@ def report(task, res, clf):
             if p not in peers:
                 continue
             fr = r["fit_s"] / peers[p]["fit_s"]
+            cr = r["fit_cpu_s"] / peers[p]["fit_cpu_s"]
             pr = r["predict_s"] / peers[p]["predict_s"]
             tag = "" if p in same[t] else " [other growth]"
-            parts.append(f"{p}: fit {_fmt_ratio(fr, targets.get(p))}, predict {pr:.2f}x{tag}")
+            parts.append(f"{p}: fit {_fmt_ratio(fr, targets.get(p))} (CPU {cr:.2f}x), "
+                         f"predict {pr:.2f}x{tag}")
             rows.append((task, t, p, fr, pr))
         diff = 100 * (r["score"] - peers[best_peer]["score"])
         pr = r["predict_s"] / peers[fastest_pred]["predict_s"]
@@ -229,12 +247,17 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=2, help="warm fits / predictions per learner")
     ap.add_argument("--compile", action="store_true",
                     help="also time treelab's first-ever fit (empty numba cache)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="threads per learner (OMP_NUM_THREADS, NUMBA_NUM_THREADS, n_jobs); "
+                         "0: every core.  1 gives comparable figures on a loaded machine")
     ap.add_argument("--json", help="write every measurement to this file")
     ap.add_argument("--worker", nargs=2, metavar=("LEARNER", "DATA"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         return worker(args.worker[0], args.worker[1], args.repeat)
 
+    global THREADS
+    THREADS = args.threads
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     unknown = only - set(TASKS) - set(LEARNERS)
     if unknown:
@@ -248,10 +271,12 @@ def main(argv=None):
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} (1 min); "
           f"scikit-learn {sklearn.__version__}, XGBoost {xgboost.__version__}, "
           f"LightGBM {lightgbm.__version__}; {N_ROUNDS} rounds, learning rate {LEARNING_RATE}, "
-          f"depth {MAX_DEPTH} (depthwise) / {MAX_LEAVES} leaves (lossguide), {MAX_BINS} bins")
+          f"depth {MAX_DEPTH} (depthwise) / {MAX_LEAVES} leaves (lossguide), {MAX_BINS} bins; "
+          f"threads per learner: {THREADS or 'all'}")
     # fill treelab's numba cache first, so that "cold" measures loading, not compiling
     if any(m.startswith("treelab") for m in learners):
-        subprocess.run([sys.executable, "-m", "treelab.cli", "warmup"], cwd=ROOT,
+        subprocess.run([sys.executable, "-c", "from treelab._compile import warmup; "
+                        "warmup(families=['gradient_boosting'], verbose=False)"], cwd=ROOT,
                        env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True)
     everything = {}
     summary = []

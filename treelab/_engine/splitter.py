@@ -132,6 +132,39 @@ def _proxy_value(left, parent, w_par, min_weight_leaf, task, builtin):
 
 
 @njit(cache=True, nogil=True)
+def _variance_proxy_sweep(keys, ids, start, end, sstats, parent, w_par, min_samples_leaf,
+                          min_weight_leaf):
+    """:func:`_proxy_sweep` for the variance criterion on ``[w, wy, wy^2]`` rows: the
+    same sums in the same order, kept in scalars (``wy^2`` is not needed by the
+    proxy s_l^2 / w_l + s_r^2 / w_r)."""
+    n_par = end - start
+    best = -np.inf
+    best_p = -1
+    w_l = 0.0
+    s_l = 0.0
+    s_par = parent[1]
+    n_left = 0
+    for p in range(start, end - 1):
+        i = ids[p]
+        w_l += sstats[i, 0]
+        s_l += sstats[i, 1]
+        n_left += 1
+        if keys[p + 1] <= keys[p] + FEATURE_THRESHOLD:
+            continue
+        if n_left < min_samples_leaf or n_par - n_left < min_samples_leaf:
+            continue
+        w_r = w_par - w_l
+        if w_l < min_weight_leaf or w_r < min_weight_leaf or w_l <= 0.0 or w_r <= 0.0:
+            continue
+        s_r = s_par - s_l
+        v = s_l * s_l / w_l + s_r * s_r / w_r
+        if better(v, best):
+            best = v
+            best_p = p
+    return best_p, best
+
+
+@njit(cache=True, nogil=True)
 def _proxy_sweep(keys, ids, start, end, yc, sstats, w, parent, left, min_samples_leaf,
                  min_weight_leaf, task, builtin):
     """Position of the best threshold by an O(1)-per-sample *proxy* of the
@@ -145,6 +178,9 @@ def _proxy_sweep(keys, ids, start, end, yc, sstats, w, parent, left, min_samples
     """
     S = parent.shape[0]
     w_par = stats_weight(parent, task)
+    if task != TASK_CLASSIFICATION and builtin == BUILTIN_VARIANCE:
+        return _variance_proxy_sweep(keys, ids, start, end, sstats, parent, w_par,
+                                     min_samples_leaf, min_weight_leaf)
     left[:] = 0.0
     n_par = end - start
     best = -np.inf
