@@ -207,3 +207,33 @@ def test_forest_traversal_with_nominal_trees():
     got = forest_predict(forest, roots, [0, 1], Xf, 2)
     for j, m in enumerate(ms):
         np.testing.assert_array_equal(got[:, j], m.tree_.predict(Xf)[:, 0])
+
+
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
+@pytest.mark.parametrize("use_hist", [True, False])
+def test_leaf_of_row_is_the_traversed_leaf(policy, use_hist):
+    """The leaf each grown-on row lands in, read off the builder's final partition
+    (boosting adds leaf values with it), is the leaf a traversal of the raw row
+    reaches: bins partition rows exactly as thresholds route values, missing
+    values and a nominal feature included; rows left out are not touched."""
+    X, y, yr = _data(11, n=700, d=5)
+    X[:, 4] = np.where(np.isnan(X[:, 4]), np.nan, np.abs(np.round(X[:, 4] * 2)) % 4)
+    n, d = X.shape
+    is_nom = np.array([False, False, False, False, True])
+    data = bin_data(X, is_nom, np.where(is_nom, 4, 0).astype(np.int64), use_hist)
+    rows = np.sort(np.random.default_rng(0).choice(n, 500, replace=False)).astype(np.int64)
+    P = make_params(TASK_CLASSIFICATION, 2, 7, 2, 1, 0.0, 0.0, d, False, GINI.merit_code,
+                    GINI.builtin_code, max_leaves=25 if policy == "lossguide" else
+                    np.iinfo(np.int64).max)
+    leaves = np.full(n, -7, np.int64)
+    t = trim(build_tree(data, y, np.zeros((0, 2)), np.ones(n), P, GINI.impurity, GINI.merit,
+                        rows=rows, grow_policy=policy, leaf_of_row=leaves))
+    assert int((t.kind == LEAF).sum()) > 5
+    ids = t._replace(value=np.ascontiguousarray(np.arange(t.sizes[0], dtype=float)[:, None]))
+    walked = predict_value_serial(ids, np.ascontiguousarray(X))[:, 0].astype(np.int64)
+    np.testing.assert_array_equal(leaves[rows], walked[rows])
+    out = np.setdiff1d(np.arange(n), rows)
+    assert (leaves[out] == -7).all()
+    with pytest.raises(ValueError, match="leaf_of_row"):
+        build_tree(data, y, np.zeros((0, 2)), np.ones(n), P, GINI.impurity, GINI.merit,
+                   leaf_of_row=np.zeros(n - 1, np.int64))
