@@ -52,7 +52,10 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-MNIST = ROOT.parent / "shared" / "data" / "mnist_t10k.npz"
+#: ``../shared/data`` of the project (a worktree one level deeper finds it too)
+MNIST = next((p / "shared" / "data" / "mnist_t10k.npz" for p in (ROOT.parent, ROOT.parent.parent)
+              if (p / "shared" / "data" / "mnist_t10k.npz").exists()),
+             ROOT.parent / "shared" / "data" / "mnist_t10k.npz")
 
 N_ROUNDS = 100
 LEARNING_RATE = 0.1
