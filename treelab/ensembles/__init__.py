@@ -1,4 +1,6 @@
 """Ensembles on treelab's engine."""
 from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
+from .cascade import CascadeForestClassifier, CascadeForestRegressor
 
-__all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]
+__all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor",
+           "CascadeForestClassifier", "CascadeForestRegressor"]
