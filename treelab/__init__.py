@@ -19,6 +19,7 @@ from .learners import (  # noqa: E402
 from .split_criteria import Criterion  # noqa: E402
 from .ensembles import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
 from .ensembles import CascadeForestClassifier, CascadeForestRegressor  # noqa: E402
+from .ensembles import GcForestClassifier, MultiGrainedScanning  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -27,4 +28,5 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "
            "SGTRegressor", "SGTMultiInstanceClassifier", "HoeffdingTreeClassifier",
            "ToPsClassifier", "ToPsRegressor", "export_tops_text", "plot_tops",
            "GradientBoostingClassifier", "GradientBoostingRegressor",
-           "CascadeForestClassifier", "CascadeForestRegressor", "__version__"]
+           "CascadeForestClassifier", "CascadeForestRegressor", "MultiGrainedScanning",
+           "GcForestClassifier", "__version__"]
