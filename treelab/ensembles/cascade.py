@@ -618,6 +618,7 @@ class CascadeForestClassifier(ClassifierMixin, _BaseCascade):
         return _average(vec, self.n_forests_)
 
     def predict(self, X):
+        check_is_fitted(self, "levels_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 

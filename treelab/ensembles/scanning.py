@@ -405,6 +405,7 @@ class GcForestClassifier(ClassifierMixin, BaseEstimator):
         return self.cascade_.predict_proba(self.scanning_.transform(X))
 
     def predict(self, X):
+        check_is_fitted(self, "cascade_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def __sklearn_is_fitted__(self):
