@@ -357,7 +357,8 @@ class _BaseCascade(BaseEstimator):
         self.forests_ = forests
 
         if n < p["n_folds"] and self.class_vectors == "kfold":
-            raise ValueError(f"{name} needs at least n_folds={p['n_folds']} samples, got {n}")
+            raise ValueError(f"{name} needs at least n_folds={p['n_folds']} samples, got "
+                             f"n_samples = {n}")
         bar = _progress_bar(p["max_levels"], name, bool(self.verbose))
         self.history_ = []
         try:
@@ -505,7 +506,7 @@ class _BaseCascade(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True    # kept as NaN; the forests decide (sklearn's do)
         return tags
 
     def __sklearn_is_fitted__(self):

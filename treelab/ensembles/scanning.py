@@ -249,7 +249,7 @@ class MultiGrainedScanning(BaseEstimator):
         rng = check_random_state(self.random_state)
         k = p["n_folds"]
         if k is not None and n < k:
-            raise ValueError(f"{name} needs at least n_folds={k} samples, got {n}")
+            raise ValueError(f"{name} needs at least n_folds={k} samples, got n_samples = {n}")
         self.grains_ = [_Grain(s, p["img"], d, p["stride"], p["pool"]) for s in p["sizes"]]
         self._pooling = self.pooling
         self._chunk = p["chunk_size"]
