@@ -60,12 +60,13 @@ _SEED_MAX = np.iinfo(np.int32).max
 
 # ---------------------------------------------------------------- defaults
 def _default_forests(task, n_trees, random_state=None, n_random=2, n_completely_random=2,
-                     n_jobs=1):
+                     n_jobs=1, min_samples_leaf=1):
     """The paper's level: ``n_random`` random forests (sqrt(d) candidate features,
     Gini / squared error) and ``n_completely_random`` completely-random tree
     forests, ``n_trees`` trees each (treelab's own forests).
 
     ``random_state`` seeds the prototypes; the cascade re-seeds every clone it fits.
+    ``min_samples_leaf`` > 1 is for the scanning forests (see ``scanning``).
     """
     if task == "classification":
         from .forest import CompletelyRandomForestClassifier as CRF
@@ -79,9 +80,10 @@ def _default_forests(task, n_trees, random_state=None, n_random=2, n_completely_
     out = []
     for _ in range(n_random):
         out.append(RF(n_estimators=n_trees, max_features="sqrt", n_jobs=n_jobs,
+                      min_samples_leaf=min_samples_leaf,
                       random_state=int(rs.randint(_SEED_MAX)), **rf_kw))
     for _ in range(n_completely_random):
-        out.append(CRF(n_estimators=n_trees, n_jobs=n_jobs,
+        out.append(CRF(n_estimators=n_trees, n_jobs=n_jobs, min_samples_leaf=min_samples_leaf,
                        random_state=int(rs.randint(_SEED_MAX))))
     return out
 
