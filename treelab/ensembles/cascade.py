@@ -333,10 +333,20 @@ class _BaseCascade(BaseEstimator):
 
     def _alloc(self, raw, n_vec, dtype):
         """One array [raw | class vectors]: raw features written once, class-vector
-        columns overwritten by every level."""
-        n, d = raw.shape
+        columns overwritten by every level.  ``raw`` may be ``(array, rows)``: the
+        rows are copied straight into place."""
+        rows = None
+        if isinstance(raw, tuple):
+            raw, rows = raw
+        n = raw.shape[0] if rows is None else rows.shape[0]
+        d = raw.shape[1]
         Z = np.empty((n, d + n_vec), dtype=dtype)
-        Z[:, :d] = raw
+        if rows is None:
+            Z[:, :d] = raw
+        else:
+            for start in range(0, n, 4096):          # no full-size temporary
+                r = rows[start:start + 4096]
+                Z[start:start + r.shape[0], :d] = raw[r]
         Z[:, d:] = 0.0
         return Z
 
@@ -356,6 +366,7 @@ class _BaseCascade(BaseEstimator):
         n_vec = self.n_forests_ * self._vec_width
         self._dtype = np.float32 if all(_is_sklearn(e) for e in forests) else np.float64
         raw = self._raw_block(Xf, True, int(rng.randint(_SEED_MAX)))
+        del Xf                                  # the levels read only the (binned) block
         self.forests_ = forests
 
         if n < p["n_folds"] and self.class_vectors == "kfold":
@@ -374,8 +385,8 @@ class _BaseCascade(BaseEstimator):
                         f" leaves {int(grow.sum())} growing and {int(val.sum())} held-out rows "
                         f"of {n}; use more data or validation='kfold'")
                 levels, n_best, Zg = self._grow(
-                    raw[grow], y_fit[grow], strat[grow], raw[val], y_fit[val], p, rng, bar,
-                    n_vec, "grow", None)
+                    (raw, np.flatnonzero(grow)), y_fit[grow], strat[grow],
+                    (raw, np.flatnonzero(val)), y_fit[val], p, rng, bar, n_vec, "grow", None)
                 if self.refit:
                     del Zg
                     levels, _, Zg = self._grow(raw, y_fit, strat, None, None, p, rng, None,
@@ -404,13 +415,13 @@ class _BaseCascade(BaseEstimator):
         where ``Z`` holds the raw block and the class vectors of level ``n_best``
         (the input of a final estimator)."""
         from joblib import Parallel, delayed
-        n, d = raw.shape
+        Z = self._alloc(raw, n_vec, self._dtype)
+        Zv = None if raw_val is None else self._alloc(raw_val, n_vec, self._dtype)
+        n, d = Z.shape[0], Z.shape[1] - n_vec
         K = self._vec_width
         F = self.n_forests_
         k = p["n_folds"]
         oob = self.class_vectors == "oob"
-        Z = self._alloc(raw, n_vec, self._dtype)
-        Zv = None if raw_val is None else self._alloc(raw_val, n_vec, self._dtype)
         best_vectors = None
         levels, best, best_score, bad = [], 0, -np.inf, 0
         max_levels = p["max_levels"] if fixed_levels is None else fixed_levels
