@@ -422,3 +422,14 @@ def test_scanning_bad_input():
         M(forests=f).fit(X[:, :3], y)            # d = 3: no default window size >= 1
     with pytest.raises(ValueError, match="not fitted"):
         M(forests=f).transform(X)
+
+
+def test_holdout_without_refit_keeps_the_growth_levels():
+    X, y = _data(n=200)
+    c = CascadeForestClassifier(forests=_forests(3), max_levels=2, n_tolerant_rounds=2,
+                                refit=False, random_state=0).fit(X, y)
+    assert all(r["phase"] == "grow" for r in c.history_)
+    assert len(c.levels_) == c.n_levels_ and all(lv.estimators for lv in c.levels_)
+    # trained on the 80 % growing part only: the first level's fold models saw 2/3 of it
+    assert c.levels_[0].estimators[0][0].n_features_in_ == X.shape[1]
+    assert c.predict_proba(X).shape == (200, 3)

@@ -388,7 +388,7 @@ class _BaseCascade(BaseEstimator):
                     (raw, np.flatnonzero(grow)), y_fit[grow], strat[grow],
                     (raw, np.flatnonzero(val)), y_fit[val], p, rng, bar, n_vec, "grow", None)
                 if self.refit:
-                    del Zg
+                    del Zg, levels
                     levels, _, Zg = self._grow(raw, y_fit, strat, None, None, p, rng, None,
                                                n_vec, "refit", n_best)
                     final_y = y_fit
@@ -467,7 +467,11 @@ class _BaseCascade(BaseEstimator):
                       "val_score": val_score, "fit_time": time.perf_counter() - t0,
                       "rss_mb": cur, "peak_rss_mb": peak, "n_features_in": cols}
             self.history_.append(record)
-            levels.append(CascadeLevel(models, record))
+            # a growth run that will be refitted only needs the models until its
+            # held-out vectors are computed: drop them now (peak memory)
+            throwaway = phase == "grow" and Zv is not None and self.refit
+            levels.append(CascadeLevel(None if throwaway else models, record))
+            del models, fitted
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(train=f"{train_score:.4f}", val=(
