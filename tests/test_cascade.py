@@ -433,3 +433,11 @@ def test_holdout_without_refit_keeps_the_growth_levels():
     # trained on the 80 % growing part only: the first level's fold models saw 2/3 of it
     assert c.levels_[0].estimators[0][0].n_features_in_ == X.shape[1]
     assert c.predict_proba(X).shape == (200, 3)
+
+
+def test_verbose_progress_bar(capsys):
+    X, y = _data(n=120)
+    CascadeForestClassifier(forests=_forests(2), max_levels=2, n_tolerant_rounds=2,
+                            validation="kfold", verbose=True, random_state=0).fit(X, y)
+    err = capsys.readouterr().err
+    assert "CascadeForestClassifier" in err and "level" in err
