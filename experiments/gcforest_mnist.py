@@ -17,7 +17,8 @@ Forests: treelab's (default).  ``--stand-in-forests`` uses scikit-learn's
 RandomForest + ExtraTrees(max_features=1) instead (for trial runs before
 treelab's forests exist).
 
-Run:  python experiments/gcforest_mnist.py [--n-trees 50] [--max-levels 4] [--only mnist digits regression]
+Run:  python experiments/gcforest_mnist.py [--n-trees 50] [--max-levels 4]
+          [--only mnist digits regression]
 """
 from __future__ import annotations
 

@@ -200,7 +200,8 @@ class MultiGrainedScanning(BaseEstimator):
         limit = d if img is None else min(img)
         for s in sizes:
             if s > limit:
-                raise ValueError(f"window size {s} exceeds the {'sequence length' if img is None else 'image side'} {limit}")
+                what = "sequence length" if img is None else "image side"
+                raise ValueError(f"window size {s} exceeds the {what} {limit}")
         if self.pooling not in (None, "mean", "max"):
             raise ValueError(f"pooling must be None, 'mean' or 'max', got {self.pooling!r}")
         pool = pos_int("pool_size", self.pool_size) if self.pooling else None
