@@ -104,3 +104,41 @@ def test_gradient_boosting_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(estimator)
+
+
+# ---- gcForest cascades (issue 12) -------------------------------------------------
+import importlib.util as _ilu  # noqa: E402
+
+from sklearn.ensemble import ExtraTreesClassifier, ExtraTreesRegressor  # noqa: E402
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor  # noqa: E402
+
+from treelab import CascadeForestClassifier, CascadeForestRegressor  # noqa: E402
+
+_CASCADES = [
+    # scikit-learn stand-ins for the forests: the cascade takes any forest list
+    CascadeForestClassifier(forests=[RandomForestClassifier(5, n_jobs=1),
+                                     ExtraTreesClassifier(5, max_features=1, n_jobs=1)],
+                            max_levels=2, random_state=0),
+    CascadeForestRegressor(forests=[RandomForestRegressor(5, n_jobs=1),
+                                    ExtraTreesRegressor(5, max_features=1, n_jobs=1)],
+                           max_levels=2, random_state=0),
+]
+
+
+@parametrize_with_checks(_CASCADES)
+def test_cascade_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(estimator)
+
+
+_HAVE_FORESTS = _ilu.find_spec("treelab.ensembles.forest") is not None
+
+
+@pytest.mark.skipif(not _HAVE_FORESTS, reason="treelab.ensembles.forest not merged yet")
+@parametrize_with_checks([CascadeForestClassifier(n_trees=5, max_levels=2, random_state=0),
+                          CascadeForestRegressor(n_trees=5, max_levels=2, random_state=0)])
+def test_cascade_default_forests_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(estimator)

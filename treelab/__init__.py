@@ -18,6 +18,8 @@ from .learners import (  # noqa: E402
 )
 from .split_criteria import Criterion  # noqa: E402
 from .ensembles import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
+from .ensembles import CascadeForestClassifier, CascadeForestRegressor  # noqa: E402
+from .ensembles import GcForestClassifier, MultiGrainedScanning  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -25,4 +27,6 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "
            "CARTClassifier", "CARTRegressor", "export_text", "Criterion", "SGTClassifier",
            "SGTRegressor", "SGTMultiInstanceClassifier", "HoeffdingTreeClassifier",
            "ToPsClassifier", "ToPsRegressor", "export_tops_text", "plot_tops",
-           "GradientBoostingClassifier", "GradientBoostingRegressor", "__version__"]
+           "GradientBoostingClassifier", "GradientBoostingRegressor",
+           "CascadeForestClassifier", "CascadeForestRegressor", "MultiGrainedScanning",
+           "GcForestClassifier", "__version__"]
