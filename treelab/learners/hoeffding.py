@@ -80,7 +80,19 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         the classes are known.
     leaf_prediction : {"nba", "mc", "nb"}, default "nba"
     n_bins : int, default 64
-        Equal-width bins per numeric feature.
+        Equal-width bins per numeric feature (observers "equal_width" and
+        "adaptive_range"; the latter needs an even number).
+    observer : {"equal_width", "gaussian", "adaptive_range"}, default "equal_width"
+        How a leaf summarises a numeric feature and proposes thresholds
+        (:mod:`treelab._engine.observers`): equal-width bins over the range of
+        the first ``n_range_samples`` instances, values outside clipped (the
+        SGT paper's bins); MOA's Gaussian approximation per class with
+        ``n_split_points`` candidate thresholds (MOA's HoeffdingTree default;
+        naive-Bayes leaves then use normal densities); or equal-width bins
+        whose per-leaf range grows (exactly, by merging bin pairs) when values
+        fall outside it.
+    n_split_points : int, default 10
+        Candidate thresholds of the Gaussian observer (MOA's ``numBins``).
     n_range_samples : int, default 1000
         Instances from which the bin range is estimated (and, without
         ``classes``, the classes).
@@ -96,10 +108,12 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
     """
 
     _leaf_counts_are_classes = True
+    _AUX_RANGE = _ht.AUX_RANGE
 
     def __init__(self, grace_period=200, delta=1e-7, tau=0.05, merit="entropy", rule=None,
                  leaf_prediction="nba", n_bins=64, n_range_samples=1000,
-                 min_branch_fraction=0.01, nominal_features=None, classes=None):
+                 min_branch_fraction=0.01, nominal_features=None, classes=None,
+                 observer="equal_width", n_split_points=10):
         self.grace_period = grace_period
         self.delta = delta
         self.tau = tau
@@ -111,6 +125,8 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         self.min_branch_fraction = min_branch_fraction
         self.nominal_features = nominal_features
         self.classes = classes
+        self.observer = observer
+        self.n_split_points = n_split_points
 
     # ------------------------------------------------------------- parameters
     def _rule_and_criterion(self):
@@ -131,6 +147,8 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         check_positive_int("grace_period", self.grace_period)
         check_positive_int("n_bins", self.n_bins, 2)
         check_positive_int("n_range_samples", self.n_range_samples, 1)
+        check_positive_int("n_split_points", self.n_split_points, 1)
+        self._obs_code()
         if self.leaf_prediction not in _LEAF_MODES:
             raise ValueError(f"leaf_prediction must be one of {sorted(_LEAF_MODES)}, "
                              f"got {self.leaf_prediction!r}")
@@ -163,13 +181,15 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         y = np.ascontiguousarray(y, dtype=np.float64)
         is_nominal, n_cats = self._is_nominal, self._n_cats
         n_bins, grace = int(self.n_bins), int(self.grace_period)
+        obs, n_points = self._obs_code(), int(self.n_split_points)
         mode, min_frac = _LEAF_MODES[self.leaf_prediction], float(self.min_branch_fraction)
         merit_code, builtin = int(crit.merit_code), int(crit.builtin_code)
         imp_fn = function_pointer(crit.impurity, IMPURITY_SIG)
         merit_fn = function_pointer(crit.merit, MERIT_SIG)
         self._run_learn(
             lambda start, room: kernel(
-                self._forest, self._state, Xc, y, is_nominal, n_cats, n_bins, grace, mode,
+                self._forest, self._state, Xc, y, is_nominal, n_cats, n_bins, obs, n_points,
+                grace, mode,
                 min_frac, merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params, start,
                 room),
             Xc.shape[0])
@@ -180,7 +200,8 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
             return None
         return _ht.get_predict_kernel()(
             self._forest, self._state, np.ascontiguousarray(self._codes(Xf)),
-            _LEAF_MODES[self.leaf_prediction], self._is_nominal, self._n_cats, int(self.n_bins))
+            _LEAF_MODES[self.leaf_prediction], self._is_nominal, self._n_cats, int(self.n_bins),
+            self._obs_code())
 
     def _proba_one(self, row):
         p = self._proba(row[None, :])
