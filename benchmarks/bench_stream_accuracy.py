@@ -6,8 +6,8 @@ Streams
 * a grid of synthetic tree streams: ``d`` features uniform in [0, 1]
   (width 5, 10, 20), labels from a random axis-aligned labelling tree of depth
   4, 6, 8 (``bench_sgt.random_tree_labels``), label noise 0, 5, 15 %, two
-  seeds each (54 streams; ``--quick``: width 5 / 20, depth 4 / 8, noise 0 /
-  15 %, two seeds = 16 streams of fewer instances);
+  seeds each (54 streams of 20,000 instances; ``--quick``: width 5 / 20,
+  depth 4 / 8, noise 0 / 15 %, four seeds = 32 streams of 5,000);
 * MOA's Electricity stream (``elecNormNew.arff.gz``, time order; ``day`` nominal).
 
 Learners (same settings everywhere: grace period 200, delta / confidence
@@ -18,7 +18,11 @@ with its defaults):
   (``leaf_value="mean"``, ``gamma=0``, ``min_improvement=1e-3``,
   ``observer="adaptive_range"``: what MOA's current ``StochasticGradientTree`` does);
 * MOA ``HoeffdingTree`` and ``StochasticGradientTree``; river
-  ``HoeffdingTreeClassifier`` and ``SGTClassifier`` (``--skip-river`` to skip).
+  ``HoeffdingTreeClassifier`` and ``SGTClassifier`` (per instance, slow:
+  ``--river electricity`` (default) runs it on Electricity only).
+* On Electricity MOA is also evaluated in treelab's chunks (``MOA HT
+  chunked``: each chunk predicted by the model before it, then learned), since
+  prequential accuracy on this autocorrelated stream depends on the chunk size.
 
 treelab learns in chunks of ``--chunk`` rows (each predicted, then learned).
 Prints per-stream accuracies, then for each treelab variant the mean paired
@@ -26,7 +30,7 @@ difference to MOA's learner of the same family (and to river's) with its
 standard error, and wins / losses / ties; writes a plot (PNG) of the paired
 differences and a JSON of every number.
 
-Run:  python benchmarks/bench_stream_accuracy.py [--quick] [--n 20000] [--out DIR]
+Run:  python benchmarks/bench_stream_accuracy.py [--quick] [--chunk 100] [--river all] [--out DIR]
 """
 from __future__ import annotations
 
@@ -136,6 +140,46 @@ def moa_electricity(kind):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def moa_electricity_chunked(kind, chunk):
+    """MOA on Electricity evaluated as treelab is: each chunk of ``chunk``
+    instances is predicted by the model before the chunk, then learned (a
+    Python loop over capymoa's per-instance calls; its time is not MOA's)."""
+    import gzip
+    import shutil
+    import tempfile
+    from capymoa.classifier import HoeffdingTree, StochasticGradientTree
+    from capymoa.stream import ARFFStream
+    from treelab.streaming.datasets import data_path
+    tmp = tempfile.mkdtemp(prefix="treelab-elec-")
+    path = os.path.join(tmp, "elec.arff")
+    with gzip.open(data_path("elecNormNew.arff.gz"), "rb") as fi, open(path, "wb") as fo:
+        shutil.copyfileobj(fi, fo)
+    try:
+        stream = ARFFStream(path)
+        sch = stream.get_schema()
+        learner = (HoeffdingTree(schema=sch, grace_period=200, confidence=1e-7,
+                                 tie_threshold=0.05) if kind == "HT"
+                   else StochasticGradientTree(schema=sch))
+        buf, correct, n = [], 0, 0
+        while True:
+            more = stream.has_more_instances()
+            if more:
+                buf.append(stream.next_instance())
+            if len(buf) == chunk or (not more and buf):
+                for inst in buf:
+                    if n:
+                        correct += int(learner.predict(inst) == inst.y_index)
+                    n += 1
+                for inst in buf:
+                    learner.train(inst)
+                buf = []
+            if not more:
+                break
+        return dict(acc=correct / n)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def run_stream(name, X, y, chunk, river, elec=False):
     from treelab import HoeffdingTreeClassifier, SGTClassifier
     classes = np.unique(y)
@@ -147,6 +191,8 @@ def run_stream(name, X, y, chunk, river, elec=False):
         out[v] = preq_treelab(lambda: SGTClassifier(classes=classes, **kw), X, y, chunk)
     for kind in ("HT", "SGT"):
         out[f"MOA {kind}"] = moa_electricity(kind) if elec else moa_run(kind, X, y)
+        if elec and chunk > 1:
+            out[f"MOA {kind} chunked"] = moa_electricity_chunked(kind, chunk)
     if river:
         from river import tree
         out["river HT"] = preq_river(tree.HoeffdingTreeClassifier(grace_period=200, delta=1e-7,
@@ -169,12 +215,14 @@ def paired(results, a, b):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="16 streams of --n-quick instances")
+    ap.add_argument("--quick", action="store_true",
+                    help="32 streams (4 seeds of 8 shapes) of --n-quick instances")
     ap.add_argument("--n", type=int, default=20_000)
-    ap.add_argument("--n-quick", type=int, default=10_000)
-    ap.add_argument("--chunk", type=int, default=1000)
-    ap.add_argument("--seeds", type=int, default=2)
-    ap.add_argument("--skip-river", action="store_true")
+    ap.add_argument("--n-quick", type=int, default=5_000)
+    ap.add_argument("--chunk", type=int, default=100)
+    ap.add_argument("--seeds", type=int, default=None, help="seeds per shape (2; quick: 4)")
+    ap.add_argument("--river", choices=("none", "electricity", "all"), default="electricity",
+                    help="where river runs (per instance, slow)")
     ap.add_argument("--skip-electricity", action="store_true")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                   "..", "docs", "figures"))
@@ -182,20 +230,21 @@ def main(argv=None):
     widths, depths, noises = ((5, 20), (4, 8), (0.0, 0.15)) if args.quick else \
         ((5, 10, 20), (4, 6, 8), (0.0, 0.05, 0.15))
     n = args.n_quick if args.quick else args.n
+    seeds = args.seeds if args.seeds is not None else (4 if args.quick else 2)
     print(f"load average {os.getloadavg()}, {os.cpu_count()} cores; chunks of {args.chunk}; "
           f"{'quick grid' if args.quick else 'full grid'}, {n} instances per stream")
     grid = []
     for d in widths:
         for depth in depths:
             for noise in noises:
-                for seed in range(args.seeds):
+                for seed in range(seeds):
                     X, y = tree_stream(n, d, depth, noise, seed)
                     grid.append(run_stream(f"d={d} depth={depth} noise={noise:.2f} s={seed}",
-                                           X, y, args.chunk, not args.skip_river))
+                                           X, y, args.chunk, args.river == "all"))
     elec = None
     if not args.skip_electricity:
         X, y = electricity()
-        elec = run_stream("Electricity", X, y, args.chunk, not args.skip_river, elec=True)
+        elec = run_stream("Electricity", X, y, args.chunk, args.river != "none", elec=True)
 
     summary = {}
     print(f"\npaired prequential accuracy differences over {len(grid)} tree streams "
@@ -209,9 +258,12 @@ def main(argv=None):
                 summary[f"{v} - {ref}"] = p
                 e = (f"; Electricity {100 * (elec[v]['acc'] - elec[ref]['acc']):+.2f} pt"
                      if elec and ref in elec else "")
+                if elec and ref + " chunked" in elec:
+                    e += (f" (vs MOA in chunks of {args.chunk}: "
+                          f"{100 * (elec[v]['acc'] - elec[ref + ' chunked']['acc']):+.2f} pt)")
                 print(f"  {v:26s} - {ref:10s}: {100 * p['mean']:+.2f} +- {100 * p['se']:.2f} pt"
                       f"  {p['wins']}/{p['losses']}/{p['ties']}{e}")
-    means = {k: float(np.mean([r[k]["acc"] for r in grid])) for k in grid[0]}
+    means = {k: float(np.mean([r[k]["acc"] for r in grid])) for k in grid[0]} if grid else {}
     print("\nmean accuracy over the grid: " + ", ".join(f"{k} {v:.4f}" for k, v in means.items()))
     if elec:
         print("Electricity: " + ", ".join(f"{k} {v['acc']:.4f}" for k, v in elec.items()))

@@ -91,7 +91,50 @@ class StreamingTreeBase(BaseEstimator):
                 and enc.feature_names is None and not enc.is_nominal.any()
                 and not np.isinf(X).any()):
             return X if X.flags.c_contiguous else np.ascontiguousarray(X)
+        if type(X) is pd.DataFrame:
+            Xf = self._encode_frame_fast(X, enc)
+            if Xf is not None:
+                return Xf
         return encode_X(X, enc, type(self).__name__, allow_nan=True)
+
+    @staticmethod
+    def _encode_frame_fast(X, enc):
+        """A DataFrame chunk with the fitted columns, numeric columns numeric and
+        nominal columns ``category`` with exactly the fitted categories, encoded
+        without the general validator (what :func:`treelab.data.encode_X` gives
+        for it; that validator's per-column pandas work dominates small chunks).
+        None when the chunk is anything else (the general path decides)."""
+        n, d = X.shape
+        names = enc.feature_names
+        if n == 0 or d != enc.n_features or names is None:
+            return None
+        cols = X.columns
+        if not all(a is b or a == b for a, b in zip(cols, names)):
+            return None
+        Xf = np.empty((n, d), np.float64)
+        j = 0
+        for _, col in X.items():
+            arr = col.array
+            if enc.is_nominal[j]:
+                if not isinstance(arr, pd.Categorical):
+                    return None
+                cats = arr.categories
+                fitted = enc.categories[j]
+                if not (cats is fitted or cats.equals(fitted)):
+                    return None
+                codes = arr.codes.astype(np.float64)
+                codes[codes < 0] = np.nan
+                Xf[:, j] = codes
+            else:
+                v = col.to_numpy()
+                if v.dtype.kind not in "fiub":
+                    return None
+                Xf[:, j] = v
+            j += 1
+        num = ~enc.is_nominal
+        if np.isinf(Xf[:, num] if not num.all() else Xf).any():
+            return None            # the general path raises its error
+        return Xf
 
     def _commit_encoding(self):
         enc = self.__dict__.pop("_new_encoding", None)
@@ -191,7 +234,7 @@ class StreamingTreeBase(BaseEstimator):
     _STREAM_ATTRS = ("_forest", "_roots", "_state", "_buf_X", "_buf_y", "_encoding",
                      "_new_encoding", "_cat_index_cache", "_any_nominal", "_names_cache",
                      "_room", "_classes_are_codes", "_pending_rows", "_pending_y",
-                     "_raw_labels", "_lo", "_hi", "_obs_fitted", "classes_", "n_classes_", "_class_code",
+                     "_raw_labels", "_lo", "_hi", "_obs_fitted", "_nominal_cache", "classes_", "n_classes_", "_class_code",
                      "n_features_in_", "feature_names_in_")
 
     def _reset_stream(self):
@@ -203,7 +246,7 @@ class StreamingTreeBase(BaseEstimator):
         self._flush()
         state = self.__dict__.copy()
         for key in ("_cat_index_cache", "_any_nominal", "_names_cache", "_rule", "_rule_params",
-                    "_rule_key_seen"):
+                    "_rule_key_seen", "_nominal_cache", "_kernel_args"):
             state.pop(key, None)      # the engine rule is rebuilt from the parameters
         if "_forest" in state:
             state["_forest"] = tuple(state["_forest"])
@@ -289,11 +332,18 @@ class StreamingTreeBase(BaseEstimator):
 
     @property
     def _is_nominal(self):
-        return np.ascontiguousarray(self._encoding.is_nominal, dtype=np.bool_)
+        enc = self._encoding
+        c = self.__dict__.get("_nominal_cache")
+        if c is None or c[0] is not enc:
+            c = self._nominal_cache = (
+                enc, np.ascontiguousarray(enc.is_nominal, dtype=np.bool_),
+                np.ascontiguousarray(enc.n_cats, dtype=np.int64))
+        return c[1]
 
     @property
     def _n_cats(self):
-        return np.ascontiguousarray(self._encoding.n_cats, dtype=np.int64)
+        self._is_nominal
+        return self._nominal_cache[2]
 
     def _learn_row(self, row, ycode):
         """Learn one encoded row.  Once the trees exist, rows are queued and learned
@@ -640,6 +690,8 @@ class StreamingClassifierMixin:
         gets the class prior of the instances seen so far (see
         ``_early_prior``; without declared classes the columns are the sorted
         labels seen so far)."""
+        if "_forest" in self.__dict__:            # the common case, without the checks below
+            return self._proba(self._encode(X))
         check_is_fitted(self, "_encoding")
         Xf = self._encode(X)
         early = self._early_prior()
@@ -655,6 +707,8 @@ class StreamingClassifierMixin:
     def predict(self, X):
         """Most probable class; before the trees exist, the most frequent label
         seen so far (ties: the first in sorted label order)."""
+        if "_forest" in self.__dict__:
+            return self.classes_[np.argmax(self._proba(self._encode(X)), axis=1)]
         check_is_fitted(self, "_encoding")
         early = self._early_prior()
         if early is not None and early[1] is not None:

@@ -26,8 +26,13 @@ naive Bayes on the leaf's bin counts (``"nb"``), or MOA's adaptive choice
 between the two by their accuracy on the leaf's own instances (``"nba"``,
 the default as in MOA and river).
 
-Differences from MOA's ``HoeffdingTree``, on purpose: numeric features are
-binned (MOA fits one Gaussian per class and tries 10 thresholds); the merit
+Numeric features are summarised by an interchangeable observer
+(``observer``, :mod:`treelab._engine.observers`): equal-width bins over the
+range of the first instances (default), MOA's Gaussian approximation per class
+with 10 candidate thresholds (``"gaussian"``, MOA's default), or bins whose
+per-leaf range grows when values fall outside it (``"adaptive_range"``).
+
+Differences from MOA's ``HoeffdingTree``, on purpose: the merit
 and the bound's ``n`` use only the instances a leaf saw itself (MOA mixes the
 counts inherited from the parent into the pre-split distribution); a leaf
 where "no split" wins is not deactivated.
@@ -173,25 +178,33 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         t, st = _ht.new_ht(self.n_classes_, n_features, n_bins_total)
         return t, np.zeros(1, np.int64), st
 
-    def _learn_codes(self, Xc, y, bag_offsets=None):
+    def _kernel_params(self):
+        """The learn kernel's parameter arguments, rebuilt only when a parameter
+        they depend on changed (per-chunk Python work matters for small chunks)."""
+        key = (self._rule_key(), self.grace_period, self.n_bins, self.leaf_prediction,
+               self.min_branch_fraction, self.n_split_points)
+        cached = self.__dict__.get("_kernel_args")
+        if cached is not None and cached[0] == key:
+            return cached[1]
         rule_fn, rule_params = self._engine_rule()
         crit = self._criterion()
+        args = (int(self.n_bins), self._obs_code(), int(self.n_split_points),
+                int(self.grace_period), _LEAF_MODES[self.leaf_prediction],
+                float(self.min_branch_fraction), int(crit.merit_code), int(crit.builtin_code),
+                function_pointer(crit.impurity, IMPURITY_SIG),
+                function_pointer(crit.merit, MERIT_SIG), rule_fn, rule_params)
+        self._kernel_args = (key, args)
+        return args
+
+    def _learn_codes(self, Xc, y, bag_offsets=None):
+        args = self._kernel_params()
         kernel = _ht.get_learn_kernel()
         Xc = np.ascontiguousarray(Xc)
         y = np.ascontiguousarray(y, dtype=np.float64)
         is_nominal, n_cats = self._is_nominal, self._n_cats
-        n_bins, grace = int(self.n_bins), int(self.grace_period)
-        obs, n_points = self._obs_code(), int(self.n_split_points)
-        mode, min_frac = _LEAF_MODES[self.leaf_prediction], float(self.min_branch_fraction)
-        merit_code, builtin = int(crit.merit_code), int(crit.builtin_code)
-        imp_fn = function_pointer(crit.impurity, IMPURITY_SIG)
-        merit_fn = function_pointer(crit.merit, MERIT_SIG)
         self._run_learn(
-            lambda start, room: kernel(
-                self._forest, self._state, Xc, y, is_nominal, n_cats, n_bins, obs, n_points,
-                grace, mode,
-                min_frac, merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params, start,
-                room),
+            lambda start, room: kernel(self._forest, self._state, Xc, y, is_nominal, n_cats,
+                                       *args, start, room),
             Xc.shape[0])
 
     def _proba(self, Xf):
