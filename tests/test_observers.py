@@ -443,3 +443,30 @@ def test_sgt_min_improvement_blocks_small_changes():
     blocked = SGTRegressor(grace_period=100, min_improvement=1e3).partial_fit(X, y.astype(float))
     assert free.n_splits + free.n_leaf_updates > 0
     assert blocked.n_splits == 0 and blocked.n_leaf_updates == 0
+
+
+def test_fast_frame_encoding_matches_the_validator():
+    """Small DataFrame chunks with the fitted columns and categories skip the
+    general validator; what they give must be exactly its encoding, and any
+    other frame must go through it."""
+    import pandas as pd
+    from treelab.data import encode_X
+    X, y = make_stream(600, 5, 2)
+    X["s"] = pd.Categorical(X["s"], categories=NOMINAL_DECL["s"])
+    m = HoeffdingTreeClassifier(nominal_features=NOMINAL_DECL).partial_fit(X.iloc[:400], y[:400])
+    enc = m._encoding
+    chunk = X.iloc[400:]
+    fast = m._encode_frame_fast(chunk, enc)
+    assert fast is not None
+    np.testing.assert_array_equal(fast, encode_X(chunk, enc, "t", allow_nan=True))
+    assert np.isnan(fast[:, 4]).any() and np.isnan(fast[:, 1]).any()   # missing values kept
+    other = chunk.copy()
+    other["c"] = pd.Categorical(other["c"].astype(object), categories=["b", "a", "c", "d"])
+    assert m._encode_frame_fast(other, enc) is None       # other category order
+    assert m._encode_frame_fast(chunk[list(reversed(chunk.columns))], enc) is None
+    inf = chunk.copy()
+    inf.iloc[0, 0] = np.inf
+    assert m._encode_frame_fast(inf, enc) is None
+    with pytest.raises(ValueError, match="infinity"):
+        m.predict(inf)
+    np.testing.assert_array_equal(m.predict(other), m.predict(chunk))
