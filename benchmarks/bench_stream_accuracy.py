@@ -68,9 +68,12 @@ def tree_stream(n, d, depth, noise, seed):
     return X, y
 
 
+ELEC = "elecNormNew.arff.gz"     # found as is, under $TREELAB_DATA, or --electricity PATH
+
+
 def electricity():
     from treelab.streaming.datasets import load_arff
-    X, y = load_arff("elecNormNew.arff.gz", return_X_y=True)
+    X, y = load_arff(ELEC, return_X_y=True)
     return X, np.asarray(y.cat.codes if hasattr(y, "cat") else y)
 
 
@@ -125,7 +128,7 @@ def moa_electricity(kind):
     from treelab.streaming.datasets import data_path
     tmp = tempfile.mkdtemp(prefix="treelab-elec-")
     path = os.path.join(tmp, "elec.arff")
-    with gzip.open(data_path("elecNormNew.arff.gz"), "rb") as fi, open(path, "wb") as fo:
+    with gzip.open(data_path(ELEC), "rb") as fi, open(path, "wb") as fo:
         shutil.copyfileobj(fi, fo)
     try:
         stream = ARFFStream(path)
@@ -152,7 +155,7 @@ def moa_electricity_chunked(kind, chunk):
     from treelab.streaming.datasets import data_path
     tmp = tempfile.mkdtemp(prefix="treelab-elec-")
     path = os.path.join(tmp, "elec.arff")
-    with gzip.open(data_path("elecNormNew.arff.gz"), "rb") as fi, open(path, "wb") as fo:
+    with gzip.open(data_path(ELEC), "rb") as fi, open(path, "wb") as fo:
         shutil.copyfileobj(fi, fo)
     try:
         stream = ARFFStream(path)
@@ -203,6 +206,22 @@ def run_stream(name, X, y, chunk, river, elec=False):
     return out
 
 
+def _grid_from_log(path):
+    """Per-stream accuracies from the lines ``run_stream`` printed."""
+    import re
+    keys = list(HT_VARIANTS) + list(SGT_VARIANTS) + ["MOA HT", "MOA SGT", "river HT",
+                                                     "river SGT"]
+    short = {k.split(" (")[0]: k for k in keys}
+    pat = re.compile("(" + "|".join(re.escape(k) for k in sorted(short, key=len, reverse=True))
+                     + r") ([0-9.]+)")
+    grid = []
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("d=") and "MOA HT" in line:
+                grid.append({short[k]: dict(acc=float(v)) for k, v in pat.findall(line[28:])})
+    return grid
+
+
 def paired(results, a, b):
     diffs = np.array([r[a]["acc"] - r[b]["acc"] for r in results if a in r and b in r])
     if diffs.size == 0:
@@ -224,6 +243,9 @@ def main(argv=None):
     ap.add_argument("--river", choices=("none", "electricity", "all"), default="electricity",
                     help="where river runs (per instance, slow)")
     ap.add_argument("--skip-electricity", action="store_true")
+    ap.add_argument("--electricity", default=None, help="path of elecNormNew.arff(.gz)")
+    ap.add_argument("--grid-from-log", default=None,
+                    help="take the grid's accuracies from the printed lines of an earlier run")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                   "..", "docs", "figures"))
     args = ap.parse_args(argv)
@@ -233,7 +255,13 @@ def main(argv=None):
     seeds = args.seeds if args.seeds is not None else (4 if args.quick else 2)
     print(f"load average {os.getloadavg()}, {os.cpu_count()} cores; chunks of {args.chunk}; "
           f"{'quick grid' if args.quick else 'full grid'}, {n} instances per stream")
+    global ELEC
+    if args.electricity:
+        ELEC = args.electricity
     grid = []
+    if args.grid_from_log:
+        grid = _grid_from_log(args.grid_from_log)
+        widths = ()
     for d in widths:
         for depth in depths:
             for noise in noises:
