@@ -322,7 +322,7 @@ def _plot(summary, elec, path, n_streams):
     ax.axvline(0, color="grey", lw=1)
     ax.set_yticks(range(len(keys)))
     ax.set_yticklabels(keys)
-    ax.set_xlabel("prequential accuracy difference to MOA (points); dots: tree streams, "
+    ax.set_xlabel("prequential accuracy difference to MOA (points)\ndots: tree streams, "
                   "black: mean +- s.e., red star: Electricity")
     ax.set_title(f"treelab vs MOA, paired over {n_streams} tree streams")
     fig.tight_layout()
