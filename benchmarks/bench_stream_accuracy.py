@@ -107,11 +107,13 @@ def preq_river(model, X, y):
 def moa_run(kind, X, y):
     from capymoa.classifier import HoeffdingTree, StochasticGradientTree
     if kind == "HT":
-        make = lambda schema: HoeffdingTree(schema=schema, grace_period=200, confidence=1e-7,  # noqa: E731
-                                            tie_threshold=0.05)
+        def make(schema):
+            return HoeffdingTree(schema=schema, grace_period=200, confidence=1e-7,
+                                 tie_threshold=0.05)
         names = ("tree size (nodes)", "tree size (leaves)")
     else:
-        make = lambda schema: StochasticGradientTree(schema=schema)  # noqa: E731
+        def make(schema):
+            return StochasticGradientTree(schema=schema)
         names = ("nodes", "leaf nodes")
     r = moa_prequential(make, X, y, "classification", size_names=names)
     return dict(acc=r["score"], leaves=r["leaves"], secs=r["secs"])
