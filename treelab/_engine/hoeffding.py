@@ -46,6 +46,10 @@ from .streaming import (
     EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MAX_BRANCHES, EV_MERIT, EV_N, EV_SECOND,
     EV_SECOND_ANY, EV_SIZE, EV_T, EV_VAR, M_SEEN, M_SPLITS, capacities, grow_slot_of, has_room, new_state, release_slot, take_slot,
 )
+from .observers import (
+    OBS_ADAPTIVE, OBS_EQUAL_WIDTH, OBS_GAUSSIAN, ar_bin, ar_include, gauss_children,
+    gauss_log_density, gauss_points, gauss_update,
+)
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, leaf_from, new_tree
 
 #: Hoeffding merits take no criterion parameters
@@ -60,18 +64,22 @@ LEAF_NB = 1
 LEAF_NBA = 2
 AUX_MC = 0
 AUX_NB = 1
+#: first aux column of the adaptive observer's per-feature ranges (lo, width)
+AUX_RANGE = 2
 
 
 def new_ht(n_classes, n_features, n_bins_total):
     """A one-leaf tree with ``n_classes`` outputs and its statistics; returns (t, st).
 
     ``n_bins_total`` is the number of bins or categories of the widest feature;
-    one more bin holds each feature's class totals."""
+    one more bin holds each feature's class totals.  ``aux`` holds the naive-Bayes
+    hit counts and the adaptive observer's ranges (:mod:`.observers`)."""
     t = new_tree(64, n_classes, 64)
     t.sizes[0] = 1
     t.parent[0] = -1
     t.depth[0] = 0
-    st = new_state(1, n_features, n_bins_total + 1, n_classes, t.feature.shape[0], n_aux=2)
+    st = new_state(1, n_features, n_bins_total + 1, n_classes, t.feature.shape[0],
+                   n_aux=AUX_RANGE + 2 * n_features)
     return t, st
 
 
@@ -85,10 +93,12 @@ def _argmax(v):
 
 
 @njit(cache=True)
-def _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, out):
+def _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, out):
     """log P(c) + sum_f log P(x_f | c) of a leaf (discretised naive Bayes with
-    Laplace smoothing, (count + 1) / (class total + bins)); the prior is the
-    leaf's class distribution.  Missing values and unseen categories are skipped."""
+    Laplace smoothing, (count + 1) / (class total + bins), for bins and
+    categories; the normal density for the Gaussian observer, as MOA's naive
+    Bayes); the prior is the leaf's class distribution.  Missing values and
+    unseen categories are skipped."""
     slot = st.slot_of[leaf]
     k = out.shape[0]
     B = st.stats.shape[2] - 1
@@ -104,21 +114,32 @@ def _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, out):
         code = x[f]
         if np.isnan(code):
             continue
-        b = int(code)
+        if not is_nominal[f]:
+            if obs == OBS_GAUSSIAN:
+                for c in range(k):
+                    out[c] += gauss_log_density(st.stats[slot, f], c, code)
+                continue
+            if obs == OBS_ADAPTIVE:
+                b = ar_bin(code, st.aux[slot, AUX_RANGE + 2 * f],
+                           st.aux[slot, AUX_RANGE + 2 * f + 1], n_bins)
+            else:
+                b = int(code)
+        else:
+            b = int(code)
         nb = float(n_cats[f] if is_nominal[f] else n_bins)
         for c in range(k):
             out[c] += math.log((st.stats[slot, f, b, c] + 1.0) / (st.stats[slot, f, B, c] + nb))
 
 
 @njit(cache=True)
-def _leaf_proba(t, st, leaf, x, mode, is_nominal, n_cats, n_bins, out):
+def _leaf_proba(t, st, leaf, x, mode, is_nominal, n_cats, n_bins, obs, out):
     """Class probabilities of one row at its leaf, written to ``out``."""
     k = out.shape[0]
     slot = st.slot_of[leaf]
     use_nb = mode == LEAF_NB or (mode == LEAF_NBA and slot >= 0
                                  and not st.aux[slot, AUX_MC] > st.aux[slot, AUX_NB])
     if use_nb:
-        _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, out)
+        _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, out)
         m = -np.inf
         for c in range(k):
             if out[c] > m:
@@ -138,14 +159,14 @@ def _leaf_proba(t, st, leaf, x, mode, is_nominal, n_cats, n_bins, out):
         out[c] = t.value[leaf, c] / tot if tot > 0.0 else 1.0 / k
 
 
-def _predict_proba_py(t, st, Xc, mode, is_nominal, n_cats, n_bins):
+def _predict_proba_py(t, st, Xc, mode, is_nominal, n_cats, n_bins, obs):
     """Class probabilities (n, k) for code rows ``Xc``."""
     n = Xc.shape[0]
     k = t.value.shape[1]
     out = np.empty((n, k), np.float64)
     for i in range(n):
         leaf = leaf_from(t, 0, Xc[i])
-        _leaf_proba(t, st, leaf, Xc[i], mode, is_nominal, n_cats, n_bins, out[i])
+        _leaf_proba(t, st, leaf, Xc[i], mode, is_nominal, n_cats, n_bins, obs, out[i])
     return out
 
 
@@ -171,9 +192,10 @@ def _branches_ok(children, total, min_frac):
 
 
 @njit(cache=True)
-def _candidate_children(st, slot, f, b, is_nominal, n_cats):
+def _candidate_children(st, slot, f, b, is_nominal, n_cats, obs, n_points):
     """The (branches x classes) counts of splitting ``slot``'s instances on
-    feature ``f`` (numeric: bins 0..b left; nominal: one branch per category)."""
+    feature ``f`` (numeric: bins 0..b left, or the Gaussian observer's
+    candidate threshold b; nominal: one branch per category)."""
     k = st.totals.shape[1]
     B = st.stats.shape[2] - 1
     if is_nominal[f]:
@@ -184,6 +206,11 @@ def _candidate_children(st, slot, f, b, is_nominal, n_cats):
                 ch[j, c] = st.stats[slot, f, j, c]
         return ch
     ch = np.zeros((2, k), np.float64)
+    if obs == OBS_GAUSSIAN:
+        pts = np.empty(n_points, np.float64)
+        gauss_points(st.stats[slot, f], n_points, pts)
+        gauss_children(st.stats[slot, f], pts[b], ch)
+        return ch
     for bb in range(b + 1):
         for c in range(k):
             ch[0, c] += st.stats[slot, f, bb, c]
@@ -236,7 +263,7 @@ def _jackknife_var(children, merit_code, builtin, imp_fn, merit_fn):
 
 @njit(cache=True)
 def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, builtin, imp_fn,
-               merit_fn):
+               merit_fn, obs=OBS_EQUAL_WIDTH, n_points=10):
     """Best split of a leaf's statistics.  Returns ``(best_merit, best_f, best_b,
     second_merit, null_merit, second_any, max_branches)``; ``best_f = -1`` when
     "no split" is best.  ``second_merit`` is that of another feature or of not
@@ -244,7 +271,8 @@ def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, built
     any split other than the best one (another threshold of the best feature
     included; thresholds giving the same partition count once) or of not
     splitting; ``max_branches`` the most branches of any candidate (2 for
-    numeric splits)."""
+    numeric splits).  ``best_b``: the threshold bin, or for the Gaussian
+    observer the index of the candidate threshold (:func:`.observers.gauss_points`)."""
     k = st.totals.shape[1]
     B = st.stats.shape[2] - 1
     d = is_nominal.shape[0]
@@ -262,6 +290,7 @@ def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, built
     max_branches = 0
     parent = np.empty(k, np.float64)
     pair = np.zeros((2, k), np.float64)
+    pts = np.empty(max(n_points, 1), np.float64)
     for f in range(d):
         w = 0.0
         for c in range(k):
@@ -274,11 +303,26 @@ def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, built
         f_second = -np.inf
         f_b = -1
         if is_nominal[f]:
-            ch = _candidate_children(st, slot, f, 0, is_nominal, n_cats)
+            ch = _candidate_children(st, slot, f, 0, is_nominal, n_cats, obs, n_points)
             if _branches_ok(ch, w, min_frac):
                 f_best = _merit(parent, pimp, ch, merit_code, builtin, imp_fn, merit_fn)
                 if ch.shape[0] > max_branches:
                     max_branches = ch.shape[0]
+        elif obs == OBS_GAUSSIAN:
+            m_pts = gauss_points(st.stats[slot, f], n_points, pts)
+            for b in range(m_pts):
+                gauss_children(st.stats[slot, f], pts[b], pair)
+                if not _branches_ok(pair, w, min_frac):
+                    continue
+                m = _merit(parent, pimp, pair, merit_code, builtin, imp_fn, merit_fn)
+                if max_branches < 2:
+                    max_branches = 2
+                if m > f_best:
+                    f_second = f_best
+                    f_best = m
+                    f_b = b
+                elif m > f_second:
+                    f_second = m
         else:
             for c in range(k):
                 pair[0, c] = 0.0
@@ -320,12 +364,12 @@ def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, built
 
 
 @njit(cache=True)
-def _split(t, st, node, slot, f, b, is_nominal, n_cats):
+def _split(t, st, node, slot, f, b, is_nominal, n_cats, n_bins, obs, n_points):
     """Turn leaf ``node`` into a split on feature ``f``; children start with their
     branch's class counts (a declared category without instances: the parent's
     distribution scaled to one instance) and fresh statistics.  Missing values
     and categories unknown to the encoding go to the heaviest child."""
-    ch = _candidate_children(st, slot, f, b, is_nominal, n_cats)
+    ch = _candidate_children(st, slot, f, b, is_nominal, n_cats, obs, n_points)
     nb, k = ch.shape
     t = ensure_capacity(t, nb, nb if is_nominal[f] else 0)
     st = grow_slot_of(st, t.feature.shape[0])
@@ -347,7 +391,16 @@ def _split(t, st, node, slot, f, b, is_nominal, n_cats):
         add_cat_map(t, node, np.arange(nb))
     else:
         t.kind[node] = NUMERIC
-        t.threshold[node] = b + 0.5
+        if obs == OBS_GAUSSIAN:
+            pts = np.empty(n_points, np.float64)
+            gauss_points(st.stats[slot, f], n_points, pts)
+            t.threshold[node] = pts[b]
+        elif obs == OBS_ADAPTIVE:
+            t.threshold[node] = (st.aux[slot, AUX_RANGE + 2 * f]
+                                 + (b + 1) * st.aux[slot, AUX_RANGE + 2 * f + 1] / n_bins)
+        else:
+            t.threshold[node] = b + 0.5
+    ranges = st.aux[slot, AUX_RANGE:].copy()      # the children inherit the ranges
     release_slot(st, slot)
     st.slot_of[node] = -1
     ptot = 0.0
@@ -364,13 +417,14 @@ def _split(t, st, node, slot, f, b, is_nominal, n_cats):
             t.value[c_node, c] = ch[j, c] if wj > 0.0 or ptot <= 0.0 else t.value[node, c] / ptot
         st, s = take_slot(st)
         st.slot_of[c_node] = s
+        st.aux[s, AUX_RANGE:] = ranges
     st.meta[M_SPLITS] += 1
     return t, st
 
 
 @njit(cache=True)
-def _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, builtin,
-                   imp_fn, merit_fn, rule_fn, rule_params, ev):
+def _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, obs, n_points, min_frac,
+                   merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params, ev):
     k = st.totals.shape[1]
     nonzero = 0
     for c in range(k):
@@ -379,10 +433,11 @@ def _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, min_frac, meri
     if nonzero < 2:          # a pure leaf has nothing to gain
         return t, st
     best, f, b, second, null, second_any, max_br = best_split(
-        st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, builtin, imp_fn, merit_fn)
+        st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, builtin, imp_fn, merit_fn,
+        obs, n_points)
     if f < 0:
         return t, st
-    ch = _candidate_children(st, slot, f, b, is_nominal, n_cats)
+    ch = _candidate_children(st, slot, f, b, is_nominal, n_cats, obs, n_points)
     ev[EV_MERIT] = best - null
     ev[EV_SECOND] = second - null
     ev[EV_SECOND_ANY] = second_any - null
@@ -395,13 +450,15 @@ def _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, min_frac, meri
     ev[EV_K] = k
     ev[EV_BRANCHES] = ch.shape[0]
     if rule_fn(ev, rule_params):
-        t, st = _split(t, st, leaf, slot, f, b, is_nominal, n_cats)
+        t, st = _split(t, st, leaf, slot, f, b, is_nominal, n_cats, n_bins, obs, n_points)
     return t, st
 
 
-def _learn_py(t, st, Xc, y, is_nominal, n_cats, n_bins, grace, mode, min_frac, merit_code,
-              builtin, imp_fn, merit_fn, rule_fn, rule_params, start, room):
-    """Learn code rows ``Xc[start:]`` with class codes ``y`` in order, in place.
+def _learn_py(t, st, Xc, y, is_nominal, n_cats, n_bins, obs, n_points, grace, mode, min_frac,
+              merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params, start, room):
+    """Learn code rows ``Xc[start:]`` with class codes ``y`` in order, in place
+    (``obs``: the numeric observer, :mod:`.observers`; ``n_points``: the
+    Gaussian observer's candidate thresholds).
     Returns the first row not learned: the end, or an earlier row when the model
     lacks ``room`` free nodes / slots (see
     :func:`~treelab._engine.streaming.has_room`); -1 on an unexpected reallocation."""
@@ -421,22 +478,33 @@ def _learn_py(t, st, Xc, y, is_nominal, n_cats, n_bins, grace, mode, min_frac, m
         if mode == LEAF_NBA:
             if _argmax(t.value[leaf]) == c:
                 st.aux[slot, AUX_MC] += 1.0
-            _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, scores)
+            _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, scores)
             if _argmax(scores) == c:
                 st.aux[slot, AUX_NB] += 1.0
         t.value[leaf, c] += 1.0
         st.totals[slot, c] += 1.0
         for f in range(d):
             code = x[f]
-            if not np.isnan(code):
+            if np.isnan(code):
+                continue
+            if obs == OBS_EQUAL_WIDTH or is_nominal[f]:
                 st.stats[slot, f, int(code), c] += 1.0
-                st.stats[slot, f, B, c] += 1.0
+            elif obs == OBS_GAUSSIAN:
+                gauss_update(st.stats[slot, f], c, code)
+            else:
+                j = AUX_RANGE + 2 * f
+                lo, w = ar_include(st.stats[slot, f], st.aux[slot, j], st.aux[slot, j + 1],
+                                   code, n_bins, False)
+                st.aux[slot, j] = lo
+                st.aux[slot, j + 1] = w
+                st.stats[slot, f, ar_bin(code, lo, w, n_bins), c] += 1.0
+            st.stats[slot, f, B, c] += 1.0
         st.counts[slot] += 1
         st.meta[M_SEEN] += 1
         if st.counts[slot] % grace == 0:
-            t, st = _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, min_frac,
-                                   merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params,
-                                   ev)
+            t, st = _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, obs, n_points,
+                                   min_frac, merit_code, builtin, imp_fn, merit_fn, rule_fn,
+                                   rule_params, ev)
     if capacities(t, st) != shape0:
         return -1
     return Xc.shape[0]
@@ -456,7 +524,8 @@ def get_predict_kernel():
         from numba import typeof
         t, st = new_ht(2, 1, 1)
         sig = types.float64[:, ::1](typeof(t), typeof(st), types.float64[:, ::1], types.int64,
-                                    types.boolean[::1], types.int64[::1], types.int64)
+                                    types.boolean[::1], types.int64[::1], types.int64,
+                                    types.int64)
         disp = njit(sig, cache=True)(_predict_proba_py)
         _PREDICT = disp.overloads[disp.signatures[0]].entry_point
     return _PREDICT
@@ -473,7 +542,8 @@ def get_learn_kernel():
         S = typeof(st)
         sig = types.int64(
             T, S, types.float64[:, ::1], types.float64[::1], types.boolean[::1],
-            types.int64[::1], types.int64, types.int64, types.int64, types.float64,
+            types.int64[::1], types.int64, types.int64, types.int64, types.int64, types.int64,
+            types.float64,
             types.int64, types.int64, IMPURITY_TYPE, MERIT_TYPE, RULE_TYPE, types.float64[::1],
             types.int64, types.int64)
         disp = njit(sig, cache=True)(_learn_py)

@@ -53,6 +53,7 @@ from .moments import (
     N, N_MOMENTS, combine_mean_var, moments_merge, moments_update,
     sgt_leaf_split_stats, sgt_leaf_value,
 )
+from .observers import OBS_ADAPTIVE, ar_bin, ar_include
 from .signatures import RULE_TYPE
 from .streaming import (
     EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MERIT, EV_N, EV_SECOND, EV_SIZE, EV_T, EV_VAR,
@@ -68,6 +69,8 @@ __all__ = ["SGTState", "new_state", "new_forest", "forest_leaf", "forest_raw",
            "get_learn_kernel", "M_UPDATES", "M_SPLITS", "M_SEEN"]
 
 SGTState = StreamState
+#: first aux column of the adaptive observer's per-feature ranges (lo, width)
+AUX_RANGE = 1
 
 
 def new_forest(n_trees):
@@ -81,8 +84,10 @@ def new_forest(n_trees):
 
 
 def new_state(n_trees, n_features, n_bins_total, capacity_nodes, slots=None):
-    """Moment statistics for ``n_trees`` root leaves (slot j for root j)."""
-    return _new_state(n_trees, n_features, n_bins_total, N_MOMENTS, capacity_nodes, 1, slots)
+    """Moment statistics for ``n_trees`` root leaves (slot j for root j); ``aux``
+    holds the adaptive observer's ranges (:mod:`.observers`)."""
+    return _new_state(n_trees, n_features, n_bins_total, N_MOMENTS, capacity_nodes,
+                      AUX_RANGE + 2 * n_features, slots)
 
 
 forest_leaf = leaf_from
@@ -164,8 +169,8 @@ def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, sums, cum,
 
 
 @njit(cache=True)
-def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, lam, sums, cum,
-                     rcum):
+def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, obs, lam, sums,
+                     cum, rcum):
     """Update the leaf value (f < 0) or split the leaf on feature f (threshold bin b)."""
     if f < 0:
         t.value[node, 0] += v0
@@ -205,8 +210,13 @@ def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, la
         add_cat_map(t, node, slots)
     else:
         t.kind[node] = NUMERIC
-        t.threshold[node] = b + 0.5
+        if obs == OBS_ADAPTIVE:
+            t.threshold[node] = (st.aux[slot, AUX_RANGE + 2 * f]
+                                 + (b + 1) * st.aux[slot, AUX_RANGE + 2 * f + 1] / n_bins)
+        else:
+            t.threshold[node] = b + 0.5
     base = t.value[node, 0]
+    ranges = st.aux[slot, AUX_RANGE:].copy()      # the children inherit the ranges
     release_slot(st, slot)
     st.slot_of[node] = -1
     for j in range(k):
@@ -214,19 +224,29 @@ def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, la
         t.value[c, 0] = base + deltas[j]
         st, s = take_slot(st)
         st.slot_of[c] = s
+        st.aux[s, AUX_RANGE:] = ranges
     st.meta[M_SPLITS] += 1
     return t, st
 
 
 @njit(cache=True)
-def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, lam, gamma, sums, grace, K,
-             rule_fn, rule_params, ev, cum, rcum):
+def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, obs, lam, gamma, sums, min_imp,
+             grace, K, rule_fn, rule_params, ev, cum, rcum):
     slot = st.slot_of[node]
     moments_update(st.totals[slot], g, h)
     d = is_nominal.shape[0]
     for f in range(d):
         c = x[f]
-        if not np.isnan(c):
+        if np.isnan(c):
+            continue
+        if obs == OBS_ADAPTIVE and not is_nominal[f]:
+            j = AUX_RANGE + 2 * f
+            lo, w = ar_include(st.stats[slot, f], st.aux[slot, j], st.aux[slot, j + 1], c,
+                               n_bins, True)
+            st.aux[slot, j] = lo
+            st.aux[slot, j + 1] = w
+            moments_update(st.stats[slot, f, ar_bin(c, lo, w, n_bins)], g, h)
+        else:
             moments_update(st.stats[slot, f, int(c)], g, h)
     st.counts[slot] += 1
     if st.counts[slot] % grace != 0:
@@ -242,21 +262,22 @@ def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, lam, gamma, sums,
     ev[EV_D] = d
     ev[EV_K] = K
     ev[EV_BRANCHES] = 0.0 if f < 0 else (float(n_cats[f]) if is_nominal[f] else 2.0)
-    if rule_fn(ev, rule_params):
-        t, st = _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, lam,
-                                 sums, cum, rcum)
+    if rule_fn(ev, rule_params) and -best_mean > min_imp:
+        t, st = _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, obs,
+                                 lam, sums, cum, rcum)
     return t, st
 
 
-def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam, gamma, sums,
-              grace, loss_fn, rule_fn, rule_params, start, room):
+def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, obs, lam, gamma,
+              sums, min_imp, grace, loss_fn, rule_fn, rule_params, start, room):
     """Learn a chunk in place, from row (or bag) ``start`` on.  ``bag_offsets``
     empty: one instance per row with target ``y[i]`` (for several outputs,
     ``loss_fn`` sees all K raw scores).  Otherwise multi-instance bags: rows
     ``bag_offsets[b]:bag_offsets[b+1]`` form bag ``b`` with label ``y[b]``; the
     bag score is the maximum instance score of the single tree and only the
     arg-max instance is learned.  ``sums``: the leaf-value form (module
-    docstring).
+    docstring); ``min_imp``: a candidate is applied only when its loss change
+    per instance is below ``-min_imp`` (MOA's ``minImprovement``; 0: the paper).
 
     Returns the index of the first row (bag) not learned: the end, or an
     earlier one when the model lacks ``room`` free nodes / slots (what one
@@ -286,8 +307,8 @@ def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam,
             st.meta[M_SEEN] += 1
             for j in range(K):
                 t, st = _observe(t, st, leaves[j], x, G[0, j], H[0, j], is_nominal, n_cats,
-                                 n_bins, lam, gamma, sums, grace, K, rule_fn, rule_params, ev,
-                                 cum, rcum)
+                                 n_bins, obs, lam, gamma, sums, min_imp, grace, K, rule_fn,
+                                 rule_params, ev, cum, rcum)
     else:
         for bag in range(start, bag_offsets.shape[0] - 1):
             if not has_room(t, st, room, room):
@@ -309,8 +330,8 @@ def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, lam,
             loss_fn(yb, raw, G, H)
             st.meta[M_SEEN] += 1
             t, st = _observe(t, st, best_leaf, Xc[best_i], G[0, 0], H[0, 0], is_nominal, n_cats,
-                             n_bins, lam, gamma, sums, grace, K, rule_fn, rule_params, ev, cum,
-                             rcum)
+                             n_bins, obs, lam, gamma, sums, min_imp, grace, K, rule_fn,
+                             rule_params, ev, cum, rcum)
     if capacities(t, st) != shape0:
         return -1
     return Xc.shape[0] if bag_offsets.shape[0] == 0 else bag_offsets.shape[0] - 1
@@ -332,8 +353,8 @@ def get_learn_kernel():
         S = typeof(st)
         sig = types.int64(
             T, S, types.int64[::1], types.float64[:, ::1], types.float64[::1],
-            types.int64[::1], types.boolean[::1], types.int64[::1], types.int64,
-            types.float64, types.float64, types.boolean, types.int64,
+            types.int64[::1], types.boolean[::1], types.int64[::1], types.int64, types.int64,
+            types.float64, types.float64, types.boolean, types.float64, types.int64,
             GRAD_HESS_TYPE, RULE_TYPE, types.float64[::1], types.int64, types.int64)
         disp = njit(sig, cache=True)(_learn_py)
         # the compiled entry point skips the dispatcher's per-call type resolution

@@ -17,6 +17,9 @@ import numpy as np
 import pandas as pd
 
 from .._compile import announce
+from .._engine.observers import (
+    G_ROWS, OBS_ADAPTIVE, OBS_EQUAL_WIDTH, OBS_GAUSSIAN, OBSERVERS, set_root_ranges, value_codes,
+)
 from .._engine.signatures import RULE_SIG, function_pointer
 from .._engine.streaming import (
     M_SEEN, M_SPLITS, StreamState, equal_width_codes, fit_equal_width_range, make_room,
@@ -88,7 +91,50 @@ class StreamingTreeBase(BaseEstimator):
                 and enc.feature_names is None and not enc.is_nominal.any()
                 and not np.isinf(X).any()):
             return X if X.flags.c_contiguous else np.ascontiguousarray(X)
+        if type(X) is pd.DataFrame:
+            Xf = self._encode_frame_fast(X, enc)
+            if Xf is not None:
+                return Xf
         return encode_X(X, enc, type(self).__name__, allow_nan=True)
+
+    @staticmethod
+    def _encode_frame_fast(X, enc):
+        """A DataFrame chunk with the fitted columns, numeric columns numeric and
+        nominal columns ``category`` with exactly the fitted categories, encoded
+        without the general validator (what :func:`treelab.data.encode_X` gives
+        for it; that validator's per-column pandas work dominates small chunks).
+        None when the chunk is anything else (the general path decides)."""
+        n, d = X.shape
+        names = enc.feature_names
+        if n == 0 or d != enc.n_features or names is None:
+            return None
+        cols = X.columns
+        if not all(a is b or a == b for a, b in zip(cols, names)):
+            return None
+        Xf = np.empty((n, d), np.float64)
+        j = 0
+        for _, col in X.items():
+            arr = col.array
+            if enc.is_nominal[j]:
+                if not isinstance(arr, pd.Categorical):
+                    return None
+                cats = arr.categories
+                fitted = enc.categories[j]
+                if not (cats is fitted or cats.equals(fitted)):
+                    return None
+                codes = arr.codes.astype(np.float64)
+                codes[codes < 0] = np.nan
+                Xf[:, j] = codes
+            else:
+                v = col.to_numpy()
+                if v.dtype.kind not in "fiub":
+                    return None
+                Xf[:, j] = v
+            j += 1
+        num = ~enc.is_nominal
+        if np.isinf(Xf[:, num] if not num.all() else Xf).any():
+            return None            # the general path raises its error
+        return Xf
 
     def _commit_encoding(self):
         enc = self.__dict__.pop("_new_encoding", None)
@@ -188,7 +234,7 @@ class StreamingTreeBase(BaseEstimator):
     _STREAM_ATTRS = ("_forest", "_roots", "_state", "_buf_X", "_buf_y", "_encoding",
                      "_new_encoding", "_cat_index_cache", "_any_nominal", "_names_cache",
                      "_room", "_classes_are_codes", "_pending_rows", "_pending_y",
-                     "_raw_labels", "_lo", "_hi", "classes_", "n_classes_", "_class_code",
+                     "_raw_labels", "_lo", "_hi", "_obs_fitted", "_nominal_cache", "classes_", "n_classes_", "_class_code",
                      "n_features_in_", "feature_names_in_")
 
     def _reset_stream(self):
@@ -200,7 +246,7 @@ class StreamingTreeBase(BaseEstimator):
         self._flush()
         state = self.__dict__.copy()
         for key in ("_cat_index_cache", "_any_nominal", "_names_cache", "_rule", "_rule_params",
-                    "_rule_key_seen"):
+                    "_rule_key_seen", "_nominal_cache", "_kernel_args"):
             state.pop(key, None)      # the engine rule is rebuilt from the parameters
         if "_forest" in state:
             state["_forest"] = tuple(state["_forest"])
@@ -217,14 +263,47 @@ class StreamingTreeBase(BaseEstimator):
     def _n_trees(self):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    #: numeric observers the learner accepts (:mod:`treelab._engine.observers`)
+    _OBSERVERS = tuple(OBSERVERS)
+    #: first ``aux`` column of the adaptive observer's per-leaf ranges
+    _AUX_RANGE = 1
+
+    def _obs_code(self):
+        """Engine code of the ``observer`` parameter (validated); once the trees
+        exist, the observer they were built with (the parameter cannot change a
+        model's statistics mid-stream)."""
+        fitted = self.__dict__.get("_obs_fitted")
+        if fitted is not None:
+            return fitted
+        obs = getattr(self, "observer", "equal_width")
+        if not isinstance(obs, str) or obs not in self._OBSERVERS:
+            raise ValueError(f"observer must be one of {list(self._OBSERVERS)}, got {obs!r}")
+        code = OBSERVERS[obs]
+        if code == OBS_ADAPTIVE and int(self.n_bins) % 2:
+            raise ValueError(f"observer='adaptive_range' needs an even n_bins (a doubled range "
+                             f"merges pairs of bins), got {self.n_bins!r}")
+        return code
+
+    @property
+    def _value_space(self):
+        """True when the trees learn and store values (not bin codes) of numeric features."""
+        return self._obs_code() != OBS_EQUAL_WIDTH
+
     def _start(self, Xf):
         """Fit the bin range on the buffered instances and create the trees."""
         announce(self)          # one line on stderr if the kernels are about to compile
         enc = self._encoding
+        obs = self._obs_code()
+        self._obs_fitted = obs
         self._lo, self._hi = fit_equal_width_range(Xf, enc.is_nominal)
-        n_bins_total = max(self.n_bins, int(enc.n_cats.max()) if enc.n_features else 1)
+        n_cat = int(enc.n_cats.max()) if enc.n_features else 1
+        n_bins_total = max(G_ROWS, n_cat) if obs == OBS_GAUSSIAN else max(self.n_bins, n_cat)
         self._forest, self._roots, self._state = self._new_model(
             self._n_trees(), enc.n_features, max(n_bins_total, 1))
+        if obs == OBS_ADAPTIVE:
+            st = self._state
+            set_root_ranges(st.aux, [int(st.slot_of[r]) for r in self._roots], self._AUX_RANGE,
+                            self._lo, self._hi, enc.is_nominal)
 
     def _run_learn(self, call, n):
         """Drive a learn kernel (``call(start, room) -> next``, mutating the model
@@ -246,16 +325,25 @@ class StreamingTreeBase(BaseEstimator):
             i = nxt
 
     def _codes(self, Xf):
+        if self._value_space:
+            return value_codes(Xf, self._is_nominal, self._n_cats)
         return equal_width_codes(Xf, self._lo, self._hi, int(self.n_bins), self._is_nominal,
                                  self._n_cats)
 
     @property
     def _is_nominal(self):
-        return np.ascontiguousarray(self._encoding.is_nominal, dtype=np.bool_)
+        enc = self._encoding
+        c = self.__dict__.get("_nominal_cache")
+        if c is None or c[0] is not enc:
+            c = self._nominal_cache = (
+                enc, np.ascontiguousarray(enc.is_nominal, dtype=np.bool_),
+                np.ascontiguousarray(enc.n_cats, dtype=np.int64))
+        return c[1]
 
     @property
     def _n_cats(self):
-        return np.ascontiguousarray(self._encoding.n_cats, dtype=np.int64)
+        self._is_nominal
+        return self._nominal_cache[2]
 
     def _learn_row(self, row, ycode):
         """Learn one encoded row.  Once the trees exist, rows are queued and learned
@@ -315,6 +403,8 @@ class StreamingTreeBase(BaseEstimator):
         t = self._forest
         enc = self._encoding
         lo, hi, nb = self._lo, self._hi, int(self.n_bins)
+        if self._value_space:
+            nb = 0                    # values, not bin codes (see _code_one)
         kind, feature, threshold = t.kind, t.feature, t.threshold
         first, missing = t.first_child, t.missing_child
         node = root
@@ -343,6 +433,8 @@ class StreamingTreeBase(BaseEstimator):
                 c = math.nan
             elif enc.is_nominal[f]:
                 c = float(v) if (0 <= v < enc.n_cats[f] and v == int(v)) else math.nan
+            elif nb == 0:
+                c = float(v)
             else:
                 w = hi[f] - lo[f]
                 c = 0.0 if not w > 0 else float(min(max(math.floor(nb * ((v - lo[f]) / w)), 0), nb - 1))
@@ -598,6 +690,8 @@ class StreamingClassifierMixin:
         gets the class prior of the instances seen so far (see
         ``_early_prior``; without declared classes the columns are the sorted
         labels seen so far)."""
+        if "_forest" in self.__dict__:            # the common case, without the checks below
+            return self._proba(self._encode(X))
         check_is_fitted(self, "_encoding")
         Xf = self._encode(X)
         early = self._early_prior()
@@ -613,6 +707,8 @@ class StreamingClassifierMixin:
     def predict(self, X):
         """Most probable class; before the trees exist, the most frequent label
         seen so far (ties: the first in sorted label order)."""
+        if "_forest" in self.__dict__:
+            return self.classes_[np.argmax(self._proba(self._encode(X)), axis=1)]
         check_is_fitted(self, "_encoding")
         early = self._early_prior()
         if early is not None and early[1] is not None:

@@ -182,6 +182,7 @@ def export_stream_text(model, *, feature_names=None, decimals=3, show_weights=Fa
     a = model._forest
     enc = model._encoding
     lo, hi, n_bins = model._lo, model._hi, int(model.n_bins)
+    value_space = bool(getattr(model, "_value_space", False))
     feature_names = _feature_names(model, feature_names, enc.n_features)
     classes = getattr(model, "classes_", None)
     counts_leaves = getattr(model, "_leaf_counts_are_classes", False)
@@ -201,6 +202,9 @@ def export_stream_text(model, *, feature_names=None, decimals=3, show_weights=Fa
         name = feature_names[f]
         if a.kind[node] == NOMINAL:
             return _nominal_labels(a, node, name, enc)
+        if value_space:                                # observers keeping values
+            thr = _fmt(a.threshold[node], decimals)
+            return [f"{name} <= {thr}", f"{name} >  {thr}"]
         b = int(np.floor(a.threshold[node]))          # threshold b + 0.5 on bin codes
         edge = _fmt(lo[f] + (b + 1) * (hi[f] - lo[f]) / n_bins, decimals)
         return [f"{name} <  {edge}", f"{name} >= {edge}"]

@@ -26,8 +26,13 @@ naive Bayes on the leaf's bin counts (``"nb"``), or MOA's adaptive choice
 between the two by their accuracy on the leaf's own instances (``"nba"``,
 the default as in MOA and river).
 
-Differences from MOA's ``HoeffdingTree``, on purpose: numeric features are
-binned (MOA fits one Gaussian per class and tries 10 thresholds); the merit
+Numeric features are summarised by an interchangeable observer
+(``observer``, :mod:`treelab._engine.observers`): equal-width bins over the
+range of the first instances (default), MOA's Gaussian approximation per class
+with 10 candidate thresholds (``"gaussian"``, MOA's default), or bins whose
+per-leaf range grows when values fall outside it (``"adaptive_range"``).
+
+Differences from MOA's ``HoeffdingTree``, on purpose: the merit
 and the bound's ``n`` use only the instances a leaf saw itself (MOA mixes the
 counts inherited from the parent into the pre-split distribution); a leaf
 where "no split" wins is not deactivated.
@@ -80,7 +85,19 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         the classes are known.
     leaf_prediction : {"nba", "mc", "nb"}, default "nba"
     n_bins : int, default 64
-        Equal-width bins per numeric feature.
+        Equal-width bins per numeric feature (observers "equal_width" and
+        "adaptive_range"; the latter needs an even number).
+    observer : {"equal_width", "gaussian", "adaptive_range"}, default "equal_width"
+        How a leaf summarises a numeric feature and proposes thresholds
+        (:mod:`treelab._engine.observers`): equal-width bins over the range of
+        the first ``n_range_samples`` instances, values outside clipped (the
+        SGT paper's bins); MOA's Gaussian approximation per class with
+        ``n_split_points`` candidate thresholds (MOA's HoeffdingTree default;
+        naive-Bayes leaves then use normal densities); or equal-width bins
+        whose per-leaf range grows (exactly, by merging bin pairs) when values
+        fall outside it.
+    n_split_points : int, default 10
+        Candidate thresholds of the Gaussian observer (MOA's ``numBins``).
     n_range_samples : int, default 1000
         Instances from which the bin range is estimated (and, without
         ``classes``, the classes).
@@ -96,10 +113,12 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
     """
 
     _leaf_counts_are_classes = True
+    _AUX_RANGE = _ht.AUX_RANGE
 
     def __init__(self, grace_period=200, delta=1e-7, tau=0.05, merit="entropy", rule=None,
                  leaf_prediction="nba", n_bins=64, n_range_samples=1000,
-                 min_branch_fraction=0.01, nominal_features=None, classes=None):
+                 min_branch_fraction=0.01, nominal_features=None, classes=None,
+                 observer="equal_width", n_split_points=10):
         self.grace_period = grace_period
         self.delta = delta
         self.tau = tau
@@ -111,6 +130,8 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         self.min_branch_fraction = min_branch_fraction
         self.nominal_features = nominal_features
         self.classes = classes
+        self.observer = observer
+        self.n_split_points = n_split_points
 
     # ------------------------------------------------------------- parameters
     def _rule_and_criterion(self):
@@ -131,6 +152,8 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         check_positive_int("grace_period", self.grace_period)
         check_positive_int("n_bins", self.n_bins, 2)
         check_positive_int("n_range_samples", self.n_range_samples, 1)
+        check_positive_int("n_split_points", self.n_split_points, 1)
+        self._obs_code()
         if self.leaf_prediction not in _LEAF_MODES:
             raise ValueError(f"leaf_prediction must be one of {sorted(_LEAF_MODES)}, "
                              f"got {self.leaf_prediction!r}")
@@ -155,23 +178,33 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         t, st = _ht.new_ht(self.n_classes_, n_features, n_bins_total)
         return t, np.zeros(1, np.int64), st
 
-    def _learn_codes(self, Xc, y, bag_offsets=None):
+    def _kernel_params(self):
+        """The learn kernel's parameter arguments, rebuilt only when a parameter
+        they depend on changed (per-chunk Python work matters for small chunks)."""
+        key = (self._rule_key(), self.grace_period, self.n_bins, self.leaf_prediction,
+               self.min_branch_fraction, self.n_split_points)
+        cached = self.__dict__.get("_kernel_args")
+        if cached is not None and cached[0] == key:
+            return cached[1]
         rule_fn, rule_params = self._engine_rule()
         crit = self._criterion()
+        args = (int(self.n_bins), self._obs_code(), int(self.n_split_points),
+                int(self.grace_period), _LEAF_MODES[self.leaf_prediction],
+                float(self.min_branch_fraction), int(crit.merit_code), int(crit.builtin_code),
+                function_pointer(crit.impurity, IMPURITY_SIG),
+                function_pointer(crit.merit, MERIT_SIG), rule_fn, rule_params)
+        self._kernel_args = (key, args)
+        return args
+
+    def _learn_codes(self, Xc, y, bag_offsets=None):
+        args = self._kernel_params()
         kernel = _ht.get_learn_kernel()
         Xc = np.ascontiguousarray(Xc)
         y = np.ascontiguousarray(y, dtype=np.float64)
         is_nominal, n_cats = self._is_nominal, self._n_cats
-        n_bins, grace = int(self.n_bins), int(self.grace_period)
-        mode, min_frac = _LEAF_MODES[self.leaf_prediction], float(self.min_branch_fraction)
-        merit_code, builtin = int(crit.merit_code), int(crit.builtin_code)
-        imp_fn = function_pointer(crit.impurity, IMPURITY_SIG)
-        merit_fn = function_pointer(crit.merit, MERIT_SIG)
         self._run_learn(
-            lambda start, room: kernel(
-                self._forest, self._state, Xc, y, is_nominal, n_cats, n_bins, grace, mode,
-                min_frac, merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params, start,
-                room),
+            lambda start, room: kernel(self._forest, self._state, Xc, y, is_nominal, n_cats,
+                                       *args, start, room),
             Xc.shape[0])
 
     def _proba(self, Xf):
@@ -180,7 +213,8 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
             return None
         return _ht.get_predict_kernel()(
             self._forest, self._state, np.ascontiguousarray(self._codes(Xf)),
-            _LEAF_MODES[self.leaf_prediction], self._is_nominal, self._n_cats, int(self.n_bins))
+            _LEAF_MODES[self.leaf_prediction], self._is_nominal, self._n_cats, int(self.n_bins),
+            self._obs_code())
 
     def _proba_one(self, row):
         p = self._proba(row[None, :])

@@ -75,6 +75,10 @@ class _SmallDataScores:
 class _BaseSGT(StreamingTreeBase):
     """SGT specifics on the shared streaming machinery (not for direct use)."""
 
+    #: the Gaussian observer summarises class counts, not gradient moments
+    _OBSERVERS = ("equal_width", "adaptive_range")
+    _AUX_RANGE = _sgt.AUX_RANGE
+
     def _make_rule(self):
         delta = self.delta
         if not isinstance(delta, (numbers.Real, np.floating)) or not 0.0 < delta < 1.0:
@@ -84,6 +88,8 @@ class _BaseSGT(StreamingTreeBase):
         check_nonneg_float("gamma", self.gamma)
         check_positive_int("n_bins", self.n_bins, 1)
         check_positive_int("n_range_samples", self.n_range_samples, 1)
+        self._obs_code()
+        check_nonneg_float("min_improvement", self.min_improvement)
         rule, merit = learner_rule(self.rule, LOSS_REDUCTION, "ttest", delta=delta)
         if merit is not LOSS_REDUCTION:
             raise ValueError(f"rule {self.rule!r} needs the {merit!r} merit, which SGT does not "
@@ -122,14 +128,16 @@ class _BaseSGT(StreamingTreeBase):
         y = np.ascontiguousarray(y, dtype=np.float64)
         is_nominal, n_cats = self._is_nominal, self._n_cats
         n_bins, lam, gamma = int(self.n_bins), float(self.lambda_), float(self.gamma)
+        obs = self._obs_code()
+        min_imp = float(self.min_improvement)
         sums = self._leaf_sums()
         grace = int(self.grace_period)
         loss = function_pointer(self._loss.grad_hess, GRAD_HESS_SIG)
         self._run_learn(
             lambda start, room: kernel(
                 self._forest, self._state, self._roots, Xc, y, bag_offsets, is_nominal,
-                n_cats, n_bins, lam, gamma, sums, grace, loss, rule_fn, rule_params, start,
-                room),
+                n_cats, n_bins, obs, lam, gamma, sums, min_imp, grace, loss, rule_fn,
+                rule_params, start, room),
             Xc.shape[0] if bag_offsets.shape[0] == 0 else bag_offsets.shape[0] - 1)
 
     def _raw(self, Xf):
@@ -165,6 +173,16 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
     leaf_value : {"paper", "mean"}, default "paper"
         Leaf values and split objective with sums as the paper's eqs. (5), (11),
         (13), or with means as the authors' code and river (module docstring).
+    observer : {"equal_width", "adaptive_range"}, default "equal_width"
+        Numeric split candidates (:mod:`treelab._engine.observers`): the paper's
+        equal-width bins over the range of the first ``n_range_samples``
+        instances, values outside clipped (Sec. 3.3), or bins whose per-leaf
+        range grows (exactly, merging bin pairs; ``n_bins`` even) when values
+        fall outside it.
+    min_improvement : float, default 0.0
+        Apply a candidate (split or leaf update) only when its loss change per
+        instance is below ``-min_improvement``: MOA's ``StochasticGradientTree``
+        option ``minImprovement`` (1e-3 there); 0 is the paper (the t-test alone).
     rule : str or object, optional
         Split decision rule: a registry name or a rule object (module
         docstring); default: the t-test at ``delta``.
@@ -177,7 +195,8 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
 
     def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
                  n_range_samples=1000, rule=None, nominal_features=None, loss=None,
-                 leaf_value="paper"):
+                 leaf_value="paper", observer="equal_width",
+                 min_improvement=0.0):
         self.delta = delta
         self.grace_period = grace_period
         self.lambda_ = lambda_
@@ -188,6 +207,8 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
         self.nominal_features = nominal_features
         self.loss = loss
         self.leaf_value = leaf_value
+        self.observer = observer
+        self.min_improvement = min_improvement
 
     def _n_trees(self):
         return 1
@@ -256,7 +277,8 @@ class SGTClassifier(_SmallDataScores, StreamingClassifierMixin, ClassifierMixin,
 
     def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
                  n_range_samples=1000, rule=None, nominal_features=None, classes=None,
-                 leaf_value="paper"):
+                 leaf_value="paper", observer="equal_width",
+                 min_improvement=0.0):
         self.delta = delta
         self.grace_period = grace_period
         self.lambda_ = lambda_
@@ -267,6 +289,8 @@ class SGTClassifier(_SmallDataScores, StreamingClassifierMixin, ClassifierMixin,
         self.nominal_features = nominal_features
         self.classes = classes
         self.leaf_value = leaf_value
+        self.observer = observer
+        self.min_improvement = min_improvement
 
     def _n_trees(self):
         return 1 if len(self.classes_) == 2 else len(self.classes_) - 1
@@ -320,7 +344,8 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
 
     def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
                  n_range_samples=1000, rule=None, nominal_features=None, n_epochs=10,
-                 random_state=None, leaf_value="paper"):
+                 random_state=None, leaf_value="paper", observer="equal_width",
+                 min_improvement=0.0):
         self.delta = delta
         self.grace_period = grace_period
         self.lambda_ = lambda_
@@ -332,6 +357,8 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
         self.n_epochs = n_epochs
         self.random_state = random_state
         self.leaf_value = leaf_value
+        self.observer = observer
+        self.min_improvement = min_improvement
 
     def _n_trees(self):
         return 1

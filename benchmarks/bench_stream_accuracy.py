@@ -1,0 +1,336 @@
+"""Stream accuracy study: treelab's Hoeffding tree and SGT, with each numeric
+observer and SGT option, against MOA (capymoa, loop inside the JVM) and river,
+paired on the same streams, prequentially (test-then-train).
+
+Streams
+* a grid of synthetic tree streams: ``d`` features uniform in [0, 1]
+  (width 5, 10, 20), labels from a random axis-aligned labelling tree of depth
+  4, 6, 8 (``bench_sgt.random_tree_labels``), label noise 0, 5, 15 %, two
+  seeds each (54 streams of 20,000 instances; ``--quick``: width 5 / 20,
+  depth 4 / 8, noise 0 / 15 %, four seeds = 32 streams of 5,000);
+* MOA's Electricity stream (``elecNormNew.arff.gz``, time order; ``day`` nominal).
+
+Learners (same settings everywhere: grace period 200, delta / confidence
+1e-7, tie threshold 0.05, information gain, naive-Bayes-adaptive leaves; SGT
+with its defaults):
+* treelab HT with ``observer`` = equal_width (default), gaussian, adaptive_range;
+* treelab SGT paper default (equal_width), adaptive_range, and "moa-like"
+  (``leaf_value="mean"``, ``gamma=0``, ``min_improvement=1e-3``,
+  ``observer="adaptive_range"``: what MOA's current ``StochasticGradientTree`` does);
+* MOA ``HoeffdingTree`` and ``StochasticGradientTree``; river
+  ``HoeffdingTreeClassifier`` and ``SGTClassifier`` (per instance, slow:
+  ``--river electricity`` (default) runs it on Electricity only).
+* On Electricity MOA is also evaluated in treelab's chunks (``MOA HT
+  chunked``: each chunk predicted by the model before it, then learned), since
+  prequential accuracy on this autocorrelated stream depends on the chunk size.
+
+treelab learns in chunks of ``--chunk`` rows (each predicted, then learned).
+Prints per-stream accuracies, then for each treelab variant the mean paired
+difference to MOA's learner of the same family (and to river's) with its
+standard error, and wins / losses / ties; writes a plot (PNG) of the paired
+differences and a JSON of every number.
+
+Run:  python benchmarks/bench_stream_accuracy.py [--quick] [--chunk 100] [--river all] [--out DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_sgt import moa_prequential, random_tree_labels  # noqa: E402
+
+HT = dict(grace_period=200, delta=1e-7, tau=0.05)
+HT_VARIANTS = {
+    "HT equal_width": dict(observer="equal_width"),
+    "HT gaussian": dict(observer="gaussian"),
+    "HT adaptive_range": dict(observer="adaptive_range"),
+}
+SGT_VARIANTS = {
+    "SGT paper (equal_width)": dict(),
+    "SGT adaptive_range": dict(observer="adaptive_range"),
+    "SGT moa-like": dict(leaf_value="mean", gamma=0.0, min_improvement=1e-3,
+                         observer="adaptive_range"),
+}
+
+
+def tree_stream(n, d, depth, noise, seed):
+    rng = np.random.default_rng(1000 * seed + 7 * d + depth)
+    X = rng.random((n, d))
+    y = random_tree_labels(X, depth=depth, seed=seed + 31 * depth + d)
+    flip = rng.random(n) < noise
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+ELEC = "elecNormNew.arff.gz"     # found as is, under $TREELAB_DATA, or --electricity PATH
+
+
+def electricity():
+    from treelab.streaming.datasets import load_arff
+    X, y = load_arff(ELEC, return_X_y=True)
+    return X, np.asarray(y.cat.codes if hasattr(y, "cat") else y)
+
+
+def preq_treelab(make, X, y, chunk):
+    model = make()
+    n = len(y)
+    correct = 0
+    t0 = time.perf_counter()
+    for s in range(0, n, chunk):
+        Xc = X.iloc[s:s + chunk] if hasattr(X, "iloc") else X[s:s + chunk]
+        yc = y[s:s + chunk]
+        if s:
+            correct += int((model.predict(Xc) == yc).sum())
+        model.partial_fit(Xc, yc)
+    return dict(acc=correct / n, leaves=model.n_leaves, secs=time.perf_counter() - t0)
+
+
+def preq_river(model, X, y):
+    cols = [str(c) for c in (X.columns if hasattr(X, "columns") else range(X.shape[1]))]
+    vals = X.to_numpy(dtype=object) if hasattr(X, "to_numpy") else X
+    correct = 0
+    for i in range(len(y)):
+        x = {c: (v if not isinstance(v, float) or v == v else None)
+             for c, v in zip(cols, vals[i].tolist())}
+        p = model.predict_one(x)
+        correct += int(p is not None and p == y[i])
+        model.learn_one(x, int(y[i]))
+    return dict(acc=correct / len(y))
+
+
+def moa_run(kind, X, y):
+    from capymoa.classifier import HoeffdingTree, StochasticGradientTree
+    if kind == "HT":
+        def make(schema):
+            return HoeffdingTree(schema=schema, grace_period=200, confidence=1e-7,
+                                 tie_threshold=0.05)
+        names = ("tree size (nodes)", "tree size (leaves)")
+    else:
+        def make(schema):
+            return StochasticGradientTree(schema=schema)
+        names = ("nodes", "leaf nodes")
+    r = moa_prequential(make, X, y, "classification", size_names=names)
+    return dict(acc=r["score"], leaves=r["leaves"], secs=r["secs"])
+
+
+def moa_electricity(kind):
+    """MOA on the original ARFF (``day`` nominal), loop in the JVM."""
+    import gzip
+    import shutil
+    import tempfile
+    from capymoa.classifier import HoeffdingTree, StochasticGradientTree
+    from capymoa.evaluation import prequential_evaluation
+    from capymoa.stream import ARFFStream
+    from treelab.streaming.datasets import data_path
+    tmp = tempfile.mkdtemp(prefix="treelab-elec-")
+    path = os.path.join(tmp, "elec.arff")
+    with gzip.open(data_path(ELEC), "rb") as fi, open(path, "wb") as fo:
+        shutil.copyfileobj(fi, fo)
+    try:
+        stream = ARFFStream(path)
+        sch = stream.get_schema()
+        learner = (HoeffdingTree(schema=sch, grace_period=200, confidence=1e-7,
+                                 tie_threshold=0.05) if kind == "HT"
+                   else StochasticGradientTree(schema=sch))
+        t0 = time.perf_counter()
+        res = prequential_evaluation(stream, learner, optimise=True)
+        return dict(acc=res.cumulative.accuracy() / 100.0, secs=time.perf_counter() - t0)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def moa_electricity_chunked(kind, chunk):
+    """MOA on Electricity evaluated as treelab is: each chunk of ``chunk``
+    instances is predicted by the model before the chunk, then learned (a
+    Python loop over capymoa's per-instance calls; its time is not MOA's)."""
+    import gzip
+    import shutil
+    import tempfile
+    from capymoa.classifier import HoeffdingTree, StochasticGradientTree
+    from capymoa.stream import ARFFStream
+    from treelab.streaming.datasets import data_path
+    tmp = tempfile.mkdtemp(prefix="treelab-elec-")
+    path = os.path.join(tmp, "elec.arff")
+    with gzip.open(data_path(ELEC), "rb") as fi, open(path, "wb") as fo:
+        shutil.copyfileobj(fi, fo)
+    try:
+        stream = ARFFStream(path)
+        sch = stream.get_schema()
+        learner = (HoeffdingTree(schema=sch, grace_period=200, confidence=1e-7,
+                                 tie_threshold=0.05) if kind == "HT"
+                   else StochasticGradientTree(schema=sch))
+        buf, correct, n = [], 0, 0
+        while True:
+            more = stream.has_more_instances()
+            if more:
+                buf.append(stream.next_instance())
+            if len(buf) == chunk or (not more and buf):
+                for inst in buf:
+                    if n:
+                        correct += int(learner.predict(inst) == inst.y_index)
+                    n += 1
+                for inst in buf:
+                    learner.train(inst)
+                buf = []
+            if not more:
+                break
+        return dict(acc=correct / n)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_stream(name, X, y, chunk, river, elec=False):
+    from treelab import HoeffdingTreeClassifier, SGTClassifier
+    classes = np.unique(y)
+    out = {}
+    for v, kw in HT_VARIANTS.items():
+        out[v] = preq_treelab(lambda: HoeffdingTreeClassifier(classes=classes, **HT, **kw),
+                              X, y, chunk)
+    for v, kw in SGT_VARIANTS.items():
+        out[v] = preq_treelab(lambda: SGTClassifier(classes=classes, **kw), X, y, chunk)
+    for kind in ("HT", "SGT"):
+        out[f"MOA {kind}"] = moa_electricity(kind) if elec else moa_run(kind, X, y)
+        if elec and chunk > 1:
+            out[f"MOA {kind} chunked"] = moa_electricity_chunked(kind, chunk)
+    if river:
+        from river import tree
+        out["river HT"] = preq_river(tree.HoeffdingTreeClassifier(grace_period=200, delta=1e-7,
+                                                                  tau=0.05), X, y)
+        out["river SGT"] = preq_river(tree.SGTClassifier(), X, y)
+    line = "  ".join(f"{k.split(' (')[0]} {v['acc']:.4f}" for k, v in out.items())
+    print(f"{name:28s} {line}", flush=True)
+    return out
+
+
+def _grid_from_log(path):
+    """Per-stream accuracies from the lines ``run_stream`` printed."""
+    import re
+    keys = list(HT_VARIANTS) + list(SGT_VARIANTS) + ["MOA HT", "MOA SGT", "river HT",
+                                                     "river SGT"]
+    short = {k.split(" (")[0]: k for k in keys}
+    pat = re.compile("(" + "|".join(re.escape(k) for k in sorted(short, key=len, reverse=True))
+                     + r") ([0-9.]+)")
+    grid = []
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("d=") and "MOA HT" in line:
+                grid.append({short[k]: dict(acc=float(v)) for k, v in pat.findall(line[28:])})
+    return grid
+
+
+def paired(results, a, b):
+    diffs = np.array([r[a]["acc"] - r[b]["acc"] for r in results if a in r and b in r])
+    if diffs.size == 0:
+        return None
+    se = diffs.std(ddof=1) / np.sqrt(diffs.size) if diffs.size > 1 else float("nan")
+    return dict(mean=float(diffs.mean()), se=float(se), wins=int((diffs > 1e-12).sum()),
+                losses=int((diffs < -1e-12).sum()), ties=int((np.abs(diffs) <= 1e-12).sum()),
+                n=int(diffs.size), diffs=diffs.tolist())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="32 streams (4 seeds of 8 shapes) of --n-quick instances")
+    ap.add_argument("--n", type=int, default=20_000)
+    ap.add_argument("--n-quick", type=int, default=5_000)
+    ap.add_argument("--chunk", type=int, default=100)
+    ap.add_argument("--seeds", type=int, default=None, help="seeds per shape (2; quick: 4)")
+    ap.add_argument("--river", choices=("none", "electricity", "all"), default="electricity",
+                    help="where river runs (per instance, slow)")
+    ap.add_argument("--skip-electricity", action="store_true")
+    ap.add_argument("--electricity", default=None, help="path of elecNormNew.arff(.gz)")
+    ap.add_argument("--grid-from-log", default=None,
+                    help="take the grid's accuracies from the printed lines of an earlier run")
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                  "..", "docs", "figures"))
+    args = ap.parse_args(argv)
+    widths, depths, noises = ((5, 20), (4, 8), (0.0, 0.15)) if args.quick else \
+        ((5, 10, 20), (4, 6, 8), (0.0, 0.05, 0.15))
+    n = args.n_quick if args.quick else args.n
+    seeds = args.seeds if args.seeds is not None else (4 if args.quick else 2)
+    print(f"load average {os.getloadavg()}, {os.cpu_count()} cores; chunks of {args.chunk}; "
+          f"{'quick grid' if args.quick else 'full grid'}, {n} instances per stream")
+    global ELEC
+    if args.electricity:
+        ELEC = args.electricity
+    grid = []
+    if args.grid_from_log:
+        grid = _grid_from_log(args.grid_from_log)
+        widths = ()
+    for d in widths:
+        for depth in depths:
+            for noise in noises:
+                for seed in range(seeds):
+                    X, y = tree_stream(n, d, depth, noise, seed)
+                    grid.append(run_stream(f"d={d} depth={depth} noise={noise:.2f} s={seed}",
+                                           X, y, args.chunk, args.river == "all"))
+    elec = None
+    if not args.skip_electricity:
+        X, y = electricity()
+        elec = run_stream("Electricity", X, y, args.chunk, args.river != "none", elec=True)
+
+    summary = {}
+    print(f"\npaired prequential accuracy differences over {len(grid)} tree streams "
+          "(mean +- standard error; wins / losses / ties)")
+    for fam, variants in (("HT", HT_VARIANTS), ("SGT", SGT_VARIANTS)):
+        for v in variants:
+            for ref in (f"MOA {fam}", f"river {fam}"):
+                p = paired(grid, v, ref)
+                if p is None:
+                    continue
+                summary[f"{v} - {ref}"] = p
+                e = (f"; Electricity {100 * (elec[v]['acc'] - elec[ref]['acc']):+.2f} pt"
+                     if elec and ref in elec else "")
+                if elec and ref + " chunked" in elec:
+                    e += (f" (vs MOA in chunks of {args.chunk}: "
+                          f"{100 * (elec[v]['acc'] - elec[ref + ' chunked']['acc']):+.2f} pt)")
+                print(f"  {v:26s} - {ref:10s}: {100 * p['mean']:+.2f} +- {100 * p['se']:.2f} pt"
+                      f"  {p['wins']}/{p['losses']}/{p['ties']}{e}")
+    means = {k: float(np.mean([r[k]["acc"] for r in grid])) for k in grid[0]} if grid else {}
+    print("\nmean accuracy over the grid: " + ", ".join(f"{k} {v:.4f}" for k, v in means.items()))
+    if elec:
+        print("Electricity: " + ", ".join(f"{k} {v['acc']:.4f}" for k, v in elec.items()))
+    os.makedirs(args.out, exist_ok=True)
+    tag = "quick" if args.quick else "full"
+    with open(os.path.join(args.out, f"stream_accuracy_{tag}.json"), "w") as fh:
+        json.dump(dict(grid=grid, electricity=elec, summary=summary, means=means,
+                       n=n, chunk=args.chunk, load=os.getloadavg()), fh, indent=1)
+    _plot(summary, elec, os.path.join(args.out, f"stream_accuracy_{tag}.png"), len(grid))
+
+
+def _plot(summary, elec, path, n_streams):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    keys = [k for k in summary if "MOA" in k]
+    fig, ax = plt.subplots(figsize=(9, 0.6 * len(keys) + 1.5))
+    for i, k in enumerate(keys):
+        d = 100 * np.asarray(summary[k]["diffs"])
+        ax.scatter(d, np.full(d.size, i) + np.random.default_rng(i).uniform(-0.15, 0.15, d.size),
+                   s=10, alpha=0.5, color="tab:blue")
+        ax.errorbar(100 * summary[k]["mean"], i, xerr=100 * summary[k]["se"], fmt="o",
+                    color="black", capsize=3)
+        if elec:
+            v, ref = k.split(" - ")
+            ax.scatter([100 * (elec[v]["acc"] - elec[ref]["acc"])], [i], marker="*", s=120,
+                       color="tab:red", zorder=5)
+    ax.axvline(0, color="grey", lw=1)
+    ax.set_yticks(range(len(keys)))
+    ax.set_yticklabels(keys)
+    ax.set_xlabel("prequential accuracy difference to MOA (points)\ndots: tree streams, "
+                  "black: mean +- s.e., red star: Electricity")
+    ax.set_title(f"treelab vs MOA, paired over {n_streams} tree streams")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"plot: {path}")
+
+
+if __name__ == "__main__":
+    main()
