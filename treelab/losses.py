@@ -248,16 +248,57 @@ class Loss:
         """Per-leaf line search c_j = argmin_c sum_{i in leaf j} w_i L(y_i, raw_i + c e_col)
         (course slides, GBDT step (c); Friedman 2001, eq. 18).
 
-        This default takes one Newton step from c = 0, c_j = -sum w g / sum w h
-        (0 where the Hessian sum is not positive), as Friedman's Algorithms 5 and
-        6 do for the logistic losses; losses with a closed form or an exact 1-D
-        solution override it (squared, absolute, quantile, Huber).  ``raw`` is
-        (n, n_outputs), ``leaf`` the leaf index (0..n_leaves-1) of each row."""
+        This default runs Newton's method from c = 0, c <- c - sum w g / sum w h
+        per leaf, halving a step until the leaf's loss decreases (at most 50
+        steps), when the loss has a value function; without one it takes a
+        single Newton step (0 where the Hessian sum is not positive).  Losses
+        with a closed form or an exact 1-D solution override it (squared,
+        absolute, quantile, Huber), the logistic ones take Friedman's single
+        Newton step (Algorithms 5 and 6).  ``raw`` is (n, n_outputs), ``leaf``
+        the leaf index (0..n_leaves-1) of each row."""
         y = _as_y(y)
         raw = _as_raw(raw, len(y))
-        g = np.empty_like(raw)
-        h = np.empty_like(raw)
-        self.grad_hess(y, raw, g, h)
+        w = np.asarray(w, dtype=np.float64)
+        leaf = np.asarray(leaf, dtype=np.int64)
+        c = self._newton_step(y, raw, w, leaf, n_leaves, col, np.zeros(n_leaves))
+        if not self._has_value():
+            return c
+
+        def leaf_loss(cv):
+            r = raw.copy()
+            r[:, col] += cv[leaf]
+            return np.bincount(leaf, weights=w * self.value(y, r), minlength=n_leaves)
+        cur = np.zeros(n_leaves)
+        f_cur = leaf_loss(cur)
+        step = c
+        for _ in range(50):
+            trial = cur + step
+            f_trial = leaf_loss(trial)
+            for _ in range(40):          # halve the steps that do not decrease the loss
+                bad = ~(f_trial <= f_cur) & (step != 0)
+                if not bad.any():
+                    break
+                step = np.where(bad, 0.5 * step, step)
+                trial = cur + step
+                f_trial = leaf_loss(trial)
+            ok = f_trial <= f_cur
+            moved = ok & (trial != cur)
+            cur = np.where(ok, trial, cur)
+            f_cur = np.where(ok, f_trial, f_cur)
+            if not moved.any() or np.all(np.abs(step) <= 1e-12 * (1.0 + np.abs(cur))):
+                break
+            step = self._newton_step(y, raw, w, leaf, n_leaves, col, cur)
+        return cur
+
+    def _has_value(self):
+        return self._value is not None or type(self)._value_kernel is not Loss._value_kernel
+
+    def _newton_step(self, y, raw, w, leaf, n_leaves, col, c):
+        r = raw.copy()
+        r[:, col] += c[leaf]
+        g = np.empty_like(r)
+        h = np.empty_like(r)
+        self.grad_hess(y, r, g, h)
         G = np.bincount(leaf, weights=w * g[:, col], minlength=n_leaves)
         H = np.bincount(leaf, weights=w * h[:, col], minlength=n_leaves)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -329,6 +370,13 @@ class Logistic(_BuiltinLoss):
     _name = "logistic"
     _grad_hess = logistic_grad_hess
 
+    def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
+        """One Newton step, sum w (y - p) / sum w p (1 - p): Friedman 2001,
+        Algorithm 5 (in log-odds); the exact argmin is infinite in a pure leaf."""
+        raw = _as_raw(raw)
+        return self._newton_step(_as_y(y), raw, np.asarray(w, np.float64),
+                                 np.asarray(leaf, np.int64), n_leaves, col, np.zeros(n_leaves))
+
     def n_outputs(self, n_classes=None):
         if n_classes is not None and int(n_classes) != 2:
             raise ValueError(f"logistic loss is binary; got n_classes={n_classes} (use 'softmax')")
@@ -395,6 +443,12 @@ class Softmax(_BuiltinLoss):
     task = "classification"
     _name = "softmax"
     _grad_hess = softmax_grad_hess
+
+    def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
+        """One Newton step (as :meth:`Logistic.leaf_values`)."""
+        raw = _as_raw(raw)
+        return self._newton_step(_as_y(y), raw, np.asarray(w, np.float64),
+                                 np.asarray(leaf, np.int64), n_leaves, col, np.zeros(n_leaves))
 
     def n_outputs(self, n_classes=None):
         if n_classes is None or int(n_classes) < 2:
@@ -515,8 +569,11 @@ class MultinomialSoftmax(_BuiltinLoss):
     def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
         """One Newton step scaled by (k - 1) / k: Friedman 2001, Algorithm 6
         (gamma_jk = (K-1)/K sum y~ / sum |y~| (1 - |y~|), y~ = [y = k] - p_k)."""
-        k = _as_raw(raw).shape[1]
-        return (k - 1.0) / k * super().leaf_values(y, raw, w, leaf, n_leaves, col)
+        raw = _as_raw(raw)
+        k = raw.shape[1]
+        return (k - 1.0) / k * self._newton_step(
+            _as_y(y), raw, np.asarray(w, np.float64), np.asarray(leaf, np.int64), n_leaves, col,
+            np.zeros(n_leaves))
 
 
 def weighted_quantile(r, w, alpha):

@@ -238,11 +238,13 @@ class _BaseGradientBoosting(BaseEstimator):
         else:
             Xf, enc = fit_encode_X(X, name, self.nominal_features, allow_nan=True)
         n, d = Xf.shape
-        old_classes = getattr(self, "classes_", None) if warm else None
+        old_classes = (self.classes_, self.n_classes_) if warm and self._is_classifier else None
         yf = self._fit_targets(y, n)
-        if warm and self._is_classifier and not np.array_equal(old_classes, self.classes_):
-            raise ValueError(f"warm_start: y has classes {self.classes_!r}, the fitted model "
-                             f"{old_classes!r}")
+        if old_classes is not None and not np.array_equal(old_classes[0], self.classes_):
+            new_classes = self.classes_
+            self.classes_, self.n_classes_ = old_classes
+            raise ValueError(f"warm_start: y has classes {new_classes!r}, the fitted model "
+                             f"{self.classes_!r}")
         w = check_sample_weight(sample_weight, n)
         if not w.sum() > 0:
             raise ValueError("Sum of sample weights is zero: nothing to learn from")
