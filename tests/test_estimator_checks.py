@@ -98,27 +98,15 @@ def test_sample_weight_check_fails_only_because_of_min_samples_leaf():
 from treelab import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
 
 
-def _gb_expected_failed_checks(estimator):
-    if estimator.colsample_bytree < 1 or estimator.colsample_bylevel < 1:
-        # OPEN (issue 10): with column sampling, fitting with integer weights and fitting
-        # on the repeated rows can give predictions that differ by ~1e-4 (seen here:
-        # bytree + bylevel 0.8 regressor; GBDT classifier with bytree 0.8; the Newton
-        # classifier with bytree 0.8 passed).  Without column sampling the check passes.
-        # Cause not established (suspected: near-tied splits broken differently).
-        return {"check_sample_weight_equivalence_on_dense_data":
-                "column sampling: weighted and repeated fits differ slightly (open)"}
-    return {}
-
-
 @parametrize_with_checks([GradientBoostingClassifier(n_estimators=10),
                           GradientBoostingRegressor(n_estimators=10),
                           GradientBoostingClassifier(n_estimators=10, method="gradient",
-                                                     random_state=0),
+                                                     colsample_bytree=0.8, random_state=0),
                           GradientBoostingRegressor(n_estimators=10, colsample_bytree=0.8,
                                                     colsample_bylevel=0.8, random_state=0),
                           GradientBoostingRegressor(n_estimators=10, loss="absolute_error",
                                                     method="gradient", random_state=0)],
-                         expected_failed_checks=_gb_expected_failed_checks, xfail_strict=True)
+                         xfail_strict=True)
 def test_gradient_boosting_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -356,7 +356,10 @@ class _BaseGradientBoosting(BaseEstimator):
                                                  p["colsample_bylevel"], levels)
                     tp = params._replace(
                         seed=int(rng.integers(0, np.iinfo(np.int32).max)),
-                        max_features=max(1, int(p["colsample_bynode"] * n_level)),
+                        # bynode 1: every allowed feature, in index order (no shuffle,
+                        # so no draw depends on how many rows a node holds)
+                        max_features=(d if p["colsample_bynode"] >= 1.0 else
+                                      max(1, int(p["colsample_bynode"] * n_level))),
                         feature_mask=params.feature_mask if mask is None else mask)
                     hj = w * H[:, j] if not first_order else w
                     sst = np.ascontiguousarray(np.stack([hj, w * G[:, j], w], axis=1))
