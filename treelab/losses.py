@@ -24,6 +24,19 @@ Friedman 2001; Chen & Guestrin 2016):
 * :class:`Softmax` - k classes with k - 1 outputs, the last class's score
   hard-wired to 0 as in the SGT paper; g_j = p_j - [y = j], h_j = p_j (1 - p_j)
   (the diagonal of the Hessian);
+* :class:`MultinomialSoftmax` - the same cross-entropy with one output per class
+  (k trees per boosting round: XGBoost's ``multi:softprob``, Friedman 2001
+  Algorithm 6, scikit-learn's HistGradientBoosting);
+* :class:`AbsoluteError`, :class:`Huber` (``delta``), :class:`Quantile`
+  (``alpha``) - robust regression losses whose true Hessian is 0 (almost)
+  everywhere or beyond ``delta``: their kernels report the surrogate Hessian 1
+  (as LightGBM's ``regression_l1`` / ``huber`` / ``quantile`` objectives and
+  scikit-learn's HistGradientBoosting), so a Newton step is a gradient step, and
+  :meth:`Loss.leaf_values` gives the exact per-leaf line search of Friedman's
+  GBDT (weighted median / quantile of the residuals; Huber: the root of the
+  clipped-residual sum), which gradient boosting applies to every tree of these
+  losses (LightGBM's and scikit-learn's leaf renewal).  SGT uses the kernels as
+  they are (a first-order step with unit Hessian, no line search);
 * multi-instance learning (:class:`MultiInstanceMax`, kernels :func:`bag_max`,
   :func:`mi_grad_hess`): a bag's score is the maximum of its instances'
   scores, the bag loss is the logistic loss of that score, and its gradient
@@ -53,15 +66,18 @@ from ._compile import njit_maybe_cached as _njit_maybe_cached
 __all__ = [
     "GRAD_HESS_SIG", "GRAD_HESS_TYPE", "SCALAR_SIG", "SCALAR_TYPE",
     "Loss", "CustomLoss", "SquaredError", "Logistic", "Softmax", "MultiInstanceMax",
+    "MultinomialSoftmax", "AbsoluteError", "Huber", "Quantile",
     "compile_grad_hess", "get_loss", "LOSSES",
     "sigmoid", "bag_max", "mi_grad_hess", "bag_offsets_from_ids",
 ]
 
 from ._engine.signatures import GRAD_HESS_SIG, GRAD_HESS_TYPE, SCALAR_SIG, SCALAR_TYPE  # noqa: E402
 from ._engine.loss_kernels import (  # noqa: E402,F401
-    _elementwise_value, _log1pexp, _logistic_proba, _logistic_value, _softmax_proba,
-    _softmax_shift, _softmax_value, _squared_error_value, bag_max, logistic_grad_hess,
-    mi_grad_hess, sigmoid, softmax_grad_hess, squared_error_grad_hess,
+    _elementwise_value, _log1pexp, _logistic_proba, _logistic_value, _multinomial_proba,
+    _multinomial_value, _softmax_proba, _softmax_shift, _softmax_value, _squared_error_value,
+    absolute_error_grad_hess, bag_max, huber_grad_hess, logistic_grad_hess, mi_grad_hess,
+    multinomial_grad_hess, quantile_grad_hess, sigmoid, softmax_grad_hess,
+    squared_error_grad_hess,
 )
 
 
@@ -223,6 +239,71 @@ class Loss:
         self._value_kernel(y, raw, out)
         return out
 
+    # -- line search (Friedman's GBDT, step (c)) -----------------------------------
+    #: True when :meth:`leaf_values` is the exact argmin (then it also gives the
+    #: constant initial score f_0 = argmin_c sum L(y_i, c))
+    exact_line_search = False
+
+    def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
+        """Per-leaf line search c_j = argmin_c sum_{i in leaf j} w_i L(y_i, raw_i + c e_col)
+        (course slides, GBDT step (c); Friedman 2001, eq. 18).
+
+        This default runs Newton's method from c = 0, c <- c - sum w g / sum w h
+        per leaf, halving a step until the leaf's loss decreases (at most 50
+        steps), when the loss has a value function; without one it takes a
+        single Newton step (0 where the Hessian sum is not positive).  Losses
+        with a closed form or an exact 1-D solution override it (squared,
+        absolute, quantile, Huber), the logistic ones take Friedman's single
+        Newton step (Algorithms 5 and 6).  ``raw`` is (n, n_outputs), ``leaf``
+        the leaf index (0..n_leaves-1) of each row."""
+        y = _as_y(y)
+        raw = _as_raw(raw, len(y))
+        w = np.asarray(w, dtype=np.float64)
+        leaf = np.asarray(leaf, dtype=np.int64)
+        c = self._newton_step(y, raw, w, leaf, n_leaves, col, np.zeros(n_leaves))
+        if not self._has_value():
+            return c
+
+        def leaf_loss(cv):
+            r = raw.copy()
+            r[:, col] += cv[leaf]
+            return np.bincount(leaf, weights=w * self.value(y, r), minlength=n_leaves)
+        cur = np.zeros(n_leaves)
+        f_cur = leaf_loss(cur)
+        step = c
+        for _ in range(50):
+            trial = cur + step
+            f_trial = leaf_loss(trial)
+            for _ in range(40):          # halve the steps that do not decrease the loss
+                bad = ~(f_trial <= f_cur) & (step != 0)
+                if not bad.any():
+                    break
+                step = np.where(bad, 0.5 * step, step)
+                trial = cur + step
+                f_trial = leaf_loss(trial)
+            ok = f_trial <= f_cur
+            moved = ok & (trial != cur)
+            cur = np.where(ok, trial, cur)
+            f_cur = np.where(ok, f_trial, f_cur)
+            if not moved.any() or np.all(np.abs(step) <= 1e-12 * (1.0 + np.abs(cur))):
+                break
+            step = self._newton_step(y, raw, w, leaf, n_leaves, col, cur)
+        return cur
+
+    def _has_value(self):
+        return self._value is not None or type(self)._value_kernel is not Loss._value_kernel
+
+    def _newton_step(self, y, raw, w, leaf, n_leaves, col, c):
+        r = raw.copy()
+        r[:, col] += c[leaf]
+        g = np.empty_like(r)
+        h = np.empty_like(r)
+        self.grad_hess(y, r, g, h)
+        G = np.bincount(leaf, weights=w * g[:, col], minlength=n_leaves)
+        H = np.bincount(leaf, weights=w * h[:, col], minlength=n_leaves)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(H > 0, -G / np.where(H > 0, H, 1.0), 0.0)
+
     def __repr__(self):
         return f"{type(self).__name__}(name={self.name!r})"
 
@@ -259,9 +340,18 @@ class SquaredError(_BuiltinLoss):
 
     _name = "squared_error"
     _grad_hess = squared_error_grad_hess
+    exact_line_search = True
 
     def _value_kernel(self, y, raw, out):
         _squared_error_value(y, raw, out)
+
+    def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
+        """Weighted mean of the residuals y - raw in each leaf (the exact argmin)."""
+        r = _as_y(y) - _as_raw(raw)[:, col]
+        W = np.bincount(leaf, weights=w, minlength=n_leaves)
+        S = np.bincount(leaf, weights=w * r, minlength=n_leaves)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(W > 0, S / np.where(W > 0, W, 1.0), 0.0)
 
     def init_raw(self, y, n_classes=None, strategy="zero"):
         if strategy == "prior":
@@ -279,6 +369,13 @@ class Logistic(_BuiltinLoss):
     task = "classification"
     _name = "logistic"
     _grad_hess = logistic_grad_hess
+
+    def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
+        """One Newton step, sum w (y - p) / sum w p (1 - p): Friedman 2001,
+        Algorithm 5 (in log-odds); the exact argmin is infinite in a pure leaf."""
+        raw = _as_raw(raw)
+        return self._newton_step(_as_y(y), raw, np.asarray(w, np.float64),
+                                 np.asarray(leaf, np.int64), n_leaves, col, np.zeros(n_leaves))
 
     def n_outputs(self, n_classes=None):
         if n_classes is not None and int(n_classes) != 2:
@@ -347,6 +444,12 @@ class Softmax(_BuiltinLoss):
     _name = "softmax"
     _grad_hess = softmax_grad_hess
 
+    def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
+        """One Newton step (as :meth:`Logistic.leaf_values`)."""
+        raw = _as_raw(raw)
+        return self._newton_step(_as_y(y), raw, np.asarray(w, np.float64),
+                                 np.asarray(leaf, np.int64), n_leaves, col, np.zeros(n_leaves))
+
     def n_outputs(self, n_classes=None):
         if n_classes is None or int(n_classes) < 2:
             raise ValueError(f"softmax loss needs n_classes >= 2, got {n_classes!r}")
@@ -398,6 +501,238 @@ class Softmax(_BuiltinLoss):
             p = counts / max(counts.sum(), 1.0) if counts.sum() else np.full(k, 1.0 / k)
             return self.link(p[None, :])[0]
         return super().init_raw(y, n_classes, strategy)
+
+
+class MultinomialSoftmax(_BuiltinLoss):
+    """Multiclass softmax cross-entropy with one output per class (k outputs).
+
+    p_j = e^raw_j / sum_i e^raw_i, g_j = p_j - [y = j], h_j = p_j (1 - p_j) (the
+    diagonal of the Hessian, as scikit-learn's HistGradientBoosting; XGBoost's
+    ``multi:softprob`` doubles it, LightGBM scales it by k / (k - 1)).  Gradient
+    boosting grows k trees per round with it (Friedman 2001, Algorithm 6).
+    :class:`Softmax` is the k - 1 output form that SGT uses (Gouk et al. 2019).
+    """
+
+    task = "classification"
+    _name = "multinomial_softmax"
+    _grad_hess = multinomial_grad_hess
+
+    def n_outputs(self, n_classes=None):
+        if n_classes is None or int(n_classes) < 2:
+            raise ValueError(f"multinomial softmax needs n_classes >= 2, got {n_classes!r}")
+        return int(n_classes)
+
+    def _check_y(self, y, raw, k=None):
+        k = raw.shape[1] if k is None else k
+        if not np.all((y >= 0) & (y < k) & (y == np.floor(y))):
+            raise ValueError(f"multinomial softmax with {k} outputs needs class codes "
+                             f"y in 0..{k - 1}")
+
+    def inverse_link(self, raw):
+        """Raw scores (n, k) -> class probabilities (n, k)."""
+        raw = np.asarray(raw, dtype=np.float64)
+        if raw.ndim == 1:
+            raw = raw.reshape(-1, 1)
+        raw = np.ascontiguousarray(raw)
+        out = np.empty_like(raw)
+        _multinomial_proba(raw, out)
+        return out
+
+    predict_proba = inverse_link
+
+    @staticmethod
+    def predict_proba_one(raw):
+        scores = [float(r) for r in raw]
+        m = max(scores)
+        e = [math.exp(v - m) for v in scores]
+        z = sum(e)
+        return [v / z for v in e]
+
+    def link(self, pred):
+        """Class probabilities (n, k) -> raw scores log p_j - mean_i log p_i (centred)."""
+        lp = np.log(np.clip(np.asarray(pred, dtype=np.float64), _PROBA_EPS, None))
+        return lp - lp.mean(axis=-1, keepdims=True)
+
+    def _value_kernel(self, y, raw, out):
+        _multinomial_value(y, raw, out)
+
+    def init_raw(self, y, n_classes=None, strategy="zero"):
+        if strategy == "prior":
+            y = _as_y(y)
+            k = self.n_outputs(n_classes)
+            self._check_y(y, None, k)
+            counts = np.bincount(y.astype(np.int64), minlength=k).astype(np.float64)
+            p = counts / counts.sum() if counts.sum() else np.full(k, 1.0 / k)
+            return self.link(p[None, :])[0]
+        return super().init_raw(y, n_classes, strategy)
+
+    def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
+        """One Newton step scaled by (k - 1) / k: Friedman 2001, Algorithm 6
+        (gamma_jk = (K-1)/K sum y~ / sum |y~| (1 - |y~|), y~ = [y = k] - p_k)."""
+        raw = _as_raw(raw)
+        k = raw.shape[1]
+        return (k - 1.0) / k * self._newton_step(
+            _as_y(y), raw, np.asarray(w, np.float64), np.asarray(leaf, np.int64), n_leaves, col,
+            np.zeros(n_leaves))
+
+
+def weighted_quantile(r, w, alpha):
+    """A minimiser c of sum_i w_i rho_alpha(r_i - c) (pinball loss): the smallest
+    r_(k) whose cumulative weight reaches alpha W; where it reaches alpha W
+    exactly the minimisers form an interval and its midpoint is returned (so the
+    unweighted median is ``np.median``)."""
+    r = np.asarray(r, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    if r.shape[0] == 0:
+        return 0.0
+    o = np.argsort(r, kind="stable")
+    rs, cw = r[o], np.cumsum(w[o])
+    target = alpha * cw[-1]
+    k = int(np.searchsorted(cw, target * (1 - 1e-12), side="left"))
+    k = min(k, rs.shape[0] - 1)
+    if abs(cw[k] - target) <= 1e-12 * cw[-1] and k + 1 < rs.shape[0]:
+        return 0.5 * (rs[k] + rs[k + 1])
+    return float(rs[k])
+
+
+def _per_leaf(fn, r, w, leaf, n_leaves):
+    out = np.zeros(n_leaves)
+    o = np.argsort(leaf, kind="stable")
+    bounds = np.searchsorted(leaf[o], np.arange(n_leaves + 1))
+    for j in range(n_leaves):
+        sel = o[bounds[j]:bounds[j + 1]]
+        if sel.shape[0]:
+            out[j] = fn(r[sel], w[sel])
+    return out
+
+
+class _RobustLoss(_BuiltinLoss):
+    """Shared parts of the absolute / Huber / quantile losses (single output,
+    identity link, surrogate Hessian 1, exact per-leaf line search)."""
+
+    exact_line_search = True
+
+    def _residual_leaf(self, r, w):
+        raise NotImplementedError
+
+    def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
+        r = _as_y(y) - _as_raw(raw)[:, col]
+        return _per_leaf(self._residual_leaf, r, np.asarray(w, np.float64),
+                         np.asarray(leaf, np.int64), n_leaves)
+
+    def init_raw(self, y, n_classes=None, strategy="zero"):
+        if strategy == "prior":
+            y = _as_y(y)
+            return np.full(1, self._residual_leaf(y, np.ones_like(y)) if len(y) else 0.0)
+        return super().init_raw(y, n_classes, strategy)
+
+
+class AbsoluteError(_RobustLoss):
+    """l = |y - raw|; g = sign(raw - y), surrogate h = 1; leaf line search: the
+    weighted median of the residuals (Friedman 2001, Algorithm 3, LAD_TreeBoost)."""
+
+    _name = "absolute_error"
+    _grad_hess = absolute_error_grad_hess
+
+    def _residual_leaf(self, r, w):
+        return weighted_quantile(r, w, 0.5)
+
+    def _value_kernel(self, y, raw, out):
+        out[:] = np.abs(y[:, None] - raw).sum(axis=1)
+
+
+class Quantile(_RobustLoss):
+    """Pinball loss at level ``alpha`` in (0, 1): l = alpha (y - raw) if y >= raw,
+    (1 - alpha)(raw - y) otherwise; g = -alpha / (1 - alpha), surrogate h = 1; leaf
+    line search: the weighted alpha-quantile of the residuals (the exact argmin;
+    LightGBM's and scikit-learn's leaf renewal).  ``alpha = 0.5`` is half the
+    absolute error."""
+
+    _name = "quantile"
+
+    def __init__(self, alpha=0.5):
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or \
+                not 0.0 < alpha < 1.0:
+            raise ValueError(f"quantile alpha must be in (0, 1), got {alpha!r}")
+        super().__init__()
+        self.alpha = float(alpha)
+        key = ("quantile", self.alpha)
+        if key not in _PARAM_KERNELS:
+            _PARAM_KERNELS[key] = quantile_grad_hess(self.alpha)
+        self.grad_hess = _PARAM_KERNELS[key]
+
+    def _residual_leaf(self, r, w):
+        return weighted_quantile(r, w, self.alpha)
+
+    def _value_kernel(self, y, raw, out):
+        r = y[:, None] - raw
+        out[:] = np.where(r >= 0, self.alpha * r, (self.alpha - 1.0) * r).sum(axis=1)
+
+    def __repr__(self):
+        return f"Quantile(alpha={self.alpha!r})"
+
+    def __hash__(self):
+        return hash(("quantile", self.alpha))
+
+    def __reduce__(self):
+        return (Quantile, (self.alpha,))
+
+
+class Huber(_RobustLoss):
+    """Huber loss with threshold ``delta`` > 0 (r = raw - y): r^2 / 2 for
+    |r| <= delta, delta (|r| - delta / 2) beyond; g = clip(r, -delta, delta),
+    surrogate h = 1 (LightGBM's ``huber``).  Leaf line search: the exact argmin,
+    the root c of sum_i w_i clip(r_i - c, -delta, delta) = 0 (r = y - raw, a
+    monotone piecewise-linear function; ``scipy.optimize.brentq``).  Friedman's
+    M_TreeBoost (2001, Algorithm 4) approximates the same argmin by one step from
+    the median and re-estimates delta each round; here delta is fixed."""
+
+    _name = "huber"
+
+    def __init__(self, delta=1.0):
+        if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or \
+                not (0.0 < delta < np.inf):
+            raise ValueError(f"huber delta must be a float > 0, got {delta!r}")
+        super().__init__()
+        self.delta = float(delta)
+        key = ("huber", self.delta)
+        if key not in _PARAM_KERNELS:
+            _PARAM_KERNELS[key] = huber_grad_hess(self.delta)
+        self.grad_hess = _PARAM_KERNELS[key]
+
+    def _residual_leaf(self, r, w):
+        from scipy.optimize import brentq
+        d = self.delta
+        lo, hi = float(r.min()), float(r.max())
+        if hi - lo <= 0.0:
+            return lo
+
+        def psi(c):
+            return float(np.dot(w, np.clip(r - c, -d, d)))
+        if psi(lo) <= 0.0:
+            return lo
+        if psi(hi) >= 0.0:
+            return hi
+        return brentq(psi, lo, hi, xtol=1e-14 * max(1.0, abs(lo), abs(hi)),
+                      maxiter=500)
+
+    def _value_kernel(self, y, raw, out):
+        a = np.abs(raw - y[:, None])
+        d = self.delta
+        out[:] = np.where(a <= d, 0.5 * a * a, d * (a - 0.5 * d)).sum(axis=1)
+
+    def __repr__(self):
+        return f"Huber(delta={self.delta!r})"
+
+    def __hash__(self):
+        return hash(("huber", self.delta))
+
+    def __reduce__(self):
+        return (Huber, (self.delta,))
+
+
+#: compiled kernels of the parameterised losses, one per (kind, value) and process
+_PARAM_KERNELS = {}
 
 
 def _make_elementwise_grad_hess(gfun, hfun):
@@ -518,16 +853,22 @@ LOSSES = {
     "squared_error": SquaredError,
     "logistic": Logistic,
     "softmax": Softmax,
+    "multinomial_softmax": MultinomialSoftmax,
+    "absolute_error": AbsoluteError,
+    "huber": Huber,
+    "quantile": Quantile,
 }
 _ALIASES = {
     "squared": "squared_error", "l2": "squared_error", "mse": "squared_error",
     "log_loss": "logistic", "binary_crossentropy": "logistic", "cross_entropy": "logistic",
     "multinomial": "softmax", "multiclass": "softmax",
+    "l1": "absolute_error", "mae": "absolute_error", "absolute": "absolute_error",
+    "multi:softprob": "multinomial_softmax", "softprob": "multinomial_softmax",
 }
 
 
 def get_loss(name):
-    """A loss by name ('squared_error', 'logistic', 'softmax'); a Loss passes through."""
+    """A loss by name (a key of :data:`LOSSES`, default parameters); a Loss passes through."""
     if isinstance(name, (Loss, MultiInstanceMax)):
         return name
     if not isinstance(name, str):

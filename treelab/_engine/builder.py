@@ -66,17 +66,28 @@ BuildParams = namedtuple("BuildParams", [
     "builtin",
     "max_leaves",             # best-first driver only
     "seed",
+    "feature_mask",           # bool (levels, d): features allowed at each depth (last row
+                              # for deeper nodes); shape (0, 0): every feature
 ])
 
 
 def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
                 min_impurity_decrease, max_features, multiway, merit_code, builtin=0,
-                max_leaves=np.iinfo(np.int64).max, seed=0):
-    """:data:`BuildParams` with the field types the compiled drivers expect."""
+                max_leaves=np.iinfo(np.int64).max, seed=0, feature_mask=None):
+    """:data:`BuildParams` with the field types the compiled drivers expect.
+
+    ``feature_mask`` (bool, levels x d) restricts the features a node at depth
+    ``l`` may split on to ``feature_mask[min(l, levels - 1)]`` (XGBoost's
+    ``colsample_bytree`` / ``colsample_bylevel``); ``max_features`` then draws
+    among those.  None: every feature."""
+    fm = (np.zeros((0, 0), np.bool_) if feature_mask is None
+          else np.ascontiguousarray(feature_mask, dtype=np.bool_))
+    if fm.ndim != 2:
+        raise ValueError("feature_mask must be 2-D (levels, n_features)")
     return BuildParams(int(task), int(n_stats), int(max_depth), int(min_samples_split),
                        int(min_samples_leaf), float(min_weight_leaf),
                        float(min_impurity_decrease), int(max_features), int(multiway),
-                       int(merit_code), int(builtin), int(max_leaves), int(seed))
+                       int(merit_code), int(builtin), int(max_leaves), int(seed), fm)
 
 
 #: per-build buffers shared by the node kernels
@@ -86,7 +97,7 @@ Workspace = namedtuple("Workspace", [
     "child_n", "child_start", "cstats", "cimp", "child_slot", "expand",
     "left", "miss", "buf", "cat_stats", "cat_cnt",
     "feat_status", "feat_score", "feat_ratio", "feat_thr", "feat_mslot", "feat_k", "feat_cats",
-    "features", "visited", "proxy_best", "small",
+    "features", "visited", "proxy_best", "small", "fmask",
 ])
 
 #: histogram pool: ``hist[slot]`` / ``cnt[slot]`` (feature, bin[, stat]) and a stack
@@ -258,6 +269,7 @@ def new_workspace(D, rows, P):
         np.zeros(d, np.float64), np.zeros(d, np.int64), np.zeros(d, np.int64),
         np.full((d, max_cats), -1, np.int64),
         np.arange(d), np.zeros(d, np.int64), np.full(1, -np.inf), small,
+        np.ones(d, np.bool_),
     )
 
 
@@ -306,6 +318,15 @@ def pool_release(hp, slot):
 
 
 # ------------------------------------------------------------ node kernels
+@njit(cache=True, nogil=True, inline="always")
+def set_feature_mask(P, ws, depth):
+    """``ws.fmask`` = the features a node at ``depth`` may split on (see
+    :func:`make_params`); every feature when ``P.feature_mask`` is empty."""
+    L = P.feature_mask.shape[0]
+    if L > 0:
+        ws.fmask[:] = P.feature_mask[min(depth, L - 1)]
+
+
 @njit(cache=True, nogil=True)
 def is_leaf_node(P, depth, n_node, wn, imp):
     """Pre-pruning: a node that may not be split whatever its data."""
@@ -347,6 +368,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     left = ws.left
     buf = ws.buf
     features = ws.features
+    fmask = ws.fmask
     n_node = end - start
     best_f = -1
     n_visited = 0
@@ -361,6 +383,8 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             features[j] = features[r]
             features[r] = tmpf
         f = features[j]
+        if not fmask[f]:
+            continue
         status = 0
         if is_nominal[f]:
             nc = n_cats[f]
@@ -740,6 +764,7 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
         best_f = -1
         k = 0
         if not is_leaf:
+            set_feature_mask(P, ws, depth)
             best_f = find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
                                      t.value[node], imp, imp_fn, merit_fn)
             if best_f < 0:
@@ -872,6 +897,7 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             k = 0
             improvement = 0.0
             if ok:
+                set_feature_mask(P, ws, t.depth[node])
                 f = find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
                                     t.value[node], imp, imp_fn, merit_fn)
                 ok = f >= 0
@@ -981,7 +1007,8 @@ def get_build_kernel(grow_policy="depthwise"):
         T = typeof(new_tree(1, 1, 1))
         sig = T(
             typeof(_dummy_data()), types.int64[::1], types.float64[:, ::1], types.float64[::1],
-            types.int64[::1], typeof(make_params(0, 1, 1, 2, 1, 0.0, 0.0, 1, False, 0)),
+            types.int64[::1], typeof(make_params(0, 1, 1, 2, 1, 0.0, 0.0, 1, False, 0,
+                                                  feature_mask=np.zeros((1, 1), np.bool_))),
             types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.int64[::1],
         )
         kern = njit(sig, cache=True, nogil=True)(GROW_POLICIES[grow_policy])

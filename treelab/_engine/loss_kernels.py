@@ -17,7 +17,8 @@ from .signatures import GRAD_HESS_SIG, SCALAR_TYPE
 
 __all__ = [
     "sigmoid", "squared_error_grad_hess", "logistic_grad_hess", "softmax_grad_hess",
-    "bag_max", "mi_grad_hess",
+    "multinomial_grad_hess", "absolute_error_grad_hess", "huber_grad_hess",
+    "quantile_grad_hess", "bag_max", "mi_grad_hess",
 ]
 
 
@@ -87,6 +88,96 @@ def softmax_grad_hess(y, raw, grad, hess):
             p = math.exp(raw[i, j] - mx) / s
             grad[i, j] = p - (1.0 if yi == j else 0.0)
             hess[i, j] = p * (1.0 - p)
+
+
+@njit(cache=True, inline="always")
+def _softmax_shift_k(raw, i):
+    """(m, s) for row ``i`` of k explicit scores: m = max_j raw_ij, s = sum_j e^(raw_ij - m)."""
+    mx = raw[i, 0]
+    for j in range(1, raw.shape[1]):
+        if raw[i, j] > mx:
+            mx = raw[i, j]
+    s = 0.0
+    for j in range(raw.shape[1]):
+        s += math.exp(raw[i, j] - mx)
+    return mx, s
+
+
+@njit(GRAD_HESS_SIG, cache=True)
+def multinomial_grad_hess(y, raw, grad, hess):
+    """Softmax cross-entropy over k = n_outputs classes, one score per class
+    (XGBoost's ``multi:softprob``, Friedman 2001 Algorithm 6):
+    p_j = e^raw_j / sum_i e^raw_i; g_j = p_j - [y = j]; h_j = p_j (1 - p_j)."""
+    k = raw.shape[1]
+    for i in range(raw.shape[0]):
+        mx, s = _softmax_shift_k(raw, i)
+        yi = y[i]
+        for j in range(k):
+            p = math.exp(raw[i, j] - mx) / s
+            grad[i, j] = p - (1.0 if yi == j else 0.0)
+            hess[i, j] = p * (1.0 - p)
+
+
+@njit(cache=True)
+def _multinomial_value(y, raw, out):
+    for i in range(raw.shape[0]):
+        mx, s = _softmax_shift_k(raw, i)
+        out[i] = mx + math.log(s) - raw[i, int(y[i])]
+
+
+@njit(cache=True)
+def _multinomial_proba(raw, out):
+    for i in range(raw.shape[0]):
+        mx, s = _softmax_shift_k(raw, i)
+        for j in range(raw.shape[1]):
+            out[i, j] = math.exp(raw[i, j] - mx) / s
+
+
+@njit(GRAD_HESS_SIG, cache=True)
+def absolute_error_grad_hess(y, raw, grad, hess):
+    """l = |y - raw|: g = sign(raw - y) (0 at raw = y), h = 1, a surrogate: the
+    true Hessian is 0 almost everywhere (LightGBM's ``regression_l1`` and
+    scikit-learn's HistGradientBoosting use 1 and then set each leaf to the
+    median of its residuals, see ``AbsoluteError.leaf_values``)."""
+    for i in range(raw.shape[0]):
+        for j in range(raw.shape[1]):
+            r = raw[i, j] - y[i]
+            grad[i, j] = 1.0 if r > 0.0 else (-1.0 if r < 0.0 else 0.0)
+            hess[i, j] = 1.0
+
+
+def huber_grad_hess(delta):
+    """Huber loss with threshold ``delta`` (r = raw - y): l = r^2 / 2 for
+    |r| <= delta, delta (|r| - delta / 2) beyond; g = clip(r, -delta, delta),
+    h = 1 (LightGBM's ``huber``: a surrogate, the true Hessian is 0 beyond
+    delta).  ``delta`` is a compile-time constant: one compile per value and
+    process (not cached on disk)."""
+    d = float(delta)
+
+    def grad_hess(y, raw, grad, hess):
+        for i in range(raw.shape[0]):
+            for j in range(raw.shape[1]):
+                r = raw[i, j] - y[i]
+                grad[i, j] = d if r > d else (-d if r < -d else r)
+                hess[i, j] = 1.0
+    return njit(GRAD_HESS_SIG, cache=False, nogil=True)(grad_hess)
+
+
+def quantile_grad_hess(alpha):
+    """Pinball (quantile) loss at level ``alpha`` (r = y - raw):
+    l = alpha r for r >= 0, (alpha - 1) r otherwise; g = -alpha if y > raw,
+    1 - alpha if y < raw (0 at equality), h = 1 (a surrogate, as LightGBM's
+    ``quantile`` and scikit-learn's HistGradientBoosting, which then set each
+    leaf to the alpha-quantile of its residuals).  One compile per value."""
+    a = float(alpha)
+
+    def grad_hess(y, raw, grad, hess):
+        for i in range(raw.shape[0]):
+            for j in range(raw.shape[1]):
+                r = y[i] - raw[i, j]
+                grad[i, j] = -a if r > 0.0 else ((1.0 - a) if r < 0.0 else 0.0)
+                hess[i, j] = 1.0
+    return njit(GRAD_HESS_SIG, cache=False, nogil=True)(grad_hess)
 
 
 @njit(cache=True)

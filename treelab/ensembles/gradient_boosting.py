@@ -1,26 +1,55 @@
-"""Second-order gradient boosting on the batch engine (XGBoost-style).
+"""Gradient boosting on the batch engine: XGBoost's second-order trees and the
+course's two first-order variants.
 
-Course slides, chapter 5, section 6.9 "XGBoost" (Chen & Guestrin 2016): every
-round computes each instance's gradient g_i and Hessian h_i of the loss at
-the current raw score, grows a tree greedily with the gain
-1/2 [G_L^2/(H_L+lambda) + G_R^2/(H_R+lambda) - G^2/(H+lambda)] - gamma
-(:class:`~treelab.split_criteria.NewtonCriterion`), gives each leaf the weight
-w* = -G/(H+lambda) and adds the tree shrunk by the step size eta:
-y^(t) = y^(t-1) + eta f_t(x).
+Course slides, chapter 5 (``papers/004``), three algorithms selected by ``method``:
+
+* ``"newton"`` (default), section 6.9 "XGBoost" (Chen & Guestrin 2016): every
+  round computes each instance's gradient g_i and Hessian h_i of the loss at the
+  current raw score, grows a tree greedily with the gain
+  1/2 [G_L^2/(H_L+lambda) + G_R^2/(H_R+lambda) - G^2/(H+lambda)] - gamma
+  (:class:`~treelab.split_criteria.NewtonCriterion`), gives each leaf the weight
+  w* = -G/(H+lambda) and adds the tree shrunk by eta: y^(t) = y^(t-1) + eta f_t(x).
+* ``"gradient"``, section 6.8 "GBDT" (Friedman 2001): f_0 = argmin_c sum L(y_i, c);
+  each round fits a regression tree by squared error to the negative gradient
+  r_mi (steps (a), (b)), then sets every leaf by the line search
+  c_mj = argmin_c sum_{x_i in R_mj} L(y_i, f_{m-1}(x_i) + c) (step (c),
+  :meth:`treelab.losses.Loss.leaf_values`: closed form for squared / absolute /
+  quantile, a root search for Huber, one Newton step for the logistic losses and
+  user losses, as Friedman's Algorithms 5 and 6); f_m = f_{m-1} + eta sum_j c_mj I(x in R_mj).
+* ``"residual"``, section 6.8 "Boosting Tree" (squared loss only): f_0 = 0, each
+  round fits a regression tree to the residuals r_mi = y_i - f_{m-1}(x_i) and adds
+  it, f_m = f_{m-1} + T(x; Theta_m) (times eta).
+
+The first-order trees are grown by plain squared error (the Newton criterion
+with h = 1 and lambda = alpha = gamma = 0, so ``reg_lambda``, ``reg_alpha`` and
+``gamma`` apply to ``method="newton"`` only; ``min_child_weight`` is then a least
+weighted row count per child).
 
 The losses are the objects of :mod:`treelab.losses`, the same ones SGT uses
-(squared error, logistic, softmax with k - 1 outputs -- the last class's score
-fixed at 0 as in the SGT paper -- or any user :class:`~treelab.losses.Loss`);
-one tree per output per round.  The data are binned once
-(:func:`treelab._engine.binning.bin_data`) and every tree reuses them; a whole
-ensemble predicts in one multi-root traversal
-(:func:`treelab._engine.tree.forest_raw`).  Missing values go to a learned
-default side, pandas ``category`` columns are nominal attributes (binary
-subset splits ordered by the gradient statistics).
+(squared / absolute / Huber / quantile error, logistic, softmax with one tree per
+class per round (:class:`~treelab.losses.MultinomialSoftmax`), or any user
+:class:`~treelab.losses.Loss`).  For the losses whose true Hessian is zero the
+kernels report a surrogate Hessian 1 and every tree's leaves are then set by the
+exact line search (absolute: weighted median of the residuals, quantile: weighted
+quantile, Huber: exact argmin), in the Newton method too -- LightGBM's and
+scikit-learn's HistGradientBoosting's leaf renewal.
+
+The data are binned once (:func:`treelab._engine.binning.bin_data`) and every tree
+reuses them; a whole ensemble predicts in one multi-root traversal
+(:func:`treelab._engine.tree.forest_predict`).  Missing values go to a learned
+default side, pandas ``category`` columns are nominal attributes.
+
+Randomness: every round ``m`` draws its rows (``subsample``), features
+(``colsample_by*``) and tree seeds from its own generator seeded by
+``(seed, m)``, the seed drawn once from ``random_state`` at the first fit; so a
+``warm_start`` fit that adds rounds grows exactly the trees a single fit with as
+many rounds grows.
 """
 from __future__ import annotations
 
 import numbers
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -34,12 +63,17 @@ from ..data import (
     check_classification_targets, check_random_state, check_regression_targets,
     check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
-from ..losses import Logistic, Loss, Softmax, SquaredError
+from ..losses import (
+    AbsoluteError, Huber, Logistic, Loss, MultinomialSoftmax, Quantile, Softmax, SquaredError,
+)
 from ..split_criteria.gradient import NewtonCriterion
 
 __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]
 
 _NO_LIMIT = np.iinfo(np.int64).max
+_METHODS = ("newton", "gradient", "residual")
+#: feature-mask levels drawn for ``colsample_bylevel`` at most (deeper levels share the last)
+_MAX_MASK_LEVELS = 64
 
 
 def _nonneg(name, v, strict=False):
@@ -64,16 +98,43 @@ def _int_at_least(name, v, lo, allow_none=False):
     return int(v)
 
 
+def _n_threads(n_jobs):
+    """joblib's convention: None -> 1, -1 -> every core, -k -> cores + 1 - k."""
+    if n_jobs is None:
+        return 1
+    import os
+    cores = os.cpu_count() or 1
+    return max(1, n_jobs if n_jobs > 0 else cores + 1 + n_jobs)
+
+
+@contextmanager
+def _numba_threads(n_jobs):
+    """Run the engine's parallel kernels (binning, prediction) on ``n_jobs``
+    threads; ``None`` leaves numba's setting alone."""
+    if n_jobs is None:
+        yield
+        return
+    import numba
+    old = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(_n_threads(n_jobs), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
+
+
 def _prior(loss, y, w, K):
-    """Initial raw score: the weighted loss minimiser over a constant for the
-    built-in losses (mean, log-odds, class log-ratios), else the loss's own
-    ``init_raw`` (zero for a user loss)."""
-    if type(loss) is SquaredError:
-        return np.full(1, float(np.average(y, weights=w)))
+    """Initial raw score f_0: the weighted loss minimiser over a constant for the
+    built-in losses (mean, median, quantile, Huber argmin, log-odds, class
+    log-ratios), else the loss's own ``init_raw`` (zero for a user loss)."""
+    if getattr(loss, "exact_line_search", False):
+        return np.asarray(loss.leaf_values(y, np.zeros((y.shape[0], 1)), w,
+                                           np.zeros(y.shape[0], np.int64), 1), np.float64)
     if type(loss) is Logistic:
         return loss.link(np.full(1, float(np.average(y, weights=w))))
-    if type(loss) is Softmax:
-        p = np.bincount(y.astype(np.int64), weights=w, minlength=K + 1)
+    if type(loss) in (Softmax, MultinomialSoftmax):
+        k = K + 1 if type(loss) is Softmax else K
+        p = np.bincount(y.astype(np.int64), weights=w, minlength=k)
         return loss.link((p / p.sum())[None, :])[0]
     return np.asarray(loss.init_raw(y, None, "zero"), dtype=np.float64).reshape(K)
 
@@ -95,11 +156,37 @@ def _train_scores(t, leaves, rows, Xc):
     return out
 
 
+def _column_mask(rng, d, by_tree, by_level, levels):
+    """XGBoost's column sampler: ``max(1, int(by_tree d))`` features per tree, of
+    those ``max(1, int(by_level n_tree))`` per depth level (a (levels, d) mask, or
+    None when nothing is sampled) and the number ``colsample_bynode`` then draws
+    from at each node."""
+    if by_tree >= 1.0 and by_level >= 1.0:
+        return None, d
+    tree_set = np.arange(d)
+    if by_tree < 1.0:
+        tree_set = np.sort(rng.choice(d, max(1, int(by_tree * d)), replace=False))
+    n_level = tree_set.shape[0]
+    if by_level < 1.0:
+        n_level = max(1, int(by_level * tree_set.shape[0]))
+        mask = np.zeros((levels, d), np.bool_)
+        for lv in range(levels):
+            mask[lv, rng.choice(tree_set, n_level, replace=False)] = True
+    else:
+        mask = np.zeros((1, d), np.bool_)
+        mask[0, tree_set] = True
+    return mask, n_level
+
+
 class _BaseGradientBoosting(BaseEstimator):
     """Shared fit / predict logic (not for direct use)."""
 
+    _is_classifier = False
+
     def _check_params(self):
         p = {}
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
         p["n_estimators"] = _int_at_least("n_estimators", self.n_estimators, 1)
         p["learning_rate"] = _nonneg("learning_rate", self.learning_rate, strict=True)
         md = self.max_depth
@@ -112,104 +199,238 @@ class _BaseGradientBoosting(BaseEstimator):
         if self.grow_policy == "depthwise" and p["max_depth"] == _NO_LIMIT:
             raise ValueError("grow_policy='depthwise' needs a max_depth")
         p["subsample"] = _fraction("subsample", self.subsample)
-        p["colsample_bynode"] = _fraction("colsample_bynode", self.colsample_bynode)
+        for name in ("colsample_bytree", "colsample_bylevel", "colsample_bynode"):
+            p[name] = _fraction(name, getattr(self, name))
         mb = self.max_bin
         if isinstance(mb, bool) or not isinstance(mb, (numbers.Integral, np.integer)) or not (
                 2 <= mb <= MAX_BINS):
             raise ValueError(f"max_bin must be an int in [2, {MAX_BINS}], got {mb!r}")
         p["early_stopping_rounds"] = _int_at_least("early_stopping_rounds",
                                                    self.early_stopping_rounds, 1, True)
-        p["criterion"] = NewtonCriterion(self.reg_lambda, self.reg_alpha, self.gamma,
-                                         self.min_child_weight)
+        vf = self.validation_fraction
+        if vf is not None and (isinstance(vf, bool) or not isinstance(
+                vf, (numbers.Real, np.floating)) or not 0 < vf < 1):
+            raise ValueError(f"validation_fraction must be a float in (0, 1) or None, got {vf!r}")
+        nj = self.n_jobs
+        if nj is not None and (isinstance(nj, bool) or not isinstance(
+                nj, (numbers.Integral, np.integer)) or nj == 0):
+            raise ValueError(f"n_jobs must be None or a non-zero int, got {nj!r}")
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise ValueError(f"warm_start must be a bool, got {self.warm_start!r}")
+        if self.base_score is not None:
+            _ = float(self.base_score)
+        if self.method == "newton":
+            p["criterion"] = NewtonCriterion(self.reg_lambda, self.reg_alpha, self.gamma,
+                                             self.min_child_weight)
+        else:
+            # the slides' trees fit the (pseudo-)residuals by plain squared error
+            NewtonCriterion(self.reg_lambda, self.reg_alpha, self.gamma)   # validates
+            p["criterion"] = NewtonCriterion(0.0, 0.0, 0.0, self.min_child_weight)
         return p
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None, eval_set=None):
-        """Boost ``n_estimators`` rounds on ``(X, y)``; ``eval_set=[(X_val, y_val)]``
-        (the last pair) drives ``early_stopping_rounds``."""
+        """Boost up to ``n_estimators`` rounds on ``(X, y)``.
+
+        ``eval_set=[(X_val, y_val)]`` (the last pair) or ``validation_fraction``
+        (a held-out part of the training data, stratified for classifiers) gives
+        the validation loss of every round (``evals_result_``), which drives
+        ``early_stopping_rounds``.  With ``warm_start=True`` a fitted model keeps
+        its trees and grows rounds ``n_iter_ .. n_estimators - 1``."""
         p = self._check_params()
+        with _numba_threads(self.n_jobs):
+            return self._fit(p, X, y, sample_weight, eval_set)
+
+    def _fit(self, p, X, y, sample_weight, eval_set):
         name = type(self).__name__
-        Xf, enc = fit_encode_X(X, name, self.nominal_features, allow_nan=True)
+        warm = bool(self.warm_start) and hasattr(self, "_trees")
+        if warm:
+            Xf = np.ascontiguousarray(encode_X(X, self._encoding, name, allow_nan=True))
+            if p["n_estimators"] < self.n_iter_:
+                raise ValueError(f"warm_start: n_estimators={p['n_estimators']} must be at "
+                                 f"least the {self.n_iter_} rounds already fitted")
+            if self.method != self._method:
+                raise ValueError(f"warm_start: method changed from {self._method!r} to "
+                                 f"{self.method!r}")
+            enc = self._encoding
+        else:
+            Xf, enc = fit_encode_X(X, name, self.nominal_features, allow_nan=True)
         n, d = Xf.shape
+        old_classes = (self.classes_, self.n_classes_) if warm and self._is_classifier else None
         yf = self._fit_targets(y, n)
+        if old_classes is not None and not np.array_equal(old_classes[0], self.classes_):
+            new_classes = self.classes_
+            self.classes_, self.n_classes_ = old_classes
+            raise ValueError(f"warm_start: y has classes {new_classes!r}, the fitted model "
+                             f"{self.classes_!r}")
         w = check_sample_weight(sample_weight, n)
         if not w.sum() > 0:
             raise ValueError("Sum of sample weights is zero: nothing to learn from")
+        loss = self._resolve_loss()
+        if self.method == "residual" and type(loss) is not SquaredError:
+            raise ValueError("method='residual' (the slides' boosting tree on residuals) "
+                             f"needs the squared error loss, got {loss!r}")
+        K = loss.n_outputs(getattr(self, "n_classes_", None))
+        if warm:
+            seed = self._seed
+        else:
+            seed = int(check_random_state(self.random_state).randint(0, np.iinfo(np.int32).max))
+        # ---- validation data -----------------------------------------------------
+        val = None
+        if eval_set is not None:
+            if self.validation_fraction is not None:
+                raise ValueError("give eval_set or validation_fraction, not both")
+            if not isinstance(eval_set, (list, tuple)) or not eval_set:
+                raise ValueError("eval_set must be a non-empty list of (X, y) pairs")
+            pair = eval_set[-1]
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise ValueError("eval_set must be a list of (X, y) pairs")
+            Xvf = np.ascontiguousarray(encode_X(pair[0], enc, name, allow_nan=True))
+            yvf = self._eval_targets(pair[1], Xvf.shape[0])
+            val = [Xvf, yvf, None, None]
         keep = w > 0
+        if self.validation_fraction is not None:
+            is_val = self._validation_rows(yf, keep, seed)
+            val = [np.ascontiguousarray(Xf[is_val]), np.ascontiguousarray(yf[is_val]), None,
+                   np.ascontiguousarray(w[is_val])]
+            keep &= ~is_val
+        if p["early_stopping_rounds"] is not None and val is None:
+            raise ValueError("early_stopping_rounds needs an eval_set or a validation_fraction")
         if not keep.all():
             # rows of weight zero take no part (not even in the bins): a weight of k
             # is k copies of a row
             Xf, yf, w = (np.ascontiguousarray(a[keep]) for a in (Xf, yf, w))
             n = Xf.shape[0]
-        loss = self._resolve_loss()
-        K = loss.n_outputs(getattr(self, "n_classes_", None))
-        rng = check_random_state(self.random_state)
-        seed = int(rng.randint(0, np.iinfo(np.int32).max))
-        set_fitted_encoding(self, enc, d)
+        if not warm:
+            set_fitted_encoding(self, enc, d)
         announce(self)          # one line on stderr if the kernels are about to compile
         data = bin_data(Xf, enc.is_nominal, enc.n_cats, True, self.max_bin, random_state=seed)
-        if self.base_score is None:
-            base = _prior(loss, yf, w, K)
-        else:
+        # ---- initial scores --------------------------------------------------------
+        if warm:
+            base = self.base_score_
+        elif self.base_score is not None:
             base = np.full(K, float(self.base_score))
-        val = None
-        if eval_set is not None:
-            if not isinstance(eval_set, (list, tuple)) or not eval_set:
-                raise ValueError("eval_set must be a non-empty list of (X, y) pairs")
-            Xv, yv = eval_set[-1]
-            Xvf = np.ascontiguousarray(encode_X(Xv, enc, name, allow_nan=True))
-            yvf = self._eval_targets(yv, Xvf.shape[0])
-            val = (Xvf, yvf, np.tile(base, (Xvf.shape[0], 1)))
-        if p["early_stopping_rounds"] is not None and val is None:
-            raise ValueError("early_stopping_rounds needs an eval_set")
-        crit = p["criterion"]
-        max_features = max(1, int(p["colsample_bynode"] * d))
-        params = make_params(TASK_DENSE, 3, p["max_depth"], 2, 1, crit.min_child_weight, 0.0,
-                             max_features, False, crit.merit_code, crit.builtin_code,
-                             max_leaves=p["max_leaves"], seed=seed)
-        raw = np.tile(base, (n, 1))
-        G = np.empty((n, K))
-        H = np.empty((n, K))
-        lr = p["learning_rate"]
-        trees, cols = [], []
-        self.evals_result_ = []
-        best, best_it, since = np.inf, -1, 0
-        empty_y = np.zeros(0, np.int64)
+        elif self.method == "residual":
+            base = np.zeros(K)          # the slides' boosting tree: f_0(x) = 0
+        else:
+            base = _prior(loss, yf, w, K)
+        base = np.asarray(base, np.float64).reshape(K)
         Xc = np.ascontiguousarray(Xf)
         w = np.ascontiguousarray(w, dtype=np.float64)
-        leaves = np.zeros(n, np.int64)
-        for it in range(p["n_estimators"]):
-            loss.grad_hess(yf, raw, G, H)
-            rows = None
-            if p["subsample"] < 1.0:
-                m = max(1, int(round(p["subsample"] * n)))
-                rows = np.sort(rng.choice(n, m, replace=False)).astype(np.int64)
-            for j in range(K):
-                sst = np.ascontiguousarray(np.stack([w * H[:, j], w * G[:, j], w], axis=1))
-                params = params._replace(seed=int(rng.randint(0, np.iinfo(np.int32).max)))
-                t = trim(build_tree(data, empty_y, sst, w, params, crit.impurity, crit.merit,
-                                    cp=crit.params, rows=rows, grow_policy=self.grow_policy,
-                                    leaf_of_row=leaves))
-                leaf_w = lr * crit.leaf_weight(t.value)
-                stats = t.value
-                t = t._replace(value=np.ascontiguousarray(leaf_w.reshape(-1, 1)))
-                trees.append((t, stats))
-                cols.append(j)
-                raw[:, j] += _train_scores(t, leaves, rows, Xc)
+        raw = np.tile(base, (n, 1))
+        if val is not None:
+            val[2] = np.tile(base, (val[0].shape[0], 1))
+        trees, cols = ([], []) if not warm else (list(self._trees), list(self._cols))
+        history = [] if not warm else list(self.evals_result_)
+        if warm:
+            # replay the fitted trees, in order, exactly as the fit added them
+            for (t, _), j in zip(trees, cols):
+                f1, r1 = concat_trees([t])
+                raw[:, j] += forest_predict(f1, r1, [0], Xc, 1)[:, 0]
                 if val is not None:
                     f1, r1 = concat_trees([t])
                     val[2][:, j] += forest_predict(f1, r1, [0], val[0], 1)[:, 0]
-            if val is not None:
-                score = float(np.mean(loss.value(val[1], val[2])))
-                self.evals_result_.append(score)
-                if score < best - 1e-12:
-                    best, best_it, since = score, it, 0
-                else:
-                    since += 1
-                    if p["early_stopping_rounds"] is not None and since >= p["early_stopping_rounds"]:
-                        break
+        crit = p["criterion"]
+        levels = 1
+        if p["colsample_bylevel"] < 1.0:
+            levels = int(min(p["max_depth"], p["max_leaves"] - 1, n, _MAX_MASK_LEVELS))
+        params = make_params(TASK_DENSE, 3, p["max_depth"], 2, 1, crit.min_child_weight, 0.0,
+                             d, False, crit.merit_code, crit.builtin_code,
+                             max_leaves=p["max_leaves"], seed=seed)
+        G = np.empty((n, K))
+        H = np.empty((n, K))
+        lr = p["learning_rate"]
+        method = self.method
+        first_order = method != "newton"
+        # leaves set by the line search: always for GBDT; in the Newton method for the
+        # losses with a surrogate Hessian (absolute, Huber, quantile); the residual
+        # method keeps the tree's own values (the mean residual of each leaf)
+        renew = method == "gradient" or (
+            method == "newton" and getattr(loss, "exact_line_search", False)
+            and type(loss) is not SquaredError)
+        empty_y = np.zeros(0, np.int64)
+        n_threads = min(_n_threads(self.n_jobs), K)
+        pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+        best, best_it, since = np.inf, -1, 0
+        for it, score in enumerate(history):
+            if score < best - 1e-12:
+                best, best_it, since = score, it, 0
+            else:
+                since += 1
+        stop = (p["early_stopping_rounds"] is not None and
+                since >= p["early_stopping_rounds"])
+        start_it = len(trees) // K
+        try:
+            for it in range(start_it, p["n_estimators"]):
+                if stop:
+                    break
+                rng = np.random.default_rng([seed, it])
+                loss.grad_hess(yf, raw, G, H)
+                rows = None
+                if p["subsample"] < 1.0:
+                    m = max(1, int(round(p["subsample"] * n)))
+                    rows = np.sort(rng.choice(n, m, replace=False)).astype(np.int64)
+                jobs = []
+                for j in range(K):
+                    mask, n_level = _column_mask(rng, d, p["colsample_bytree"],
+                                                 p["colsample_bylevel"], levels)
+                    tp = params._replace(
+                        seed=int(rng.integers(0, np.iinfo(np.int32).max)),
+                        # bynode 1: every allowed feature, in index order (no shuffle,
+                        # so no draw depends on how many rows a node holds)
+                        max_features=(d if p["colsample_bynode"] >= 1.0 else
+                                      max(1, int(p["colsample_bynode"] * n_level))),
+                        feature_mask=params.feature_mask if mask is None else mask)
+                    hj = w * H[:, j] if not first_order else w
+                    sst = np.ascontiguousarray(np.stack([hj, w * G[:, j], w], axis=1))
+                    jobs.append((sst, tp))
+
+                def grow(job):
+                    sst, tp = job
+                    # the builder reports the leaf of every grown-on row: training
+                    # scores are updated without traversing the tree
+                    leaves = np.zeros(n, np.int64)
+                    t = trim(build_tree(data, empty_y, sst, w, tp, crit.impurity, crit.merit,
+                                        cp=crit.params, rows=rows,
+                                        grow_policy=self.grow_policy, leaf_of_row=leaves))
+                    return t, leaves
+                grown = list(pool.map(grow, jobs)) if pool is not None else [grow(j) for j in jobs]
+                new = []
+                for j, (t, leaves) in enumerate(grown):
+                    stats = t.value
+                    value = crit.leaf_weight(stats)
+                    if renew:
+                        value = self._line_search(t, value, loss, yf, raw, w, rows, j, leaves)
+                    t = t._replace(value=np.ascontiguousarray((lr * value).reshape(-1, 1)))
+                    new.append((t, stats, leaves))
+                # all K trees of a round see the same raw scores (Friedman, Algorithm 6)
+                for j, (t, stats, leaves) in enumerate(new):
+                    trees.append((t, stats))
+                    cols.append(j)
+                    raw[:, j] += _train_scores(t, leaves, rows, Xc)
+                    if val is not None:
+                        f1, r1 = concat_trees([t])
+                        val[2][:, j] += forest_predict(f1, r1, [0], val[0], 1)[:, 0]
+                if val is not None:
+                    lv = loss.value(val[1], val[2])
+                    score = float(np.average(lv, weights=val[3]))
+                    history.append(score)
+                    if score < best - 1e-12:
+                        best, best_it, since = score, it, 0
+                    else:
+                        since += 1
+                        if (p["early_stopping_rounds"] is not None and
+                                since >= p["early_stopping_rounds"]):
+                            stop = True
+        finally:
+            if pool is not None:
+                pool.shutdown()
         self._trees = trees
         self._cols = np.asarray(cols, np.int64)
+        self._seed = seed
+        self._method = method
+        self._gain_criterion = crit
+        self.evals_result_ = history
         self.n_outputs_raw_ = K
         self.base_score_ = base
         self.loss_ = loss
@@ -221,34 +442,70 @@ class _BaseGradientBoosting(BaseEstimator):
             [t for t, _ in trees[:(self.best_iteration_ + 1) * K]])
         return self
 
+    @staticmethod
+    def _line_search(t, value, loss, yf, raw, w, rows, j, leaf_of_row):
+        """Leaf values by the loss's line search over the rows that grew the tree
+        (slides' GBDT step (c)); nodes that are not leaves keep ``value``.
+        ``leaf_of_row``: each grown-on row's leaf, as the builder reported it."""
+        node = leaf_of_row if rows is None else leaf_of_row[rows]
+        leaves = np.flatnonzero(t.kind == LEAF)
+        ordinal = np.full(t.kind.shape[0], -1, np.int64)
+        ordinal[leaves] = np.arange(leaves.shape[0])
+        sel = slice(None) if rows is None else rows
+        c = loss.leaf_values(yf[sel], raw[sel], w[sel], ordinal[node], leaves.shape[0], j)
+        value = np.array(value, dtype=np.float64, copy=True)
+        value[leaves] = c
+        return value
+
+    def _validation_rows(self, yf, keep, seed):
+        """Held-out rows for ``validation_fraction`` (stratified by class for
+        classifiers), drawn from the fit's seed."""
+        rng = np.random.default_rng([seed, 2 ** 32 - 1])
+        frac = float(self.validation_fraction)
+        idx_all = np.flatnonzero(keep)
+        groups = ([idx_all[yf[idx_all] == c] for c in np.unique(yf[idx_all])]
+                  if self._is_classifier else [idx_all])
+        is_val = np.zeros(yf.shape[0], np.bool_)
+        for g in groups:
+            g = rng.permutation(g)
+            is_val[g[:int(round(frac * g.shape[0]))]] = True
+        if not is_val.any() or not (keep & ~is_val).any():
+            raise ValueError(f"validation_fraction={frac} leaves an empty training or "
+                             f"validation set ({int(keep.sum())} rows)")
+        return is_val
+
     # ------------------------------------------------------------ predict
-    def _raw(self, X):
+    def _encode(self, X):
         check_is_fitted(self, "_trees")
-        Xf = np.ascontiguousarray(encode_X(X, self._encoding, type(self).__name__,
-                                           allow_nan=True))
+        return np.ascontiguousarray(encode_X(X, self._encoding, type(self).__name__,
+                                             allow_nan=True))
+
+    def _raw(self, X):
+        Xf = self._encode(X)
         K = self.n_outputs_raw_
         cols = self._cols[:self._roots.shape[0]]
-        return forest_predict(self._forest, self._roots, cols, Xf, K) + self.base_score_
+        with _numba_threads(self.n_jobs):
+            return forest_predict(self._forest, self._roots, cols, Xf, K) + self.base_score_
 
     def _staged_raw(self, X):
-        check_is_fitted(self, "_trees")
-        Xf = np.ascontiguousarray(encode_X(X, self._encoding, type(self).__name__,
-                                           allow_nan=True))
+        Xf = self._encode(X)
         K = self.n_outputs_raw_
         raw = np.tile(self.base_score_, (Xf.shape[0], 1))
         for it in range(self.n_iter_):
             trees = [t for t, _ in self._trees[it * K:(it + 1) * K]]
             forest, roots = concat_trees(trees)
-            raw = raw + forest_predict(forest, roots, np.arange(K), Xf, K)
+            with _numba_threads(self.n_jobs):
+                raw = raw + forest_predict(forest, roots, self._cols[it * K:(it + 1) * K],
+                                           Xf, K)
             yield raw
 
     @property
     def feature_importances_(self):
         """Total gain of the splits on each feature (normalised), over the trees used
-        for prediction; ``split_count_`` counts the splits."""
+        for prediction, with the criterion that grew them; ``split_count_`` counts
+        the splits."""
         check_is_fitted(self, "_trees")
-        crit = NewtonCriterion(self.reg_lambda, self.reg_alpha, self.gamma,
-                               self.min_child_weight)
+        crit = self._gain_criterion
         imp = np.zeros(self.n_features_in_)
         for t, stats in self._trees[:(self.best_iteration_ + 1) * self.n_outputs_raw_]:
             for i in np.flatnonzero(t.kind != LEAF):
@@ -274,8 +531,12 @@ class _BaseGradientBoosting(BaseEstimator):
         return hasattr(self, "_trees")
 
 _PARAM_DOC = """
-    Parameters (named as XGBoost's scikit-learn wrapper)
+    Parameters (named as XGBoost's scikit-learn wrapper where it has them)
     ----------
+    method : {"newton", "gradient", "residual"}, default="newton"
+        Second-order trees (XGBoost), Friedman's GBDT (negative-gradient trees with a
+        per-leaf line search) or the slides' boosting tree on residuals (squared
+        loss only); see the module docstring.
     n_estimators : int, default=100
         Boosting rounds.
     learning_rate : float, default=0.3
@@ -285,35 +546,63 @@ _PARAM_DOC = """
     grow_policy : {"depthwise", "lossguide"}, default="depthwise"
         Depth-wise or best-first (leaf-wise, up to ``max_leaves``) growth.
     min_child_weight, reg_lambda, reg_alpha, gamma : float
-        Defaults 1, 1, 0, 0: the Newton criterion's parameters.
+        Defaults 1, 1, 0, 0: the Newton criterion's parameters (``method="newton"``;
+        the first-order methods use ``min_child_weight`` only).
     subsample : float, default=1
         Fraction of rows drawn (without replacement) for each round.
-    colsample_bynode : float, default=1
-        Fraction of features drawn at each node.
+    colsample_bytree, colsample_bylevel, colsample_bynode : float, default=1
+        Fractions of features drawn per tree, per depth level of the tree (from the
+        tree's) and per node (from the level's), multiplied as in XGBoost:
+        ``max(1, int(fraction * n))`` at each stage.  At a node, the drawn
+        features are tried first and, when none of them splits, further ones of
+        the level's set (scikit-learn's ``max_features`` rule).
     max_bin : int, default=255
         Quantile bins per numeric feature (plus one for missing values).
     early_stopping_rounds : int or None
-        Stop when the mean loss on ``eval_set`` did not improve for so many rounds;
-        prediction then uses the best iteration.
+        Stop when the mean validation loss did not improve for so many rounds
+        (scikit-learn's ``n_iter_no_change``); prediction then uses the best iteration.
+    validation_fraction : float in (0, 1) or None
+        Hold this fraction of the training rows out as validation data (stratified
+        by class for the classifier) instead of an ``eval_set``.
     base_score : float or None
-        Initial raw score; None: the loss's prior (mean, log-odds, class log-ratios).
+        Initial raw score; None: the loss's minimiser over a constant (mean,
+        median, log-odds, ...), or 0 for ``method="residual"`` (the slides' f_0 = 0).
+    n_jobs : int or None
+        Threads: the engine's parallel kernels (binning, prediction) and, for
+        several outputs (one tree per class), the trees of a round grown at once.
+        None: one thread for trees, numba's default for kernels.
+    warm_start : bool, default=False
+        Keep the fitted trees and add rounds up to ``n_estimators``; the result
+        equals a single fit with as many rounds (same ``random_state``).
     nominal_features : columns treated as nominal besides pandas ``category`` ones.
     random_state : int, RandomState or None
 """
 
+_COMMON_INIT = dict(
+    method="newton", n_estimators=100, learning_rate=0.3, max_depth=6, max_leaves=0,
+    grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0,
+    subsample=1.0, colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0,
+    max_bin=255, early_stopping_rounds=None, validation_fraction=None, base_score=None,
+    n_jobs=None, warm_start=False, nominal_features=None, random_state=None)
+
 
 class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
-    __doc__ = ("Gradient-boosted regression trees with the second-order (Newton) "
-               "criterion.\n" + _PARAM_DOC + """    loss : "squared_error" or a treelab.losses.Loss
-        (any user loss built from gradient / Hessian functions).
+    __doc__ = ("Gradient-boosted regression trees: XGBoost's second-order method or the "
+               "course's first-order ones.\n" + _PARAM_DOC + """    loss : str or treelab.losses.Loss, default="squared_error"
+        "squared_error", "absolute_error", "huber" (delta 1), "quantile" (alpha 0.5),
+        a loss object (e.g. ``Huber(delta=2.0)``, ``Quantile(alpha=0.9)``) or any user
+        single-output loss built from gradient / Hessian functions.
 """)
 
-    def __init__(self, *, loss="squared_error", n_estimators=100, learning_rate=0.3,
-                 max_depth=6, max_leaves=0, grow_policy="depthwise", min_child_weight=1.0,
-                 reg_lambda=1.0, reg_alpha=0.0, gamma=0.0, subsample=1.0, colsample_bynode=1.0,
-                 max_bin=255, early_stopping_rounds=None, base_score=None,
+    def __init__(self, *, loss="squared_error", method="newton", n_estimators=100,
+                 learning_rate=0.3, max_depth=6, max_leaves=0, grow_policy="depthwise",
+                 min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0,
+                 subsample=1.0, colsample_bytree=1.0, colsample_bylevel=1.0,
+                 colsample_bynode=1.0, max_bin=255, early_stopping_rounds=None,
+                 validation_fraction=None, base_score=None, n_jobs=None, warm_start=False,
                  nominal_features=None, random_state=None):
         self.loss = loss
+        self.method = method
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -324,21 +613,30 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.reg_alpha = reg_alpha
         self.gamma = gamma
         self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.colsample_bylevel = colsample_bylevel
         self.colsample_bynode = colsample_bynode
         self.max_bin = max_bin
         self.early_stopping_rounds = early_stopping_rounds
+        self.validation_fraction = validation_fraction
         self.base_score = base_score
+        self.n_jobs = n_jobs
+        self.warm_start = warm_start
         self.nominal_features = nominal_features
         self.random_state = random_state
+
+    _LOSSES = {"squared_error": SquaredError, "absolute_error": AbsoluteError, "huber": Huber,
+               "quantile": Quantile}
 
     def _resolve_loss(self):
         if isinstance(self.loss, Loss):
             if self.loss.n_outputs() != 1:
                 raise ValueError("GradientBoostingRegressor needs a single-output loss")
             return self.loss
-        if self.loss == "squared_error":
-            return SquaredError()
-        raise ValueError(f"loss must be 'squared_error' or a treelab.losses.Loss, got {self.loss!r}")
+        if isinstance(self.loss, str) and self.loss in self._LOSSES:
+            return self._LOSSES[self.loss]()
+        raise ValueError(f"loss must be one of {sorted(self._LOSSES)} or a treelab.losses.Loss, "
+                         f"got {self.loss!r}")
 
     def _fit_targets(self, y, n):
         return np.ascontiguousarray(check_regression_targets(y, n))
@@ -359,15 +657,26 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
 
 
 class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
-    __doc__ = ("Gradient-boosted classification trees with the second-order (Newton) "
-               "criterion: logistic loss for two classes, softmax (k - 1 trees per "
-               "round, the last class's score fixed at 0) for more.\n" + _PARAM_DOC)
+    __doc__ = ("Gradient-boosted classification trees: logistic loss for two classes, "
+               "softmax with one tree per class per round for more (XGBoost's "
+               "multi:softprob).\n" + _PARAM_DOC + """    loss : "log_loss" or a treelab.losses.Loss, default="log_loss"
+        "log_loss": :class:`~treelab.losses.Logistic` (two classes) or
+        :class:`~treelab.losses.MultinomialSoftmax` (k trees per round); a loss
+        object with ``predict_proba``, e.g. SGT's :class:`~treelab.losses.Softmax`
+        (k - 1 trees per round, the last class's score fixed at 0).
+""")
 
-    def __init__(self, *, n_estimators=100, learning_rate=0.3, max_depth=6, max_leaves=0,
-                 grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0,
-                 gamma=0.0, subsample=1.0, colsample_bynode=1.0, max_bin=255,
-                 early_stopping_rounds=None, base_score=None, nominal_features=None,
+    _is_classifier = True
+
+    def __init__(self, *, loss="log_loss", method="newton", n_estimators=100, learning_rate=0.3,
+                 max_depth=6, max_leaves=0, grow_policy="depthwise", min_child_weight=1.0,
+                 reg_lambda=1.0, reg_alpha=0.0, gamma=0.0, subsample=1.0,
+                 colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0,
+                 max_bin=255, early_stopping_rounds=None, validation_fraction=None,
+                 base_score=None, n_jobs=None, warm_start=False, nominal_features=None,
                  random_state=None):
+        self.loss = loss
+        self.method = method
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -378,15 +687,29 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.reg_alpha = reg_alpha
         self.gamma = gamma
         self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.colsample_bylevel = colsample_bylevel
         self.colsample_bynode = colsample_bynode
         self.max_bin = max_bin
         self.early_stopping_rounds = early_stopping_rounds
+        self.validation_fraction = validation_fraction
         self.base_score = base_score
+        self.n_jobs = n_jobs
+        self.warm_start = warm_start
         self.nominal_features = nominal_features
         self.random_state = random_state
 
     def _resolve_loss(self):
-        return Logistic() if self.n_classes_ == 2 else Softmax()
+        if isinstance(self.loss, Loss):
+            if not hasattr(self.loss, "predict_proba"):
+                raise ValueError(f"GradientBoostingClassifier needs a loss with predict_proba "
+                                 f"(Logistic, Softmax, MultinomialSoftmax), got {self.loss!r}")
+            if type(self.loss) is Logistic and self.n_classes_ != 2:
+                raise ValueError(f"the logistic loss is binary; y has {self.n_classes_} classes")
+            return self.loss
+        if self.loss == "log_loss":
+            return Logistic() if self.n_classes_ == 2 else MultinomialSoftmax()
+        raise ValueError(f"loss must be 'log_loss' or a treelab.losses.Loss, got {self.loss!r}")
 
     def _fit_targets(self, y, n):
         classes, yc = check_classification_targets(y, n)
@@ -399,9 +722,13 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
 
     def _eval_targets(self, y, n):
         y = np.asarray(y)
-        if y.shape[0] != n:
-            raise ValueError("eval_set: X and y have different numbers of samples")
-        idx = np.searchsorted(self.classes_, y)
+        if y.ndim != 1 or y.shape[0] != n:
+            raise ValueError(f"eval_set: X has {n} rows but y has shape {y.shape}")
+        try:
+            idx = np.searchsorted(self.classes_, y)
+        except TypeError as e:
+            raise ValueError(f"eval_set has labels not comparable with the classes "
+                             f"{self.classes_!r}") from e
         idx = np.clip(idx, 0, self.n_classes_ - 1)
         unseen = self.classes_[idx] != y
         if unseen.any():
