@@ -18,6 +18,7 @@ from .learners import (  # noqa: E402
 )
 from .split_criteria import Criterion  # noqa: E402
 from .ensembles import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
+from .ensembles import (CompletelyRandomForestClassifier, CompletelyRandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor)  # noqa: E402,F401
 
 __version__ = "0.1.0"
 
@@ -26,3 +27,4 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "
            "SGTRegressor", "SGTMultiInstanceClassifier", "HoeffdingTreeClassifier",
            "ToPsClassifier", "ToPsRegressor", "export_tops_text", "plot_tops",
            "GradientBoostingClassifier", "GradientBoostingRegressor", "__version__"]
+__all__ += ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor", "CompletelyRandomForestClassifier", "CompletelyRandomForestRegressor"]
