@@ -95,11 +95,15 @@ def _compact(t):
     return t._replace(**{name: np.zeros(0, getattr(t, name).dtype) for name in _DROPPED})
 
 
+def _bootstrap_indices(seed, n, n_boot):
+    """``n_boot`` rows drawn with replacement from ``n`` (the slides' "Bagging:
+    sampling with replacement"), from the tree's own seed."""
+    return np.random.RandomState(seed).randint(0, n, n_boot)
+
+
 def _bootstrap_counts(seed, n, n_boot):
-    """How often each of the ``n`` rows is drawn in ``n_boot`` draws with replacement
-    (the slides' "Bagging: sampling with replacement"), from the tree's own seed."""
-    rng = np.random.RandomState(seed)
-    return np.bincount(rng.randint(0, n, n_boot), minlength=n)
+    """How often each of the ``n`` rows is drawn (:func:`_bootstrap_indices`)."""
+    return np.bincount(_bootstrap_indices(seed, n, n_boot), minlength=n)
 
 
 def _grow_tree(data, yc, sstats, w, params, crit, seeds, n_boot, mwfl, subsample_cw, classes_k):
@@ -227,7 +231,6 @@ class _BaseForest(BaseEstimator):
         from joblib import Parallel, delayed
 
         n_trees = self._check_forest_params()
-        announce(DecisionTreeClassifier)      # same kernels as the single trees
         name = type(self).__name__
         Xf, enc = fit_encode_X(X, name, self.nominal_features, allow_nan=True)
         n_all, d = Xf.shape
@@ -237,6 +240,7 @@ class _BaseForest(BaseEstimator):
             cw = "balanced"          # as scikit-learn: without bootstrap the sample is the data
             subsample_cw = False
         template = self._template(None if subsample_cw else cw)
+        announce(template)        # the single trees' kernels: one line if they must compile
         yc, sstats, w, n_stats, fitted = template._targets(y, n_all, sample_weight)
         w_total = float(w.sum())
         if not w_total > 0:
@@ -289,6 +293,10 @@ class _BaseForest(BaseEstimator):
         self._forest = _compact(forest)
         self._roots = roots
         self._n_nodes = np.append(roots, forest.sizes[0]).astype(np.int64)
+        self._seeds = seeds
+        self._n_boot = n_boot
+        self._n_fit = n
+        self._kept = None if kept.shape[0] == n_all else kept
         if importances:
             mean = np.mean(importances, axis=0)
             self._importances = mean / mean.sum() if mean.sum() > 0 else mean
@@ -366,6 +374,21 @@ class _BaseForest(BaseEstimator):
         trees that split at least once, normalised (as scikit-learn)."""
         check_is_fitted(self, "_forest")
         return self._importances.copy()
+
+    @property
+    def estimators_samples_(self):
+        """The rows (indices into the training data, with repetitions) drawn for each
+        tree's bootstrap sample, regenerated from the tree's seed; all the rows of
+        positive weight when ``bootstrap=False``."""
+        check_is_fitted(self, "_forest")
+        out = []
+        for i in range(self._seeds.shape[0]):
+            if self._n_boot is None:
+                idx = np.arange(self._n_fit)
+            else:
+                idx = _bootstrap_indices(int(self._seeds[i, 0]), self._n_fit, self._n_boot)
+            out.append(idx if self._kept is None else self._kept[idx])
+        return out
 
     @property
     def node_counts_(self):
