@@ -104,3 +104,38 @@ def test_gradient_boosting_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(estimator)
+
+
+# ---- forests (issue 11) -------------------------------------------------------------
+from treelab import (  # noqa: E402
+    CompletelyRandomForestClassifier, CompletelyRandomForestRegressor, ExtraTreesClassifier,
+    ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
+)
+
+FORESTS = [
+    RandomForestClassifier(5, random_state=0),
+    RandomForestRegressor(5, random_state=0),
+    RandomForestClassifier(5, splitter="hist", oob_score=True, random_state=0),
+    ExtraTreesClassifier(5, random_state=0),
+    ExtraTreesRegressor(5, splitter="hist", random_state=0),
+    CompletelyRandomForestClassifier(5, random_state=0),
+    CompletelyRandomForestRegressor(5, random_state=0),
+]
+
+_BOOTSTRAP_REASON = (
+    "a bootstrap sample of n rows drawn from data with a row repeated is not the sample "
+    "drawn with that row weighted 2 (scikit-learn's random forests fail this check too)")
+
+
+def _forest_expected_failed(estimator):
+    if estimator.bootstrap:
+        return {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP_REASON}
+    return {}
+
+
+@parametrize_with_checks(FORESTS, expected_failed_checks=_forest_expected_failed,
+                         xfail_strict=True)
+def test_forest_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(estimator)

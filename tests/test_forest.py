@@ -390,14 +390,13 @@ def test_class_weight_balanced_subsample_runs_and_reweights():
 def test_bad_parameters(kw, match):
     X, y = numeric(17, n=50)
     with pytest.raises(ValueError, match=match):
-        RandomForestClassifier(3, **kw).fit(X, y)
+        RandomForestClassifier(**dict(dict(n_estimators=3), **kw)).fit(X, y)
 
 
 def test_bad_data():
     X, y = numeric(18, n=50)
     m = ExtraTreesRegressor(3)
-    from treelab._sklearn_compat import NotFittedError
-    with pytest.raises(NotFittedError):
+    with pytest.raises(ValueError, match="not fitted"):
         m.predict(X)
     with pytest.raises(ValueError):
         m.fit(X, y[:-1])
