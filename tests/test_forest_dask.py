@@ -105,7 +105,7 @@ def test_forest_survives_a_killed_worker(cluster):
 
     th = threading.Thread(target=killer, daemon=True)
     th.start()
-    with joblib.parallel_config(backend="dask", batch_size=1):
+    with joblib.parallel_config(backend="dask"):
         remote = RandomForestClassifier(**params).fit(X, y)
     t_done = time.time()
     th.join(timeout=5)

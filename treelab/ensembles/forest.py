@@ -106,7 +106,8 @@ def _bootstrap_counts(seed, n, n_boot):
     return np.bincount(_bootstrap_indices(seed, n, n_boot), minlength=n)
 
 
-def _grow_tree(data, yc, sstats, w, params, crit, seeds, n_boot, mwfl, subsample_cw, classes_k):
+def _grow_tree(data, yc, sstats, w, params, crit, seeds, n_boot, mwfl, subsample_cw, classes_k,
+               want_in_bag):
     """Grow one tree (runs on a joblib worker thread, or on a Dask worker).
 
     Returns ``(tree arrays with raw statistics as values, in-bag mask or None)``."""
@@ -137,7 +138,7 @@ def _grow_tree(data, yc, sstats, w, params, crit, seeds, n_boot, mwfl, subsample
     params = params._replace(seed=int(seeds[1]))
     t = build_tree(data, yc, sstats, w, params, crit.impurity, crit.merit, cp=crit.params,
                    rows=rows)
-    return trim(t), in_bag
+    return trim(t), (in_bag if want_in_bag else None)
 
 
 @contextmanager
@@ -274,7 +275,7 @@ class _BaseForest(BaseEstimator):
         k = fitted.get("n_classes_", 1)
         out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_grow_tree)(data, yc, sstats, w, bp, crit, seeds[i], n_boot, mwfl,
-                                subsample_cw, k)
+                                subsample_cw, k, self.oob_score is not False)
             for i in range(n_trees))
         trees = []
         importances = []
@@ -490,7 +491,8 @@ class _ForestClassifier(ClassifierMixin, _BaseForest):
 
     def predict(self, X):
         """The class with the highest mean probability."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class _ForestRegressor(RegressorMixin, _BaseForest):
