@@ -106,11 +106,17 @@ def _bootstrap_counts(seed, n, n_boot):
     return np.bincount(_bootstrap_indices(seed, n, n_boot), minlength=n)
 
 
-def _grow_tree(data, yc, sstats, w, params, crit, seeds, n_boot, mwfl, subsample_cw, classes_k,
+def _grow_tree(data, targets, params, crit, seeds, n_boot, mwfl, subsample_cw, classes_k,
                want_in_bag):
     """Grow one tree (runs on a joblib worker thread, or on a Dask worker).
 
+    ``data`` (BinnedData) and ``targets`` (``(yc, sstats, w)``) are tuples on purpose:
+    joblib's Dask backend scatters large *arrays* passed as arguments to a single
+    worker, where they are lost (and the fit with them) if that worker dies; a tuple
+    travels inside each task, so Dask can re-run a lost tree on any worker.
+
     Returns ``(tree arrays with raw statistics as values, in-bag mask or None)``."""
+    yc, sstats, w = targets
     n = data.X.shape[0]
     in_bag = None
     rows = None
@@ -273,8 +279,9 @@ class _BaseForest(BaseEstimator):
                          split_mode=self._split_mode, **params)
         mwfl = float(self.min_weight_fraction_leaf)
         k = fitted.get("n_classes_", 1)
+        targets = (yc, sstats, w)
         out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_grow_tree)(data, yc, sstats, w, bp, crit, seeds[i], n_boot, mwfl,
+            delayed(_grow_tree)(data, targets, bp, crit, tuple(seeds[i]), n_boot, mwfl,
                                 subsample_cw, k, self.oob_score is not False)
             for i in range(n_trees))
         trees = []
