@@ -138,7 +138,12 @@ def main(argv=None):
     # warm treelab's kernels (the numba cache) outside the timings
     import treelab as tl
     Xw = np.random.default_rng(0).random((300, 4))
-    tl.RandomForestClassifier(3).fit(Xw, Xw[:, 0] > 0.5).predict(Xw)
+    Xbig = np.random.default_rng(1).random((20_000, 4))
+    for sp in ("exact", "hist"):
+        for cls in (tl.RandomForestClassifier, tl.ExtraTreesRegressor):
+            m = cls(3, splitter=sp, n_jobs=2).fit(Xw, Xw[:, 0] > 0.5)
+            m.predict(Xw)
+            m.predict(Xbig)           # the parallel traversal (compiled on first use)
     cache = {}
     rows = []
     for case in CASES:

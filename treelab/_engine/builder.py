@@ -224,7 +224,8 @@ def new_workspace(D, rows, P):
         if D.n_cats[f] > max_cats:
             max_cats = D.n_cats[f]
     samples = rows.copy()
-    if D.use_hist:
+    if D.use_hist or P.split_mode == SPLIT_RANDOM:
+        # (random cut-points read the samples: no sorted segments to maintain)
         order = np.zeros((d, 0), np.int64)
         vals = np.zeros((d, 0), np.float64)
     elif n == N:
@@ -525,7 +526,7 @@ def partition_node(D, P, ws, start, end, f):
         child_start[j] = acc
         acc += child_n[j]
     _stable_partition(samples, start, end, slot_of, child_start, ws.tmp)
-    if not D.use_hist and end - start >= ws.small:
+    if not D.use_hist and end - start >= ws.small and P.split_mode == SPLIT_BEST:
         for g in range(X.shape[1]):
             if not D.is_nominal[g]:
                 _stable_partition_with_keys(ws.order[g], ws.vals[g], start, end, slot_of,

@@ -43,7 +43,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from .._compile import announce
-from .._engine.binning import MAX_BINS, bin_data
+from .._engine.binning import MAX_BINS, BinnedData, bin_data
 from .._engine.builder import build_tree, make_params
 from .._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 from .._engine.splitter import SPLIT_BEST, SPLIT_RANDOM
@@ -271,8 +271,17 @@ class _BaseForest(BaseEstimator):
         # every tree's seeds drawn up front: the forest does not depend on n_jobs
         seeds = rng.randint(0, _MAX_SEED, size=(n_trees, 2))
         use_hist = self.splitter == "hist"
-        data = bin_data(Xf, enc.is_nominal, enc.n_cats, use_hist, self.max_bin,
-                        random_state=bin_seed)
+        if use_hist or self._split_mode == SPLIT_BEST:
+            data = bin_data(Xf, enc.is_nominal, enc.n_cats, use_hist, self.max_bin,
+                            random_state=bin_seed)
+        else:
+            # random cut-points on raw values need neither bins nor a presort
+            data = BinnedData(np.ascontiguousarray(Xf, dtype=np.float64),
+                              np.zeros((0, d), np.uint8), np.zeros((d, 0), np.int64),
+                              np.zeros((d, 0), np.float64),
+                              np.ascontiguousarray(enc.is_nominal, dtype=np.bool_),
+                              np.ascontiguousarray(enc.n_cats, dtype=np.int64), np.zeros(0),
+                              np.zeros(d + 1, np.int64), False, 0, 1)
         task = TASK_CLASSIFICATION if self._task == "classification" else TASK_DENSE
         bp = make_params(task, n_stats, multiway=template._nominal_mode(), seed=0,
                          merit_code=crit.merit_code, builtin=crit.builtin_code,
