@@ -20,6 +20,9 @@ from .split_criteria import Criterion  # noqa: E402
 from .ensembles import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
 from .ensembles import CascadeForestClassifier, CascadeForestRegressor  # noqa: E402
 from .ensembles import GcForestClassifier, MultiGrainedScanning  # noqa: E402
+from .ensembles import (CompletelyRandomForestClassifier, CompletelyRandomForestRegressor,  # noqa: E402
+                        ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                        RandomForestRegressor)
 
 __version__ = "0.1.0"
 
@@ -29,4 +32,6 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "
            "ToPsClassifier", "ToPsRegressor", "export_tops_text", "plot_tops",
            "GradientBoostingClassifier", "GradientBoostingRegressor",
            "CascadeForestClassifier", "CascadeForestRegressor", "MultiGrainedScanning",
-           "GcForestClassifier", "__version__"]
+           "GcForestClassifier", "RandomForestClassifier", "RandomForestRegressor",
+           "ExtraTreesClassifier", "ExtraTreesRegressor", "CompletelyRandomForestClassifier",
+           "CompletelyRandomForestRegressor", "__version__"]

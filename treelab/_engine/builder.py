@@ -42,7 +42,10 @@ from .merit import (
     stats_weight,
 )
 from .signatures import IMPURITY_TYPE, MERIT_TYPE
-from .splitter import best_nominal, best_numeric_hist, best_numeric_sorted
+from .splitter import (
+    SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted, random_nominal,
+    random_numeric,
+)
 from .tree import LEAF, NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
 __all__ = ["BuildParams", "make_params", "Workspace", "HistPool", "build_tree", "presort",
@@ -68,18 +71,21 @@ BuildParams = namedtuple("BuildParams", [
     "seed",
     "feature_mask",           # bool (levels, d): features allowed at each depth (last row
                               # for deeper nodes); shape (0, 0): every feature
+    "split_mode",             # splitter.SPLIT_BEST, or SPLIT_RANDOM (extra trees: random cut-points)
 ])
 
 
 def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
                 min_impurity_decrease, max_features, multiway, merit_code, builtin=0,
-                max_leaves=np.iinfo(np.int64).max, seed=0, feature_mask=None):
+                max_leaves=np.iinfo(np.int64).max, seed=0, feature_mask=None,
+                split_mode=SPLIT_BEST):
     """:data:`BuildParams` with the field types the compiled drivers expect.
 
     ``feature_mask`` (bool, levels x d) restricts the features a node at depth
     ``l`` may split on to ``feature_mask[min(l, levels - 1)]`` (XGBoost's
     ``colsample_bytree`` / ``colsample_bylevel``); ``max_features`` then draws
-    among those.  None: every feature."""
+    among those.  None: every feature.  ``split_mode``: ``splitter.SPLIT_BEST``
+    (best cut-point) or ``SPLIT_RANDOM`` (extra trees: random cut-points)."""
     fm = (np.zeros((0, 0), np.bool_) if feature_mask is None
           else np.ascontiguousarray(feature_mask, dtype=np.bool_))
     if fm.ndim != 2:
@@ -87,7 +93,8 @@ def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, m
     return BuildParams(int(task), int(n_stats), int(max_depth), int(min_samples_split),
                        int(min_samples_leaf), float(min_weight_leaf),
                        float(min_impurity_decrease), int(max_features), int(multiway),
-                       int(merit_code), int(builtin), int(max_leaves), int(seed), fm)
+                       int(merit_code), int(builtin), int(max_leaves), int(seed), fm,
+                       int(split_mode))
 
 
 #: per-build buffers shared by the node kernels
@@ -230,7 +237,8 @@ def new_workspace(D, rows, P):
         if D.n_cats[f] > max_cats:
             max_cats = D.n_cats[f]
     samples = rows.copy()
-    if D.use_hist:
+    if D.use_hist or P.split_mode == SPLIT_RANDOM:
+        # (random cut-points read the samples: no sorted segments to maintain)
         order = np.zeros((d, 0), np.int64)
         vals = np.zeros((d, 0), np.float64)
     elif n == N:
@@ -419,11 +427,25 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                         else:
                             for s in range(S):
                                 cat_stats[c, s] += sstats[i, s]
-            status, score, ratio, kk, mslot = best_nominal(
-                cat_stats, cat_cnt, nc, miss.copy(), n_miss, parent, imp, n_node,
-                P.multiway, ws.feat_cats[f], left, buf, min_samples_leaf, min_weight_leaf,
-                task, merit_code, builtin, imp_fn, merit_fn, cp)
+            if P.split_mode == SPLIT_RANDOM:
+                status, score, ratio, kk, mslot = random_nominal(
+                    cat_stats, cat_cnt, nc, miss.copy(), n_miss, parent, imp, n_node,
+                    P.multiway, ws.feat_cats[f], left, buf, min_samples_leaf, min_weight_leaf,
+                    task, merit_code, builtin, imp_fn, merit_fn, cp)
+            else:
+                status, score, ratio, kk, mslot = best_nominal(
+                    cat_stats, cat_cnt, nc, miss.copy(), n_miss, parent, imp, n_node,
+                    P.multiway, ws.feat_cats[f], left, buf, min_samples_leaf, min_weight_leaf,
+                    task, merit_code, builtin, imp_fn, merit_fn, cp)
             thr = 0.0
+        elif P.split_mode == SPLIT_RANDOM:
+            # extra trees: one random cut-point of this feature
+            status, score, ratio, thr, mslot = random_numeric(
+                X, D.Xb, use_hist, missing_bin, f, samples, start, end,
+                edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
+                yc, sstats, w, parent, imp, left, miss, buf, min_samples_leaf,
+                min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp)
+            kk = 2
         elif n_node < small:
             # small node: sort its own samples by this feature
             if not gathered:
@@ -581,7 +603,7 @@ def partition_node(D, P, ws, start, end, f):
         child_start[j] = acc
         acc += child_n[j]
     _stable_partition(samples, start, end, slot_of, child_start, ws.tmp)
-    if not D.use_hist and end - start >= ws.small:
+    if not D.use_hist and end - start >= ws.small and P.split_mode == SPLIT_BEST:
         for g in range(X.shape[1]):
             if not D.is_nominal[g]:
                 _stable_partition_with_keys(ws.order[g], ws.vals[g], start, end, slot_of,
@@ -703,7 +725,8 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
     t.weighted_n_samples[0] = stats_weight(t.value[0], P.task)
     t.impurity[0] = impurity_of(t.value[0], P.merit_code, P.builtin, imp_fn, cp)
     root_slot = -1
-    if D.use_hist and n >= ws.small:
+    if D.use_hist and n >= ws.small and P.split_mode == SPLIT_BEST:
+        # (random splits read the samples, not histograms: no histogram is built)
         hp, root_slot = pool_take(hp)
         hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
                    hp.cnt[root_slot])

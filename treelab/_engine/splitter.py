@@ -34,7 +34,8 @@ __all__ = [
     "TASK_CLASSIFICATION", "TASK_DENSE", "MERIT_IMPURITY_DECREASE", "MERIT_GAIN_RATIO",
     "MERIT_CUSTOM", "stats_weight", "node_impurity", "split_merit", "best_numeric_sorted",
     "best_numeric_hist", "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
-    "NOMINAL_MULTIWAY_C45", "multiway_admissible", "MERIT_NEWTON",
+    "NOMINAL_MULTIWAY_C45", "multiway_admissible", "MERIT_NEWTON", "SPLIT_BEST", "SPLIT_RANDOM",
+    "random_numeric", "random_nominal",
 ]
 
 #: numeric values closer than this are not separated (as scikit-learn's FEATURE_THRESHOLD)
@@ -658,3 +659,143 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
     for j in range(k):
         cat_slots[present[perm[j]]] = 0 if j <= best_j else 1
     return 1, best_score, best_ratio, 2, best_slot
+
+
+# ------------------------------------------------------------ random splits
+#: ``BuildParams.split_mode``: the best threshold of each drawn feature, or one
+#: random threshold per drawn feature (extremely randomized trees)
+SPLIT_BEST = 0
+SPLIT_RANDOM = 1
+
+
+@njit(cache=True, nogil=True)
+def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f, yc, sstats,
+                   w, parent, parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
+                   task, merit_code, builtin, imp_fn, merit_fn, cp):
+    """One random threshold of numeric feature ``f`` at the node ``samples[start:end]``
+    (Geurts, Ernst & Wehenkel 2006, "Extremely randomized trees", Algorithm 2:
+    a cut-point drawn uniformly in [min, max] of the feature at the node).
+
+    Exact data: ``thr ~ U[min, max)`` on raw values (a draw equal to the maximum
+    becomes the minimum, as scikit-learn's ``RandomSplitter``).  Histogram data:
+    the cut is drawn uniformly among the bin boundaries inside the node's range
+    of bins, ``thr = edges_f[b]`` with ``b ~ U{lo, ..., hi - 1}`` (LightGBM's
+    ``extra_trees`` draws one bin threshold per feature likewise).  A feature
+    constant at the node returns status -1; one value plus missing values
+    splits "values | missing".  The missing side is the one with the better
+    merit (:func:`eval_binary`).  Returns ``(status, score, ratio, thr, mslot)``."""
+    lo = np.inf
+    hi = -np.inf
+    n_miss = 0
+    n_parent = end - start
+    for p in range(start, end):
+        i = samples[p]
+        if use_hist:
+            c = Xb[i, f]
+            if c == missing_bin:
+                n_miss += 1
+                continue
+            x = float(c)
+        else:
+            x = X[i, f]
+            if np.isnan(x):
+                n_miss += 1
+                continue
+        if x < lo:
+            lo = x
+        if x > hi:
+            hi = x
+    if n_miss == n_parent:
+        return -1, -np.inf, -np.inf, 0.0, 0
+    only_missing = (hi <= lo) if use_hist else (hi <= lo + FEATURE_THRESHOLD)
+    if only_missing and n_miss == 0:
+        return -1, -np.inf, -np.inf, 0.0, 0
+    key = np.inf
+    thr = np.inf
+    if not only_missing:
+        if use_hist:
+            b_cut = int(lo) + np.random.randint(0, int(hi) - int(lo))
+            key = float(b_cut)
+            thr = edges_f[b_cut]
+        else:
+            thr = lo + (hi - lo) * np.random.random()
+            if thr >= hi:
+                thr = lo
+            key = thr
+    left[:] = 0.0
+    miss[:] = 0.0
+    n_left = 0
+    for p in range(start, end):
+        i = samples[p]
+        if use_hist:
+            c = Xb[i, f]
+            if c == missing_bin:
+                _add_sample(miss, i, yc, sstats, w, task)
+                continue
+            x = float(c)
+        else:
+            x = X[i, f]
+            if np.isnan(x):
+                _add_sample(miss, i, yc, sstats, w, task)
+                continue
+        if x <= key:
+            _add_sample(left, i, yc, sstats, w, task)
+            n_left += 1
+    ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss,
+                                         buf, min_samples_leaf, min_weight_leaf, task, merit_code,
+                                         builtin, imp_fn, merit_fn, cp)
+    if not ok:
+        return 0, -np.inf, -np.inf, 0.0, 0
+    if only_missing:
+        slot = 1
+    return 1, score, ratio, thr, slot
+
+
+@njit(cache=True, nogil=True)
+def random_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n_parent,
+                   multiway, cat_slots, left, buf2, min_samples_leaf, min_weight_leaf,
+                   task, merit_code, builtin, imp_fn, merit_fn, cp):
+    """Random split of a nominal feature: with ``multiway`` the multiway split (it has
+    no threshold to draw: :func:`best_nominal`); otherwise a uniformly random
+    non-trivial subset of the categories present at the node goes left (each
+    category left with probability 1/2, redrawn while one side is empty).
+    Arguments and return value as :func:`best_nominal`."""
+    if multiway:
+        return best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp,
+                            n_parent, multiway, cat_slots, left, buf2, min_samples_leaf,
+                            min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp)
+    S = parent.shape[0]
+    k = 0
+    for c in range(n_cats):
+        if cat_cnt[c] > 0:
+            k += 1
+    if k + (1 if n_miss > 0 else 0) < 2 or k == 0:
+        return -1, -np.inf, -np.inf, 0, 0
+    if k < 2:
+        return 0, -np.inf, -np.inf, 0, 0
+    for c in range(n_cats):
+        cat_slots[c] = -1
+    while True:
+        n_l = 0
+        for c in range(n_cats):
+            if cat_cnt[c] > 0:
+                s = np.random.randint(0, 2)
+                cat_slots[c] = s
+                n_l += 1 - s
+        if 0 < n_l < k:
+            break
+    left[:] = 0.0
+    n_left = 0
+    for c in range(n_cats):
+        if cat_slots[c] == 0:
+            for s in range(S):
+                left[s] += cat_stats[c, s]
+            n_left += cat_cnt[c]
+    ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss,
+                                         buf2, min_samples_leaf, min_weight_leaf, task, merit_code,
+                                         builtin, imp_fn, merit_fn, cp)
+    if not ok:
+        for c in range(n_cats):
+            cat_slots[c] = -1
+        return 0, -np.inf, -np.inf, 0, 0
+    return 1, score, ratio, 2, slot

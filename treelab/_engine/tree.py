@@ -35,6 +35,7 @@ __all__ = [
     "new_tree", "ensure_capacity", "add_children", "trim", "apply", "apply_serial",
     "predict_value", "predict_value_serial", "PARALLEL_MIN_ROWS", "decision_path", "node_depths_ok", "extract_subtree", "n_leaves",
     "max_depth", "forest_raw", "forest_raw_serial", "forest_predict", "concat_trees",
+    "forest_sum", "forest_sum_serial", "forest_apply", "forest_oob_sum", "forest_decision_path",
 ]
 
 LEAF = 0
@@ -415,6 +416,108 @@ def forest_predict(t, roots, root_col, X, n_cols):
     if X.shape[0] < PARALLEL_MIN_ROWS:
         return forest_raw_serial(t, roots, root_col, X, int(n_cols))
     return forest_raw(t, roots, root_col, X, int(n_cols))
+
+
+#: rows traversed together through one tree by the forest kernels (a tree's top
+#: levels stay in cache while a block of rows walks it)
+_ROW_BLOCK = 64
+
+
+@njit(cache=True, inline="always", nogil=True)
+def _forest_sum_block(t, roots, X, lo, hi, out):
+    K = t.value.shape[1]
+    for j in range(roots.shape[0]):
+        r = roots[j]
+        for i in range(lo, hi):
+            leaf = leaf_from(t, r, X[i])
+            for k in range(K):
+                out[i, k] += t.value[leaf, k]
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def forest_sum(t, roots, X):
+    """Sum over the trees rooted at ``roots`` of the value row of the leaf each row
+    of ``X`` reaches: ``out[i] = sum_j value[leaf_j(x_i)]`` (n_rows x n_outputs).
+    A random forest's averaged class proportions / means in one call; parallel over
+    blocks of rows, each block walking one tree at a time."""
+    n = X.shape[0]
+    out = np.zeros((n, t.value.shape[1]), np.float64)
+    nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
+    for b in prange(nb):
+        lo = b * _ROW_BLOCK
+        _forest_sum_block(t, roots, X, lo, min(n, lo + _ROW_BLOCK), out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def forest_sum_serial(t, roots, X):
+    """:func:`forest_sum` without threads."""
+    n = X.shape[0]
+    out = np.zeros((n, t.value.shape[1]), np.float64)
+    _forest_sum_block(t, roots, X, 0, n, out)
+    return out
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def forest_apply(t, roots, X):
+    """Leaf reached by every row in every tree, as node ids local to each tree
+    (``out[i, j]`` = leaf id in tree ``j`` minus ``roots[j]``)."""
+    n = X.shape[0]
+    T = roots.shape[0]
+    out = np.empty((n, T), np.int64)
+    for i in prange(n):
+        for j in range(T):
+            out[i, j] = leaf_from(t, roots[j], X[i]) - roots[j]
+    return out
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def forest_oob_sum(t, roots, X, in_bag):
+    """Out-of-bag sums: for every row ``i``, the value rows of its leaves in the trees
+    ``j`` with ``in_bag[j, i] == 0`` summed, and how many such trees there are."""
+    n = X.shape[0]
+    T = roots.shape[0]
+    out = np.zeros((n, t.value.shape[1]), np.float64)
+    cnt = np.zeros(n, np.int64)
+    K = t.value.shape[1]
+    for i in prange(n):
+        for j in range(T):
+            if in_bag[j, i] == 0:
+                leaf = leaf_from(t, roots[j], X[i])
+                for k in range(K):
+                    out[i, k] += t.value[leaf, k]
+                cnt[i] += 1
+    return out, cnt
+
+
+@njit(cache=True, nogil=True)
+def forest_decision_path(t, roots, X):
+    """Nodes visited by each row in every tree (forest-wide node ids, trees in order),
+    as CSR ``(indptr, indices)``."""
+    n = X.shape[0]
+    T = roots.shape[0]
+    indptr = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        d = 0
+        for j in range(T):
+            node = roots[j]
+            d += 1
+            while t.kind[node] != LEAF:
+                node = _next_node(t, node, X[i, t.feature[node]])
+                d += 1
+        indptr[i + 1] = indptr[i] + d
+    indices = np.empty(indptr[n], np.int64)
+    for i in range(n):
+        p = indptr[i]
+        for j in range(T):
+            node = roots[j]
+            indices[p] = node
+            p += 1
+            while t.kind[node] != LEAF:
+                node = _next_node(t, node, X[i, t.feature[node]])
+                indices[p] = node
+                p += 1
+    return indptr, indices
 
 
 def concat_trees(trees):

@@ -1,8 +1,14 @@
 """Ensembles on treelab's engine."""
+from .forest import (CompletelyRandomForestClassifier, CompletelyRandomForestRegressor,  # noqa: F401
+                     ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                     RandomForestRegressor)
 from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .cascade import CascadeForestClassifier, CascadeForestRegressor
 from .scanning import GcForestClassifier, MultiGrainedScanning
 
 __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor",
+           "RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
+           "ExtraTreesRegressor", "CompletelyRandomForestClassifier",
+           "CompletelyRandomForestRegressor",
            "CascadeForestClassifier", "CascadeForestRegressor", "MultiGrainedScanning",
            "GcForestClassifier"]

@@ -1,0 +1,178 @@
+"""Forest benchmark: treelab vs scikit-learn in the same run (issue 11).
+
+Data: make_classification(200_000, 20, n_informative=10, random_state=0) and
+make_regression with the same shape (the decision-tree benchmark's data), 80/20
+split, ``n_jobs=2`` for everyone.  For every case it prints fit and predict time
+ratios (treelab / scikit-learn; lower is better), test scores (accuracy / R^2),
+the fitted model's size (pickle bytes) and the peak extra resident memory of
+the fit (RSS sampled every 5 ms above the level before the fit).
+
+Targets (issue 11, 2 cores): random forest and extra trees fit <= 0.5x
+scikit-learn's time at accuracy within 0.5 points; predict <= 1x; fitted forest
+memory <= scikit-learn's.
+
+Cases are a list (``CASES``): add one with :func:`add_case` (bagging and
+AdaBoost cases belong there too).
+
+Run:  python benchmarks/bench_forests.py [--n-samples 200000] [--n-estimators 100]
+      [--cases rf_clf,et_clf,...] [--splitter hist|exact]
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import pickle
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+
+@dataclass
+class Case:
+    name: str
+    task: str                      # "classification" | "regression"
+    sklearn: Callable              # (args) -> unfitted scikit-learn estimator
+    treelab: Callable              # (args) -> unfitted treelab estimator
+    fit_target: float = 0.5        # fit-time ratio target
+    predict_target: float = 1.0
+
+
+CASES: list[Case] = []
+
+
+def add_case(name, task, sklearn, treelab, fit_target=0.5, predict_target=1.0):
+    CASES.append(Case(name, task, sklearn, treelab, fit_target, predict_target))
+
+
+def _default_cases():
+    from sklearn import ensemble as sk
+
+    import treelab as tl
+
+    def kw(a):
+        return dict(n_estimators=a.n_estimators, n_jobs=2, random_state=0)
+
+    add_case("rf_clf", "classification", lambda a: sk.RandomForestClassifier(**kw(a)),
+             lambda a: tl.RandomForestClassifier(splitter=a.splitter, **kw(a)))
+    add_case("et_clf", "classification", lambda a: sk.ExtraTreesClassifier(**kw(a)),
+             lambda a: tl.ExtraTreesClassifier(splitter=a.splitter, **kw(a)))
+    add_case("rf_reg", "regression", lambda a: sk.RandomForestRegressor(**kw(a)),
+             lambda a: tl.RandomForestRegressor(splitter=a.splitter, **kw(a)))
+    add_case("et_reg", "regression", lambda a: sk.ExtraTreesRegressor(**kw(a)),
+             lambda a: tl.ExtraTreesRegressor(splitter=a.splitter, **kw(a)))
+
+
+# ------------------------------------------------------------------ measuring
+def _rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+class PeakRSS:
+    """Peak resident memory above the level at entry, sampled on a thread."""
+
+    def __enter__(self):
+        gc.collect()
+        self.base = _rss()
+        self.peak = self.base
+        self._stop = False
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+        return self
+
+    def _run(self):
+        while not self._stop:
+            self.peak = max(self.peak, _rss())
+            time.sleep(0.005)
+
+    def __exit__(self, *exc):
+        self._stop = True
+        self._t.join()
+        self.peak = max(self.peak, _rss())
+        self.extra = self.peak - self.base
+
+
+def measure(est, Xtr, ytr, Xte, yte, task):
+    with PeakRSS() as mem:
+        t0 = time.perf_counter()
+        est.fit(Xtr, ytr)
+        fit = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    pred = est.predict(Xte)
+    predict = time.perf_counter() - t0
+    if task == "classification":
+        score = float(np.mean(pred == yte))
+    else:
+        score = float(1 - ((yte - pred) ** 2).sum() / ((yte - yte.mean()) ** 2).sum())
+    size = len(pickle.dumps(est, protocol=pickle.HIGHEST_PROTOCOL))
+    return dict(fit=fit, predict=predict, score=score, size=size, peak=mem.extra)
+
+
+def data(task, n):
+    from sklearn.datasets import make_classification, make_regression
+    if task == "classification":
+        X, y = make_classification(n, 20, n_informative=10, random_state=0)
+    else:
+        X, y = make_regression(n, 20, n_informative=10, noise=10.0, random_state=0)
+    cut = int(0.8 * n)
+    return X[:cut], y[:cut], X[cut:], y[cut:]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n-samples", type=int, default=200_000)
+    ap.add_argument("--n-estimators", type=int, default=100)
+    ap.add_argument("--splitter", default="hist", choices=["hist", "exact"])
+    ap.add_argument("--cases", default=None, help="comma-separated case names (default: all)")
+    a = ap.parse_args(argv)
+    if not CASES:
+        _default_cases()
+    wanted = None if a.cases is None else set(a.cases.split(","))
+    print(f"forests: n={a.n_samples} (80/20), 20 features, {a.n_estimators} trees, n_jobs=2, "
+          f"treelab splitter={a.splitter}; load {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores (timings on a shared machine are noisy)")
+    # warm treelab's kernels (the numba cache) outside the timings
+    import treelab as tl
+    Xw = np.random.default_rng(0).random((300, 4))
+    Xbig = np.random.default_rng(1).random((20_000, 4))
+    for sp in ("exact", "hist"):
+        for cls in (tl.RandomForestClassifier, tl.ExtraTreesRegressor):
+            m = cls(3, splitter=sp, n_jobs=2).fit(Xw, Xw[:, 0] > 0.5)
+            m.predict(Xw)
+            m.predict(Xbig)           # the parallel traversal (compiled on first use)
+    cache = {}
+    rows = []
+    for case in CASES:
+        if wanted is not None and case.name not in wanted:
+            continue
+        if case.task not in cache:
+            cache[case.task] = data(case.task, a.n_samples)
+        Xtr, ytr, Xte, yte = cache[case.task]
+        sk = measure(case.sklearn(a), Xtr, ytr, Xte, yte, case.task)
+        gc.collect()
+        tlr = measure(case.treelab(a), Xtr, ytr, Xte, yte, case.task)
+        gc.collect()
+        r = dict(case=case.name, sk=sk, tl=tlr, fit_ratio=tlr["fit"] / sk["fit"],
+                 pred_ratio=tlr["predict"] / sk["predict"], size_ratio=tlr["size"] / sk["size"],
+                 dscore=100 * (tlr["score"] - sk["score"]), case_obj=case)
+        rows.append(r)
+        ok_fit = r["fit_ratio"] <= case.fit_target and r["dscore"] >= -0.5
+        print(f"\n[{case.name}] scikit-learn fit {sk['fit']:.2f} s predict {sk['predict']:.3f} s "
+              f"score {sk['score']:.4f} size {sk['size'] / 2**20:.1f} MiB peak +{sk['peak'] / 2**20:.0f} MiB")
+        print(f"[{case.name}] treelab      fit {tlr['fit']:.2f} s predict {tlr['predict']:.3f} s "
+              f"score {tlr['score']:.4f} size {tlr['size'] / 2**20:.1f} MiB peak +{tlr['peak'] / 2**20:.0f} MiB")
+        print(f"[{case.name}] ratios: fit {r['fit_ratio']:.2f}x (target <= {case.fit_target}x, "
+              f"{'met' if ok_fit else 'NOT met'}), predict {r['pred_ratio']:.2f}x (target <= "
+              f"{case.predict_target}x, {'met' if r['pred_ratio'] <= case.predict_target else 'NOT met'}), "
+              f"score {r['dscore']:+.2f} pt, model size {r['size_ratio']:.2f}x "
+              f"({'met' if r['size_ratio'] <= 1 else 'NOT met'})")
+    print(f"\nload after the run: {os.getloadavg()[0]:.1f}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,413 @@
+"""Random forests, extra trees and completely-random tree forests (issue 11).
+
+* one tree, no bootstrap, all features: a forest IS the single decision tree
+  (same nodes, same predictions), for both splitters, nominal attributes,
+  missing values, sample weights and a user criterion;
+* a bootstrap tree is the single tree grown with the bootstrap counts as
+  sample weights (the integer-weight bootstrap);
+* the completely-random tree's splits are uniformly random: chi-square on the
+  root feature over many trees, Kolmogorov-Smirnov on the root cut-point, a
+  chi-square over the bin boundaries of the histogram splitter; every tree is
+  grown until its leaves are pure;
+* extra-trees cut-points lie in the node's [min, max) of the feature;
+* OOB score / decision function / prediction against a slow pure-Python
+  reference (its own traversal of the stored trees);
+* same random_state -> same forest whatever n_jobs; pickling; bad input.
+"""
+import pickle
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from treelab import (
+    CompletelyRandomForestClassifier, CompletelyRandomForestRegressor, DecisionTreeClassifier,
+    DecisionTreeRegressor, ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+    RandomForestRegressor,
+)
+from treelab._engine.tree import LEAF, NOMINAL
+
+UC_DIR = Path(__file__).resolve().parent / "user_criterion"
+sys.path.insert(0, str(UC_DIR))
+import my_criterion as mc  # noqa: E402
+
+ALL = [RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
+       CompletelyRandomForestClassifier, CompletelyRandomForestRegressor]
+STRUCT = ["kind", "feature", "threshold", "first_child", "missing_child", "cat_offset",
+          "cat_count"]
+
+
+def mixed(seed=0, n=300, regression=False):
+    rng = np.random.RandomState(seed)
+    X = pd.DataFrame({
+        "a": rng.randn(n),
+        "b": np.round(rng.rand(n), 2),
+        "c": pd.Categorical(rng.choice(list("pqrst"), n)),
+        "d": rng.randint(0, 4, n).astype(float),
+    })
+    X.loc[rng.rand(n) < 0.1, "a"] = np.nan
+    X.loc[rng.rand(n) < 0.1, "c"] = np.nan
+    score = X["a"].fillna(0) + (X["c"] == "q") * 1.5 - X["b"] + 0.3 * rng.randn(n)
+    if regression:
+        return X, score.to_numpy()
+    y = np.digitize(score, [-0.7, 0.4])
+    return X, y
+
+
+def numeric(seed=0, n=200, d=5, regression=False):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d)
+    s = X[:, 0] - X[:, 1] + 0.5 * rng.randn(n)
+    return X, (s if regression else (s > 0).astype(int))
+
+
+def _tree_vs_forest(tree, forest):
+    f = forest._forest
+    t = tree.tree_.arrays
+    n = tree.tree_.node_count
+    assert forest._roots.tolist() == [0] and f.sizes[0] == n
+    for name in STRUCT:
+        np.testing.assert_array_equal(getattr(f, name)[:n], getattr(t, name)[:n], err_msg=name)
+    np.testing.assert_array_equal(f.cat_map[:t.sizes[1]], t.cat_map[:t.sizes[1]])
+    np.testing.assert_array_equal(f.value, t.value[:n])
+
+
+# ------------------------------------------------------- forest of one = a tree
+@pytest.mark.parametrize("splitter", ["exact", "hist"])
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "gain_ratio", mc.TSALLIS3])
+def test_one_tree_forest_is_the_decision_tree_classifier(splitter, criterion):
+    X, y = mixed(1)
+    w = np.random.RandomState(3).randint(1, 4, len(y)).astype(float)
+    kw = dict(criterion=criterion, min_samples_leaf=2, max_depth=8)
+    rf = RandomForestClassifier(1, bootstrap=False, max_features=None, splitter=splitter,
+                                random_state=5, **kw).fit(X, y, sample_weight=w)
+    dt = DecisionTreeClassifier(splitter="best" if splitter == "exact" else "hist",
+                                **kw).fit(X, y, sample_weight=w)
+    _tree_vs_forest(dt, rf)
+    np.testing.assert_array_equal(rf.predict_proba(X), dt.predict_proba(X))
+    np.testing.assert_array_equal(rf.predict(X), dt.predict(X))
+    np.testing.assert_array_equal(rf.apply(X)[:, 0], dt.apply(X))
+    np.testing.assert_array_equal(rf.decision_path(X)[0].toarray(), dt.decision_path(X).toarray())
+    np.testing.assert_allclose(rf.feature_importances_, dt.feature_importances_, rtol=1e-12,
+                               atol=1e-15)
+    assert (X["c"].cat.categories.size and (rf._forest.kind == NOMINAL).any()) or True
+
+
+@pytest.mark.parametrize("splitter", ["exact", "hist"])
+@pytest.mark.parametrize("nominal_split", ["binary", "multiway"])
+def test_one_tree_forest_is_the_decision_tree_regressor(splitter, nominal_split):
+    X, y = mixed(2, regression=True)
+    rf = RandomForestRegressor(1, bootstrap=False, max_features=None, splitter=splitter,
+                               nominal_split=nominal_split, max_depth=6).fit(X, y)
+    dt = DecisionTreeRegressor(splitter="best" if splitter == "exact" else "hist",
+                               nominal_split=nominal_split, max_depth=6).fit(X, y)
+    _tree_vs_forest(dt, rf)
+    assert (rf._forest.kind == NOMINAL).any()
+    np.testing.assert_array_equal(rf.predict(X), dt.predict(X))
+
+
+def test_identical_trees_average_to_the_tree():
+    X, y = mixed(4)
+    rf = RandomForestClassifier(3, bootstrap=False, max_features=None).fit(X, y)
+    dt = DecisionTreeClassifier().fit(X, y)
+    np.testing.assert_allclose(rf.predict_proba(X), dt.predict_proba(X), rtol=1e-14)
+    assert rf.node_counts_.tolist() == [dt.tree_.node_count] * 3
+    np.testing.assert_allclose(rf.feature_importances_, dt.feature_importances_, rtol=1e-12)
+
+
+def test_bootstrap_tree_is_the_tree_weighted_by_bootstrap_counts():
+    X, y = numeric(5, n=150)
+    rf = RandomForestClassifier(2, max_features=None, random_state=7).fit(X, y)
+    samples = rf.estimators_samples_
+    assert all(s.shape == (150,) for s in samples)
+    assert not np.array_equal(samples[0], samples[1])
+    counts = np.bincount(samples[0], minlength=150).astype(float)
+    dt = DecisionTreeClassifier().fit(X, y, sample_weight=counts)
+    one = RandomForestClassifier(1, max_features=None, bootstrap=False).fit(
+        X, y, sample_weight=counts)
+    _tree_vs_forest(dt, one)
+    # the forest's first tree is this tree
+    n0 = rf.node_counts_[0]
+    for name in STRUCT:
+        np.testing.assert_array_equal(getattr(rf._forest, name)[:n0],
+                                      getattr(dt.tree_.arrays, name), err_msg=name)
+    np.testing.assert_array_equal(rf.apply(X)[:, 0], dt.apply(X))
+
+
+# --------------------------------------------------------- completely random
+def test_completely_random_root_is_uniform():
+    """Root of 3000 depth-1 trees: the feature is uniform over the non-constant
+    features (chi-square) and never the constant one; the cut-point, rescaled to
+    [0, 1] by the feature's range, is uniform (Kolmogorov-Smirnov)."""
+    rng = np.random.RandomState(0)
+    n = 60
+    X = np.column_stack([rng.rand(n) * 10, rng.randn(n), np.full(n, 3.0), rng.exponential(size=n),
+                         rng.randint(0, 50, n).astype(float)])
+    y = rng.randint(0, 2, n)
+    T = 3000
+    crf = CompletelyRandomForestClassifier(T, max_depth=1, random_state=1).fit(X, y)
+    f = crf._forest
+    roots = crf._roots
+    feats = f.feature[roots]
+    assert (f.kind[roots] != LEAF).all()
+    counts = np.bincount(feats, minlength=5)
+    assert counts[2] == 0
+    chi = stats.chisquare(counts[[0, 1, 3, 4]])
+    assert chi.pvalue > 1e-3, counts
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    u = (f.threshold[roots] - lo[feats]) / (hi[feats] - lo[feats])
+    assert ((u >= 0) & (u < 1)).all()
+    for j in (0, 1, 3, 4):
+        ks = stats.kstest(u[feats == j], "uniform")
+        assert ks.pvalue > 1e-3, (j, ks)
+    # and they are not all the same (a broken RNG would pass the range checks)
+    assert np.unique(f.threshold[roots]).size > T * 0.9
+
+
+def test_completely_random_hist_cut_is_uniform_over_bin_boundaries():
+    rng = np.random.RandomState(1)
+    n = 80
+    X = rng.randint(0, 6, (n, 1)).astype(float)       # 6 values -> 5 boundaries
+    X[:6, 0] = np.arange(6)
+    y = rng.rand(n)
+    T = 2000
+    crf = CompletelyRandomForestRegressor(T, max_depth=1, splitter="hist", random_state=2).fit(X, y)
+    thr = crf._forest.threshold[crf._roots]
+    vals, counts = np.unique(thr, return_counts=True)
+    np.testing.assert_allclose(vals, np.arange(5) + 0.5)
+    assert stats.chisquare(counts).pvalue > 1e-3, counts
+
+
+@pytest.mark.parametrize("cls,splitter", [(CompletelyRandomForestClassifier, "exact"),
+                                          (CompletelyRandomForestClassifier, "hist"),
+                                          (CompletelyRandomForestRegressor, "exact")])
+def test_completely_random_trees_grow_until_pure(cls, splitter):
+    X, y = mixed(3, regression=cls is CompletelyRandomForestRegressor)
+    # no duplicated rows with different targets
+    X = X.drop(columns=["d"]).assign(b=np.random.RandomState(9).rand(len(X)))
+    m = cls(5, splitter=splitter, random_state=0).fit(X, y)
+    f = m._forest
+    leaves = f.kind == LEAF
+    if cls is CompletelyRandomForestClassifier:
+        assert np.all(np.sort(f.value[leaves], axis=1)[:, -1] == 1.0)   # pure leaves
+        assert (m.predict(X) == y).all()
+    else:
+        np.testing.assert_allclose(m.predict(X), y, rtol=1e-12)
+
+
+def test_completely_random_nominal_binary_split_is_a_random_subset():
+    rng = np.random.RandomState(2)
+    n = 200
+    X = pd.DataFrame({"c": pd.Categorical(rng.choice(list("abcd"), n))})
+    y = rng.randint(0, 2, n)
+    crf = CompletelyRandomForestClassifier(400, max_depth=1, random_state=3).fit(X, y)
+    f = crf._forest
+    subsets = set()
+    for r in crf._roots:
+        assert f.kind[r] == NOMINAL
+        slots = f.cat_map[f.cat_offset[r]:f.cat_offset[r] + f.cat_count[r]]
+        assert set(slots.tolist()) == {0, 1}
+        subsets.add(tuple(slots.tolist()))
+    assert len(subsets) == 14          # every non-trivial subset of 4 categories
+
+
+def _node_rows(m, X):
+    ind, ptr = m.decision_path(X)
+    return ind.tocsc()
+
+
+@pytest.mark.parametrize("cls", [ExtraTreesClassifier, ExtraTreesRegressor])
+def test_extra_trees_cut_points_lie_in_the_node_range(cls):
+    X, y = numeric(6, n=120, regression=cls is ExtraTreesRegressor)
+    m = cls(4, max_features=2, random_state=0).fit(X, y)
+    f = m._forest
+    ind = _node_rows(m, X)
+    n_internal = 0
+    for node in np.flatnonzero(f.kind != LEAF):
+        rows = ind[:, node].nonzero()[0]
+        x = X[rows, f.feature[node]]
+        assert x.min() <= f.threshold[node] < x.max()
+        n_internal += 1
+    assert n_internal > 20
+    # extra trees are not the best splits: they differ from a random forest's
+    rf = RandomForestClassifier if cls is ExtraTreesClassifier else RandomForestRegressor
+    best = rf(4, max_features=2, bootstrap=False, random_state=0).fit(X, y)
+    assert not np.array_equal(best._forest.threshold[best._roots], f.threshold[m._roots])
+
+
+# ------------------------------------------------------------------------ OOB
+def _leaf_value(f, root, x):
+    """Slow pure-Python traversal (independent of the kernels)."""
+    node = root
+    while f.kind[node] != LEAF:
+        v = x[f.feature[node]]
+        fc = f.first_child[node]
+        if np.isnan(v):
+            node = fc + f.missing_child[node]
+        elif f.kind[node] == NOMINAL:
+            c = int(v)
+            slot = f.cat_map[f.cat_offset[node] + c] if c < f.cat_count[node] else -1
+            node = fc + (f.missing_child[node] if slot < 0 else slot)
+        else:
+            node = fc + (0 if v <= f.threshold[node] else 1)
+    return f.value[node]
+
+
+def _slow_oob(m, Xf):
+    n = Xf.shape[0]
+    K = m._forest.value.shape[1]
+    tot = np.zeros((n, K))
+    cnt = np.zeros(n)
+    for j, s in enumerate(m.estimators_samples_):
+        inbag = np.zeros(n, bool)
+        inbag[s] = True
+        for i in np.flatnonzero(~inbag):
+            tot[i] += _leaf_value(m._forest, m._roots[j], Xf[i])
+            cnt[i] += 1
+    return tot / np.maximum(cnt, 1)[:, None], cnt
+
+
+def test_oob_classifier_matches_slow_reference():
+    X, y = mixed(7, n=150)
+    m = RandomForestClassifier(12, oob_score=True, random_state=3, max_depth=5).fit(X, y)
+    Xf = m._encode(X)
+    ref, cnt = _slow_oob(m, Xf)
+    assert (cnt > 0).all()
+    np.testing.assert_allclose(m.oob_decision_function_, ref, rtol=1e-12)
+    assert m.oob_score_ == pytest.approx(np.mean(np.argmax(ref, axis=1) == y))
+    np.testing.assert_allclose(m.oob_decision_function_.sum(axis=1), 1.0)
+    # the OOB estimate is honest: below the training accuracy of the forest
+    assert m.oob_score_ < m.score(X, y)
+
+
+def test_oob_regressor_matches_slow_reference_with_zero_weight_rows():
+    X, y = mixed(8, n=160, regression=True)
+    w = np.ones(len(y))
+    w[:10] = 0.0
+    m = RandomForestRegressor(10, oob_score=True, random_state=4, max_samples=0.7,
+                              splitter="hist").fit(X, y, sample_weight=w)
+    assert all(s.min() >= 10 and s.shape == (105,) for s in m.estimators_samples_)
+    Xf = m._encode(X)
+    ref, cnt = _slow_oob(m, Xf)
+    np.testing.assert_allclose(m.oob_prediction_, ref[:, 0], rtol=1e-12)
+    assert cnt[:10].tolist() == [10] * 10
+    r2 = 1 - ((y - ref[:, 0]) ** 2).sum() / ((y - y.mean()) ** 2).sum()
+    assert m.oob_score_ == pytest.approx(r2)
+
+
+def test_oob_callable_and_too_few_trees_warn():
+    X, y = numeric(9, n=100)
+    m = RandomForestClassifier(2, oob_score=lambda a, b: 0.25, random_state=0)
+    with pytest.warns(UserWarning, match="do not have OOB scores"):
+        m.fit(X, y)
+    assert m.oob_score_ == 0.25
+    assert (m.oob_decision_function_.sum(axis=1) == 0).any()
+
+
+# ---------------------------------------------------------------- determinism
+@pytest.mark.parametrize("cls", ALL)
+def test_same_random_state_same_forest_whatever_n_jobs(cls):
+    X, y = mixed(10, regression=cls._task == "regression")
+    kw = dict(n_estimators=6, random_state=11, max_depth=6)
+    if cls in (RandomForestClassifier, RandomForestRegressor):
+        kw["max_features"] = 2
+    ms = [cls(n_jobs=nj, **kw).fit(X, y) for nj in (1, 2, -1)]
+    for m in ms[1:]:
+        for name in ("feature", "threshold", "value", "cat_map"):
+            np.testing.assert_array_equal(getattr(m._forest, name), getattr(ms[0]._forest, name))
+    other = cls(n_jobs=1, **dict(kw, random_state=12)).fit(X, y)
+    assert not np.array_equal(other._forest.threshold, ms[0]._forest.threshold)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_pickle_round_trip(cls):
+    X, y = mixed(12, n=120, regression=cls._task == "regression")
+    m = cls(4, random_state=0).fit(X, y)
+    m2 = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(m2.predict(X), m.predict(X))
+    np.testing.assert_array_equal(m2.apply(X), m.apply(X))
+
+
+def test_predict_threads_equal_serial():
+    X, y = numeric(13, n=3000)
+    m = RandomForestClassifier(20, random_state=0, n_jobs=2).fit(X, y)
+    from treelab._engine.tree import forest_sum, forest_sum_serial
+    Xf = m._encode(X)
+    np.testing.assert_array_equal(forest_sum(m._forest, m._roots, Xf),
+                                  forest_sum_serial(m._forest, m._roots, Xf))
+    assert m.predict_proba(X).shape == (3000, 2)
+
+
+def test_feature_importances_and_max_features():
+    X, y = numeric(14, n=300, d=6)
+    m = RandomForestClassifier(30, random_state=0).fit(X, y)
+    imp = m.feature_importances_
+    assert imp.shape == (6,) and imp.sum() == pytest.approx(1.0)
+    assert set(np.argsort(imp)[-2:]) == {0, 1}
+    assert m.max_features_ == 2
+    # per-node sampling: with one feature per node the roots use many features
+    one = RandomForestClassifier(30, max_features=1, random_state=0).fit(X, y)
+    assert len(set(one._forest.feature[one._roots].tolist())) >= 4
+
+
+def test_compact_forest_is_smaller_than_full_trees():
+    X, y = numeric(15, n=400)
+    m = RandomForestClassifier(5, random_state=0).fit(X, y)
+    assert m._forest.parent.size == 0 and m._forest.impurity.size == 0
+    assert m.decision_path(X)[1].tolist() == np.append(m._roots, m._n_nodes[-1]).tolist()
+
+
+def test_class_weight_balanced_subsample_runs_and_reweights():
+    X, y = numeric(16, n=200)
+    y[:170] = 0
+    a = RandomForestClassifier(5, random_state=0, class_weight="balanced_subsample").fit(X, y)
+    b = RandomForestClassifier(5, random_state=0).fit(X, y)
+    assert not np.array_equal(a._forest.threshold, b._forest.threshold)
+    assert a.predict_proba(X).shape == (200, 2)
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("kw,match", [
+    (dict(n_estimators=0), "n_estimators"),
+    (dict(n_estimators=2.5), "n_estimators"),
+    (dict(bootstrap="yes"), "bootstrap"),
+    (dict(bootstrap=False, oob_score=True), "bootstrap=True"),
+    (dict(bootstrap=False, max_samples=0.5), "max_sample"),
+    (dict(max_samples=0), "max_samples"),
+    (dict(max_samples=1.5), "max_samples"),
+    (dict(splitter="random"), "splitter"),
+    (dict(max_features=0), "max_features"),
+    (dict(max_features="third"), "max_features"),
+    (dict(criterion="bogus"), "criterion"),
+    (dict(max_bin=1), "max_bin"),
+    (dict(n_jobs=0), "n_jobs"),
+    (dict(min_samples_leaf=0), "min_samples_leaf"),
+    (dict(class_weight="weird"), "class_weight"),
+])
+def test_bad_parameters(kw, match):
+    X, y = numeric(17, n=50)
+    with pytest.raises(ValueError, match=match):
+        RandomForestClassifier(**dict(dict(n_estimators=3), **kw)).fit(X, y)
+
+
+def test_bad_data():
+    X, y = numeric(18, n=50)
+    m = ExtraTreesRegressor(3)
+    with pytest.raises(ValueError, match="not fitted"):
+        m.predict(X)
+    with pytest.raises(ValueError):
+        m.fit(X, y[:-1])
+    with pytest.raises(ValueError, match="inf|infinity|Inf"):
+        m.fit(np.where(X > 2, np.inf, X), y)
+    m.fit(X, y.astype(float))
+    with pytest.raises(ValueError, match="features"):
+        m.predict(X[:, :3])
+    with pytest.raises(ValueError, match="one class"):
+        CompletelyRandomForestClassifier(2).fit(X, np.zeros(50))
+    with pytest.raises(ValueError, match="regression|criterion"):
+        RandomForestRegressor(2, criterion="gini").fit(X, y)
+    with pytest.raises(ValueError, match="weight"):
+        RandomForestRegressor(2).fit(X, y, sample_weight=np.zeros(50))
