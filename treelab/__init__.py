@@ -18,6 +18,8 @@ from .learners import (  # noqa: E402
 )
 from .split_criteria import Criterion  # noqa: E402
 from .ensembles import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
+from .ensembles import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,  # noqa: E402
+                        BaggingRegressor)
 
 __version__ = "0.1.0"
 
@@ -25,4 +27,5 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "
            "CARTClassifier", "CARTRegressor", "export_text", "Criterion", "SGTClassifier",
            "SGTRegressor", "SGTMultiInstanceClassifier", "HoeffdingTreeClassifier",
            "ToPsClassifier", "ToPsRegressor", "export_tops_text", "plot_tops",
-           "GradientBoostingClassifier", "GradientBoostingRegressor", "__version__"]
+           "GradientBoostingClassifier", "GradientBoostingRegressor", "__version__",
+           "BaggingClassifier", "BaggingRegressor", "AdaBoostClassifier", "AdaBoostRegressor"]

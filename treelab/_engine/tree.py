@@ -35,6 +35,7 @@ __all__ = [
     "new_tree", "ensure_capacity", "add_children", "trim", "apply", "apply_serial",
     "predict_value", "predict_value_serial", "PARALLEL_MIN_ROWS", "decision_path", "node_depths_ok", "extract_subtree", "n_leaves",
     "max_depth", "forest_raw", "forest_raw_serial", "forest_predict", "concat_trees",
+    "forest_value_sum", "forest_value_sum_serial", "forest_sum",
 ]
 
 LEAF = 0
@@ -415,6 +416,47 @@ def forest_predict(t, roots, root_col, X, n_cols):
     if X.shape[0] < PARALLEL_MIN_ROWS:
         return forest_raw_serial(t, roots, root_col, X, int(n_cols))
     return forest_raw(t, roots, root_col, X, int(n_cols))
+
+
+@njit(cache=True, inline="always", nogil=True)
+def _forest_value_row(t, roots, root_weight, x, out_row):
+    k = out_row.shape[0]
+    for j in range(roots.shape[0]):
+        leaf = leaf_from(t, roots[j], x)
+        wj = root_weight[j]
+        for c in range(k):
+            out_row[c] += wj * t.value[leaf, c]
+
+
+@njit(cache=True, nogil=True)
+def forest_value_sum_serial(t, roots, root_weight, X):
+    """:func:`forest_value_sum` without threads."""
+    out = np.zeros((X.shape[0], t.value.shape[1]), np.float64)
+    for i in range(X.shape[0]):
+        _forest_value_row(t, roots, root_weight, X[i], out[i])
+    return out
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def forest_value_sum(t, roots, root_weight, X):
+    """Weighted sum of whole leaf value vectors over the trees of a multi-root
+    forest: ``out[i, :] = sum_j root_weight[j] * value[leaf of row i in tree j, :]``
+    (bagging / random forests: mean class probabilities with weights 1/M;
+    AdaBoost: weighted votes with one-hot leaf values).  Parallel over rows."""
+    n = X.shape[0]
+    out = np.zeros((n, t.value.shape[1]), np.float64)
+    for i in prange(n):
+        _forest_value_row(t, roots, root_weight, X[i], out[i])
+    return out
+
+
+def forest_sum(t, roots, root_weight, X):
+    """:func:`forest_value_sum`, without threads on small inputs."""
+    roots = np.ascontiguousarray(roots, dtype=np.int64)
+    root_weight = np.ascontiguousarray(root_weight, dtype=np.float64)
+    if X.shape[0] < PARALLEL_MIN_ROWS:
+        return forest_value_sum_serial(t, roots, root_weight, X)
+    return forest_value_sum(t, roots, root_weight, X)
 
 
 def concat_trees(trees):
