@@ -77,3 +77,39 @@ def base_allows_nan(est):
         return bool(get_tags(est).input_tags.allow_nan)
     except Exception:  # noqa: BLE001 - no scikit-learn, or a foreign object without tags
         return False
+
+
+def prepare_shared(base, Xf, enc, seed):
+    """Presort (exact splitter) or bin (hist) ``Xf`` once for every treelab-tree
+    member of an ensemble."""
+    from .._engine.binning import bin_data
+    return bin_data(Xf, enc.is_nominal, enc.n_cats, getattr(base, "splitter", "best") == "hist",
+                    base.max_bins, random_state=int(seed))
+
+
+def subset_shared(data, enc, feats):
+    """The prepared data and encoding of the columns ``feats`` (repeats allowed)."""
+    from ..data import FeatureEncoding
+    if feats is None:
+        return data, enc
+    X = np.ascontiguousarray(data.X[:, feats])
+    Xb = np.ascontiguousarray(data.Xb[:, feats]) if data.Xb.shape[0] else \
+        np.zeros((0, feats.shape[0]), np.uint8)
+    order = np.ascontiguousarray(data.order[feats]) if data.order.shape[1] else \
+        np.zeros((feats.shape[0], 0), np.int64)
+    vals = np.ascontiguousarray(data.vals[feats]) if data.vals.shape[1] else \
+        np.zeros((feats.shape[0], 0), np.float64)
+    if data.use_hist:
+        parts = [data.edges[data.edge_offsets[f]:data.edge_offsets[f + 1]] for f in feats]
+        edges = np.ascontiguousarray(np.concatenate(parts) if parts else np.zeros(0))
+        offsets = np.concatenate(([0], np.cumsum([p.shape[0] for p in parts]))).astype(np.int64)
+    else:
+        edges, offsets = data.edges, np.zeros(feats.shape[0] + 1, np.int64)
+    sub = data._replace(X=X, Xb=Xb, order=order, vals=vals,
+                        is_nominal=np.ascontiguousarray(data.is_nominal[feats]),
+                        n_cats=np.ascontiguousarray(data.n_cats[feats]), edges=edges,
+                        edge_offsets=offsets)
+    sub_enc = FeatureEncoding(int(feats.shape[0]), np.asarray(enc.is_nominal)[feats],
+                              [enc.categories[f] for f in feats], None)
+    sub_enc.has_missing = None if enc.has_missing is None else np.asarray(enc.has_missing)[feats]
+    return sub, sub_enc

@@ -42,7 +42,7 @@ from ..data import (
 )
 from ._base import (
     MAX_SEED, accepts_sample_weight, base_allows_nan, check_n_estimators, clone_estimator,
-    is_treelab_tree,
+    is_treelab_tree, prepare_shared,
 )
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
@@ -77,13 +77,21 @@ class _BaseAdaBoost(BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Boost ``n_estimators`` rounds (fewer if a member is perfect or too weak)."""
+        try:
+            return self._fit(X, y, sample_weight)
+        finally:
+            self._shared = None
+
+    def _fit(self, X, y, sample_weight):
         M, lr, base = self._check_common()
         resample = self._resampling()
         if not resample and not accepts_sample_weight(base):
             raise ValueError(f"{type(base).__name__} does not take sample_weight: use "
                              "boosting='resample'")
         name = type(self).__name__
-        Xf, enc = fit_encode_X(X, name, None, allow_nan=base_allows_nan(base))
+        tree_base = is_treelab_tree(base)
+        Xf, enc = fit_encode_X(X, name, base.nominal_features if tree_base else None,
+                               allow_nan=base_allows_nan(base))
         n, d = Xf.shape
         yf = self._fit_targets(y, n)
         w = check_sample_weight(sample_weight, n)
@@ -92,6 +100,7 @@ class _BaseAdaBoost(BaseEstimator):
         w = w / w.sum()
         set_fitted_encoding(self, enc, d)
         rng = check_random_state(self.random_state)
+        self._shared = (prepare_shared(base, Xf, enc, 0), enc) if tree_base else None
         self.estimators_ = []
         self.estimator_weights_ = np.zeros(M)
         self.estimator_errors_ = np.ones(M)
@@ -125,13 +134,20 @@ class _BaseAdaBoost(BaseEstimator):
 
     def _fit_member(self, base, X, y, w, rng, resample):
         """Fit one member: on the weights, or on a weighted resample of size n
-        (the slides' "sampled with replacement, chance based on weight")."""
+        (the slides' "sampled with replacement, chance based on weight").  A
+        treelab tree grows on the data presorted / binned once for all rounds
+        (a resample enters as draw counts, a weight of k being k copies)."""
         est = _seed_estimator(clone_estimator(base), rng)
         if resample:
             s = w.sum()
             p = w if abs(s - 1.0) < 1e-8 else w / s   # as given: same draws as scikit-learn
             rows = rng.choice(X.shape[0], X.shape[0], replace=True, p=p)
+            if self._shared is not None:
+                counts = np.bincount(rows, minlength=X.shape[0]).astype(np.float64)
+                return est._fit_encoded(X, self._shared[1], y, counts, data=self._shared[0])
             est.fit(X[rows], y[rows])
+        elif self._shared is not None:
+            est._fit_encoded(X, self._shared[1], y, w, data=self._shared[0])
         else:
             est.fit(X, y, sample_weight=w)
         return est

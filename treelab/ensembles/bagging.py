@@ -36,7 +36,7 @@ from ..data import (
 )
 from ._base import (
     MAX_SEED, accepts_sample_weight, base_allows_nan, check_bool, check_n_estimators,
-    clone_estimator, has_param, is_treelab_tree, resolve_count,
+    clone_estimator, has_param, is_treelab_tree, prepare_shared, resolve_count, subset_shared,
 )
 
 __all__ = ["BaggingClassifier", "BaggingRegressor"]
@@ -61,40 +61,27 @@ def _draw(seed, n, d, n_rows, n_feats, bootstrap, bootstrap_features):
     return feats, rows
 
 
-def _as_frame(X, is_nominal, n_cats):
-    """A DataFrame whose nominal columns are categoricals with categories
-    0..n_cats-1, so that a treelab tree encodes the codes as they are."""
-    import pandas as pd
-    cols = {}
-    for j in range(X.shape[1]):
-        if is_nominal[j]:
-            codes = np.where(np.isnan(X[:, j]), -1, X[:, j]).astype(np.int64)
-            cols[j] = pd.Categorical.from_codes(codes, categories=np.arange(max(n_cats[j], 1)))
-        else:
-            cols[j] = X[:, j]
-    return pd.DataFrame(cols)
-
-
-def _fit_member(base, X, y, w, seed, draw_args, use_weight, nominal):
-    """Fit one member (module level so that joblib / Dask can ship it)."""
+def _fit_member(base, X, y, w, seed, draw_args, use_weight, shared):
+    """Fit one member (module level so that joblib / Dask can ship it).  A
+    treelab tree (``shared`` = (prepared data, encoding)) grows on the columns
+    of the data presorted / binned once, drawn rows weighted by their counts;
+    another estimator gets the counts as ``sample_weight`` when it takes one,
+    else a copy of the drawn rows."""
     feats, rows = _draw(seed, *draw_args)
     est = clone_estimator(base)
     if has_param(est, "random_state"):
         est.set_params(random_state=int(seed))
+    counts = np.bincount(rows, minlength=X.shape[0]).astype(np.float64)
+    sw = counts if w is None else counts * w
+    if shared is not None:
+        data, enc = subset_shared(shared[0], shared[1], feats)
+        return est._fit_encoded(data.X, enc, y, sw, data=data)
     Xs = X if feats is None else X[:, feats]
-    if nominal is not None:
-        is_nom, n_cats = nominal
-        if feats is not None:
-            is_nom, n_cats = is_nom[feats], n_cats[feats]
-        if is_nom.any():
-            Xs = _as_frame(Xs, is_nom, n_cats)
     if use_weight:
-        counts = np.bincount(rows, minlength=X.shape[0]).astype(np.float64)
-        est.fit(Xs, y, sample_weight=counts if w is None else counts * w)
+        est.fit(Xs, y, sample_weight=sw)
     else:
         take = np.sort(rows)
-        Xs = Xs.iloc[take] if hasattr(Xs, "iloc") else Xs[take]
-        est.fit(Xs, y[take])
+        est.fit(Xs[take], y[take])
     return est
 
 
@@ -133,7 +120,8 @@ class _BaseBagging(BaseEstimator):
         base = self._base()
         tree_base = is_treelab_tree(base)
         name = type(self).__name__
-        Xf, enc = fit_encode_X(X, name, None, allow_nan=base_allows_nan(base))
+        Xf, enc = fit_encode_X(X, name, base.nominal_features if tree_base else None,
+                               allow_nan=base_allows_nan(base))
         n, d = Xf.shape
         n_rows = resolve_count("max_samples", self.max_samples, n)
         n_feats = resolve_count("max_features", self.max_features, d)
@@ -146,13 +134,10 @@ class _BaseBagging(BaseEstimator):
         rng = check_random_state(self.random_state)
         seeds = rng.randint(MAX_SEED, size=M)
         draw_args = (n, d, n_rows, n_feats, bootstrap, bootstrap_features)
-        nominal = None
-        if tree_base and enc.is_nominal.any():
-            n_cats = np.array([0 if c is None else len(c) for c in enc.categories], np.int64)
-            nominal = (np.asarray(enc.is_nominal, bool), n_cats)
+        shared = (prepare_shared(base, Xf, enc, seeds[0]), enc) if tree_base else None
         prefer = "threads" if tree_base else None
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer=prefer)(
-            delayed(_fit_member)(base, Xf, yf, w, int(s), draw_args, use_weight, nominal)
+            delayed(_fit_member)(base, Xf, yf, w, int(s), draw_args, use_weight, shared)
             for s in seeds)
         set_fitted_encoding(self, enc, d)
         self._seeds = seeds
