@@ -88,28 +88,36 @@ def prepare_shared(base, Xf, enc, seed):
 
 
 def subset_shared(data, enc, feats):
-    """The prepared data and encoding of the columns ``feats`` (repeats allowed)."""
+    """The prepared data of the columns ``feats`` (None: all; repeats allowed) and
+    the encoding a member records: nominal columns keep their category codes (a
+    member predicts on the ensemble's encoded ``X``), no feature names."""
+    import pandas as pd
+
     from ..data import FeatureEncoding
     if feats is None:
-        return data, enc
-    X = np.ascontiguousarray(data.X[:, feats])
-    Xb = np.ascontiguousarray(data.Xb[:, feats]) if data.Xb.shape[0] else \
-        np.zeros((0, feats.shape[0]), np.uint8)
-    order = np.ascontiguousarray(data.order[feats]) if data.order.shape[1] else \
-        np.zeros((feats.shape[0], 0), np.int64)
-    vals = np.ascontiguousarray(data.vals[feats]) if data.vals.shape[1] else \
-        np.zeros((feats.shape[0], 0), np.float64)
-    if data.use_hist:
-        parts = [data.edges[data.edge_offsets[f]:data.edge_offsets[f + 1]] for f in feats]
-        edges = np.ascontiguousarray(np.concatenate(parts) if parts else np.zeros(0))
-        offsets = np.concatenate(([0], np.cumsum([p.shape[0] for p in parts]))).astype(np.int64)
+        feats = np.arange(data.X.shape[1])
+        sub = data
     else:
-        edges, offsets = data.edges, np.zeros(feats.shape[0] + 1, np.int64)
-    sub = data._replace(X=X, Xb=Xb, order=order, vals=vals,
-                        is_nominal=np.ascontiguousarray(data.is_nominal[feats]),
-                        n_cats=np.ascontiguousarray(data.n_cats[feats]), edges=edges,
-                        edge_offsets=offsets)
-    sub_enc = FeatureEncoding(int(feats.shape[0]), np.asarray(enc.is_nominal)[feats],
-                              [enc.categories[f] for f in feats], None)
+        X = np.ascontiguousarray(data.X[:, feats])
+        Xb = np.ascontiguousarray(data.Xb[:, feats]) if data.Xb.shape[0] else \
+            np.zeros((0, feats.shape[0]), np.uint8)
+        order = np.ascontiguousarray(data.order[feats]) if data.order.shape[1] else \
+            np.zeros((feats.shape[0], 0), np.int64)
+        vals = np.ascontiguousarray(data.vals[feats]) if data.vals.shape[1] else \
+            np.zeros((feats.shape[0], 0), np.float64)
+        if data.use_hist:
+            parts = [data.edges[data.edge_offsets[f]:data.edge_offsets[f + 1]] for f in feats]
+            edges = np.ascontiguousarray(np.concatenate(parts) if parts else np.zeros(0))
+            offsets = np.concatenate(([0], np.cumsum([p.shape[0] for p in parts])))
+        else:
+            edges, offsets = data.edges, np.zeros(feats.shape[0] + 1)
+        sub = data._replace(X=X, Xb=Xb, order=order, vals=vals,
+                            is_nominal=np.ascontiguousarray(data.is_nominal[feats]),
+                            n_cats=np.ascontiguousarray(data.n_cats[feats]), edges=edges,
+                            edge_offsets=np.ascontiguousarray(offsets, dtype=np.int64))
+    is_nom = np.asarray(enc.is_nominal, bool)[feats]
+    cats = [pd.Index(np.arange(enc.n_cats[f], dtype=np.float64)) if is_nom[i] else None
+            for i, f in enumerate(feats)]
+    sub_enc = FeatureEncoding(int(feats.shape[0]), is_nom, cats, None)
     sub_enc.has_missing = None if enc.has_missing is None else np.asarray(enc.has_missing)[feats]
     return sub, sub_enc

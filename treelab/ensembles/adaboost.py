@@ -42,7 +42,7 @@ from ..data import (
 )
 from ._base import (
     MAX_SEED, accepts_sample_weight, base_allows_nan, check_n_estimators, clone_estimator,
-    is_treelab_tree, prepare_shared,
+    is_treelab_tree, prepare_shared, subset_shared,
 )
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
@@ -100,7 +100,8 @@ class _BaseAdaBoost(BaseEstimator):
         w = w / w.sum()
         set_fitted_encoding(self, enc, d)
         rng = check_random_state(self.random_state)
-        self._shared = (prepare_shared(base, Xf, enc, 0), enc) if tree_base else None
+        self._shared = subset_shared(prepare_shared(base, Xf, enc, 0), enc, None) if tree_base \
+            else None
         self.estimators_ = []
         self.estimator_weights_ = np.zeros(M)
         self.estimator_errors_ = np.ones(M)
