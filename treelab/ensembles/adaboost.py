@@ -166,12 +166,16 @@ class _BaseAdaBoost(BaseEstimator):
                 self._leaf_output(est, a.value[:int(a.sizes[0])]).reshape(-1, 1))))
         return concat_trees(trees)
 
+    def _encode(self, X):
+        """``X`` encoded as at fit time: what every member is fitted on and predicts."""
+        check_is_fitted(self, "estimators_")
+        return encode_X(X, self._encoding, type(self).__name__,
+                        allow_nan=base_allows_nan(self.estimators_[0]))
+
     def _member_outputs(self, X):
         """(n_samples, n_members) matrix of member predictions (encoded classes for
         the classifier)."""
-        check_is_fitted(self, "estimators_")
-        Xf = encode_X(X, self._encoding, type(self).__name__,
-                      allow_nan=base_allows_nan(self.estimators_[0]))
+        Xf = self._encode(X)
         m = len(self.estimators_)
         if self._forest is not None:
             forest, roots = self._forest
