@@ -131,7 +131,7 @@ def _ensemble_expected_failures(estimator):
                           AdaBoostClassifier(n_estimators=10, boosting="resample",
                                              random_state=0),
                           AdaBoostRegressor(n_estimators=10, random_state=0)],
-                         expected_failed_checks=_ensemble_expected_failures, xfail_strict=False)
+                         expected_failed_checks=_ensemble_expected_failures, xfail_strict=True)
 def test_bagging_adaboost_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

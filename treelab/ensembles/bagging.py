@@ -272,7 +272,8 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
 
     def predict(self, X):
         """Class with the highest mean probability."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def _set_oob(self, Xf, yc):
         S = np.zeros((Xf.shape[0], self.n_classes_))
