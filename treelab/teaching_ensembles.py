@@ -140,9 +140,26 @@ def adaboost_example():
     return X, y
 
 
-def _replayed_draws(ada, n):
+def _replayed_weights(ada, X, y):
+    """The tuple weights each round of a fitted :class:`AdaBoostClassifier` started
+    from (uniform sample weights), replayed from its members and vote weights:
+    w <- w exp(alpha [M_i(X_j) != y_j]) / sum, clipped at machine epsilon."""
+    Xf = ada._encode(X)
+    yc = np.searchsorted(ada.classes_, y)
+    w = np.full(yc.shape[0], 1.0 / yc.shape[0])
+    out = []
+    for i, est in enumerate(ada.estimators_):
+        w = np.clip(w, np.finfo(np.float64).eps, None)
+        out.append(w.copy())
+        wrong = np.asarray(est.predict(Xf)) != yc
+        w = np.exp(np.log(w) + ada.estimator_weights_[i] * wrong)
+        w = w / w.sum()
+    return out
+
+
+def _replayed_draws(ada, weights, n):
     """The rows each resampling round drew, replayed from ``random_state`` and the
-    recorded tuple weights (one seed per ``random_state`` parameter of the base
+    round's tuple weights (one seed per ``random_state`` parameter of the base
     learner, then the weighted draw -- the order of :class:`AdaBoostClassifier`)."""
     from .data import check_random_state
     from .ensembles._base import MAX_SEED
@@ -150,7 +167,7 @@ def _replayed_draws(ada, n):
         raise ValueError("the drawn tuples can be shown only with an int random_state")
     rng = check_random_state(ada.random_state)
     out = []
-    for est, w in zip(ada.estimators_, ada.sample_weights_):
+    for est, w in zip(ada.estimators_, weights):
         for key in sorted(est.get_params(deep=True)):
             if key == "random_state" or key.endswith("__random_state"):
                 rng.randint(MAX_SEED)
@@ -177,12 +194,13 @@ def adaboost_rounds_table(X=None, y=None, n_rounds=3, boosting="reweight", estim
                              boosting=boosting, random_state=random_state).fit(X, y)
     y = np.asarray(y)
     n = y.shape[0]
-    draws = _replayed_draws(ada, n) if boosting == "resample" else None
+    weights = _replayed_weights(ada, X, y)
+    draws = _replayed_draws(ada, weights, n) if boosting == "resample" else None
     rows = []
     for i, est in enumerate(ada.estimators_):
         wrong = ada.classes_[np.asarray(est.predict(ada._encode(X)))] != y
         row = {"round": i + 1}
-        row.update({f"w{j + 1}": ada.sample_weights_[i][j] for j in range(n)})
+        row.update({f"w{j + 1}": weights[i][j] for j in range(n)})
         row["error"] = ada.estimator_errors_[i]
         row["alpha"] = ada.estimator_weights_[i]
         row["misclassified"] = " ".join(str(j + 1) for j in np.flatnonzero(wrong))

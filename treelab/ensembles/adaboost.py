@@ -105,16 +105,13 @@ class _BaseAdaBoost(BaseEstimator):
         self.estimators_ = []
         self.estimator_weights_ = np.zeros(M)
         self.estimator_errors_ = np.ones(M)
-        self.sample_weights_ = []          # the weights each round started from (teaching)
         eps = np.finfo(np.float64).eps
         zero = w == 0.0
         for it in range(M):
             w = np.clip(w, eps, None)       # avoid vanishing weights (as scikit-learn)
             w[zero] = 0.0
-            self.sample_weights_.append(w.copy())
             w, alpha, err = self._boost(it, M, base, Xf, yf, w, lr, rng, resample)
             if w is None:
-                self.sample_weights_.pop()
                 break
             self.estimator_weights_[it] = alpha
             self.estimator_errors_[it] = err
@@ -217,7 +214,6 @@ class AdaBoostClassifier(ClassifierMixin, _BaseAdaBoost):
     estimator_errors_ : error(M_i) per round (1 for rounds not run)
     estimator_weights_ : learning_rate * (log((1 - error)/error) + log(K - 1))
         (0 for rounds not run)
-    sample_weights_ : list of the tuple weights each round was fitted with
     """
 
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0,
@@ -356,7 +352,7 @@ class AdaBoostRegressor(RegressorMixin, _BaseAdaBoost):
         scikit-learn's ``AdaBoostRegressor``.
 
     Attributes: ``estimators_``, ``estimator_errors_`` (mean loss Lbar per
-    round), ``estimator_weights_`` (lr * log(1/beta)), ``sample_weights_``.
+    round), ``estimator_weights_`` (lr * log(1/beta)).
     """
 
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0, loss="linear",
