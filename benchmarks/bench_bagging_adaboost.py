@@ -60,9 +60,12 @@ def main(argv=None):
     X, y = make_classification(args.n_samples, 20, n_informative=10, random_state=0)
     cut = int(0.8 * len(y))
     Xtr, Xte, ytr, yte = X[:cut], X[cut:], y[:cut], y[cut:]
-    # compile outside the timings
-    BaggingClassifier(n_estimators=2, random_state=0).fit(Xtr[:500], ytr[:500]).predict(Xte[:10])
-    AdaBoostClassifier(n_estimators=2).fit(Xtr[:500], ytr[:500]).predict(Xte[:10])
+    # compile outside the timings: the serial and the parallel (>= 5,000 rows) traversals
+    for est in (BaggingClassifier(n_estimators=2, random_state=0),
+                AdaBoostClassifier(n_estimators=2)):
+        est.fit(Xtr[:500], ytr[:500])
+        est.predict(Xte[:10])
+        est.predict(np.repeat(Xte[:10], 600, axis=0))
     print(f"treelab {treelab.__version__}; {len(ytr)} train / {len(yte)} test rows, 20 features; "
           f"n_jobs={args.n_jobs}; load average {os.getloadavg()[0]:.1f} "
           f"(shared machine: timings are indicative)")
