@@ -76,8 +76,12 @@ def test_oob_error_curve_against_bagging_oob():
     bag = BaggingClassifier(n_estimators=25, oob_score=True, random_state=0).fit(X, y)
     c = oob_error_curve(bag, X, y)
     assert list(c.n_estimators) == list(range(1, 26))
-    assert c.coverage.iloc[-1] == 1.0
-    assert c.oob_error.iloc[-1] == pytest.approx(1 - bag.oob_score_)
+    covered = np.zeros(len(y), bool)
+    for rows in bag.estimators_samples_:
+        covered |= ~np.isin(np.arange(len(y)), rows)
+    assert c.coverage.iloc[-1] == pytest.approx(covered.mean())
+    dec = bag.oob_decision_function_[covered]
+    assert c.oob_error.iloc[-1] == pytest.approx(np.mean(dec.argmax(1) != y[covered]))
     assert c.oob_error.iloc[-1] < c.oob_error.iloc[0]
 
 
