@@ -336,8 +336,9 @@ def test_predict_threads_equal_serial():
     m = RandomForestClassifier(20, random_state=0, n_jobs=2).fit(X, y)
     from treelab._engine.tree import forest_sum, forest_sum_serial
     Xf = m._encode(X)
-    np.testing.assert_array_equal(forest_sum(m._forest, m._roots, Xf),
-                                  forest_sum_serial(m._forest, m._roots, Xf))
+    ones = np.ones(m._roots.shape[0])
+    np.testing.assert_array_equal(forest_sum(m._forest, m._roots, ones, Xf),
+                                  forest_sum_serial(m._forest, m._roots, ones, Xf))
     assert m.predict_proba(X).shape == (3000, 2)
 
 

@@ -23,6 +23,8 @@ from .ensembles import GcForestClassifier, MultiGrainedScanning  # noqa: E402
 from .ensembles import (CompletelyRandomForestClassifier, CompletelyRandomForestRegressor,  # noqa: E402
                         ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                         RandomForestRegressor)
+from .ensembles import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,  # noqa: E402
+                        BaggingRegressor)
 
 __version__ = "0.1.0"
 
@@ -34,4 +36,5 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "
            "CascadeForestClassifier", "CascadeForestRegressor", "MultiGrainedScanning",
            "GcForestClassifier", "RandomForestClassifier", "RandomForestRegressor",
            "ExtraTreesClassifier", "ExtraTreesRegressor", "CompletelyRandomForestClassifier",
-           "CompletelyRandomForestRegressor", "__version__"]
+           "CompletelyRandomForestRegressor", "BaggingClassifier", "BaggingRegressor", "AdaBoostClassifier",
+           "AdaBoostRegressor", "__version__"]

@@ -323,6 +323,13 @@ def warmup(args):
     return 0
 
 
+def teach(args):
+    """``treelab teach ensembles``: the slides' ensemble lessons."""
+    from .teaching_ensembles import ensemble_lessons
+    print(ensemble_lessons(png_dir=args.png_dir))
+    return 0
+
+
 def _demo_with_warmup(args):
     if not args.no_warmup:
         from ._compile import warmup as _warmup
@@ -363,6 +370,15 @@ def build_parser():
     p.add_argument("--force", action="store_true",
                    help="run every learner even when its kernels are already cached")
     p.set_defaults(func=warmup)
+    p = sub.add_parser("teach", help="the course's lessons as tables (ensembles)",
+                       formatter_class=_Formatter,
+                       description="Print a lesson of the course: 'ensembles' = majority-vote "
+                                   "error of independent classifiers, bootstrap rounds, AdaBoost "
+                                   "round by round, out-of-bag error against the number of trees.")
+    p.add_argument("topic", choices=["ensembles"], help="lesson")
+    p.add_argument("--png-dir", default=None,
+                   help="also write the lesson's PNG plots into this folder")
+    p.set_defaults(func=teach)
     p = sub.add_parser("ablation", help="grid of streaming learners x split rules x values x seeds",
                        formatter_class=_Formatter, epilog=_streams_help(),
                        description="Run learners x rules x parameter values x merits x seeds "

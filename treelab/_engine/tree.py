@@ -424,37 +424,39 @@ _ROW_BLOCK = 64
 
 
 @njit(cache=True, inline="always", nogil=True)
-def _forest_sum_block(t, roots, X, lo, hi, out):
+def _forest_sum_block(t, roots, root_weight, X, lo, hi, out):
     K = t.value.shape[1]
     for j in range(roots.shape[0]):
         r = roots[j]
+        wj = root_weight[j]
         for i in range(lo, hi):
             leaf = leaf_from(t, r, X[i])
             for k in range(K):
-                out[i, k] += t.value[leaf, k]
+                out[i, k] += wj * t.value[leaf, k]
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def forest_sum(t, roots, X):
-    """Sum over the trees rooted at ``roots`` of the value row of the leaf each row
-    of ``X`` reaches: ``out[i] = sum_j value[leaf_j(x_i)]`` (n_rows x n_outputs).
-    A random forest's averaged class proportions / means in one call; parallel over
-    blocks of rows, each block walking one tree at a time."""
+def forest_sum(t, roots, root_weight, X):
+    """Weighted sum over the trees rooted at ``roots`` of the value row of the leaf
+    each row of ``X`` reaches: ``out[i] = sum_j root_weight[j] value[leaf_j(x_i)]``
+    (n_rows x n_outputs).  A random forest's or bagging's averaged class proportions
+    / means in one call (weights 1 or 1/M); parallel over blocks of rows, each
+    block walking one tree at a time."""
     n = X.shape[0]
     out = np.zeros((n, t.value.shape[1]), np.float64)
     nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
     for b in prange(nb):
         lo = b * _ROW_BLOCK
-        _forest_sum_block(t, roots, X, lo, min(n, lo + _ROW_BLOCK), out)
+        _forest_sum_block(t, roots, root_weight, X, lo, min(n, lo + _ROW_BLOCK), out)
     return out
 
 
 @njit(cache=True, nogil=True)
-def forest_sum_serial(t, roots, X):
+def forest_sum_serial(t, roots, root_weight, X):
     """:func:`forest_sum` without threads."""
     n = X.shape[0]
     out = np.zeros((n, t.value.shape[1]), np.float64)
-    _forest_sum_block(t, roots, X, 0, n, out)
+    _forest_sum_block(t, roots, root_weight, X, 0, n, out)
     return out
 
 

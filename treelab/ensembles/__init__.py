@@ -2,6 +2,8 @@
 from .forest import (CompletelyRandomForestClassifier, CompletelyRandomForestRegressor,  # noqa: F401
                      ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                      RandomForestRegressor)
+from .adaboost import AdaBoostClassifier, AdaBoostRegressor
+from .bagging import BaggingClassifier, BaggingRegressor
 from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .cascade import CascadeForestClassifier, CascadeForestRegressor
 from .scanning import GcForestClassifier, MultiGrainedScanning
@@ -11,4 +13,5 @@ __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor",
            "ExtraTreesRegressor", "CompletelyRandomForestClassifier",
            "CompletelyRandomForestRegressor",
            "CascadeForestClassifier", "CascadeForestRegressor", "MultiGrainedScanning",
-           "GcForestClassifier"]
+           "GcForestClassifier", "BaggingClassifier", "BaggingRegressor", "AdaBoostClassifier",
+           "AdaBoostRegressor"]

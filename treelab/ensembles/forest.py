@@ -342,7 +342,8 @@ class _BaseForest(BaseEstimator):
         rest = np.setdiff1d(np.arange(n_all), kept)
         if rest.size:
             Xr = np.ascontiguousarray(X_all[rest])
-            full[rest] = forest_sum_serial(self._forest, self._roots, Xr)
+            full[rest] = forest_sum_serial(self._forest, self._roots,
+                                           np.ones(self._roots.shape[0]), Xr)
             full_cnt[rest] = self._roots.shape[0]
         if (full_cnt == 0).any():
             warnings.warn("Some inputs do not have OOB scores. This probably means too few "
@@ -361,10 +362,10 @@ class _BaseForest(BaseEstimator):
         Xf = self._encode(X)
         T = self._roots.shape[0]
         if Xf.shape[0] * T < _PARALLEL_MIN_WORK:
-            s = forest_sum_serial(self._forest, self._roots, Xf)
+            s = forest_sum_serial(self._forest, self._roots, np.ones(T), Xf)
         else:
             with _numba_threads(self.n_jobs):
-                s = forest_sum(self._forest, self._roots, Xf)
+                s = forest_sum(self._forest, self._roots, np.ones(T), Xf)
         return s / T
 
     def apply(self, X):

@@ -145,13 +145,26 @@ class BaseDecisionTree(BaseEstimator):
         announce(self)          # one line on stderr if the kernels are about to compile
         name = type(self).__name__
         Xf, enc = fit_encode_X(X, name, self.nominal_features, allow_nan=True)
+        return self._fit_encoded(Xf, enc, y, sample_weight)
+
+    def _fit_encoded(self, Xf, enc, y, sample_weight, data=None):
+        """:meth:`fit` on encoded ``Xf``.  ``data``: ``Xf`` already prepared by
+        :func:`~treelab._engine.binning.bin_data` (an ensemble presorts / bins once
+        for all its members); rows of weight zero are then left out through the
+        builder's row list instead of being copied out (the same tree with the
+        exact splitter; hist bins come from all rows of ``data``)."""
         n, d = Xf.shape
         yc, sstats, w, n_stats, fitted = self._targets(y, n, sample_weight)
         w_total = float(w.sum())
         if not w_total > 0:
             raise ValueError("Sum of sample weights is zero: nothing to learn from")
         keep = w > 0
-        if not keep.all():
+        rows = None
+        if data is not None:
+            if not keep.all():
+                rows = np.flatnonzero(keep)
+                n = rows.shape[0]
+        elif not keep.all():
             # samples of weight zero take no part in the fit (not even as thresholds),
             # so a weight of k is the same as k copies of a sample
             Xf, w = np.ascontiguousarray(Xf[keep]), np.ascontiguousarray(w[keep])
@@ -162,13 +175,14 @@ class BaseDecisionTree(BaseEstimator):
         crit = get_criterion(self.criterion, self._task)
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(0, np.iinfo(np.int32).max))
-        data = bin_data(Xf, enc.is_nominal, enc.n_cats, self.splitter == "hist", self.max_bins,
-                        random_state=seed)
+        if data is None:
+            data = bin_data(Xf, enc.is_nominal, enc.n_cats, self.splitter == "hist",
+                            self.max_bins, random_state=seed)
         task = TASK_CLASSIFICATION if self._task == "classification" else TASK_DENSE
         bp = make_params(task, n_stats, multiway=self._nominal_mode(), seed=seed,
                          merit_code=crit.merit_code, builtin=crit.builtin_code, **params)
         arrays = build_tree(data, yc, sstats, w, bp, crit.impurity, crit.merit,
-                            cp=crit.params)
+                            cp=crit.params, rows=rows)
         arrays = trim(arrays)
         for key, value in fitted.items():
             setattr(self, key, value)
@@ -181,6 +195,10 @@ class BaseDecisionTree(BaseEstimator):
         if self.ccp_alpha > 0.0 or self.pruning == "cost_complexity":
             make_leaf, _, _ = _pruning.cost_complexity(self.tree_.arrays, float(self.ccp_alpha), False)
             self._apply_prune(make_leaf)
+        if rows is not None and self.leaf_model is not None:
+            Xf, w = Xf[rows], w[rows]
+            yc = yc[rows] if yc.shape[0] else yc
+            sstats = sstats[rows] if sstats.shape[0] else sstats
         self._fit_leaf_models(Xf, yc, sstats, w)
         return self
 

@@ -1,0 +1,123 @@
+"""Helpers shared by the meta-ensembles (bagging, AdaBoost): base-estimator
+handling without a hard scikit-learn dependency, and parameter checks."""
+from __future__ import annotations
+
+import copy
+import inspect
+import numbers
+
+import numpy as np
+
+MAX_SEED = np.iinfo(np.int32).max
+
+
+def clone_estimator(est):
+    """``sklearn.base.clone`` when scikit-learn is importable, else a fresh
+    instance built from ``get_params(deep=False)``."""
+    try:
+        from sklearn.base import clone
+    except ImportError:  # pragma: no cover - scikit-learn is optional
+        if hasattr(est, "get_params"):
+            return type(est)(**copy.deepcopy(est.get_params(deep=False)))
+        return copy.deepcopy(est)
+    return clone(est)
+
+
+def accepts_sample_weight(est):
+    """Whether ``est.fit`` takes a ``sample_weight`` argument."""
+    try:
+        return "sample_weight" in inspect.signature(est.fit).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return False
+
+
+def has_param(est, name):
+    return hasattr(est, "get_params") and name in est.get_params(deep=False)
+
+
+def is_treelab_tree(est):
+    """A treelab batch tree without leaf models: its fitted arrays can join a
+    multi-root forest (:func:`treelab._engine.tree.concat_trees`)."""
+    from ..learners.decision_tree import BaseDecisionTree
+    return isinstance(est, BaseDecisionTree) and getattr(est, "leaf_model", None) is None
+
+
+def check_n_estimators(v):
+    if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)) or v < 1:
+        raise ValueError(f"n_estimators must be an int >= 1, got {v!r}")
+    return int(v)
+
+
+def resolve_count(name, value, total):
+    """scikit-learn's rule for ``max_samples`` / ``max_features``: an int in
+    [1, total] or a float fraction in (0, 1] of ``total`` (floor, at least 1)."""
+    if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool):
+        if not 1 <= value <= total:
+            raise ValueError(f"{name} as an int must be in [1, {total}], got {value}")
+        return int(value)
+    if isinstance(value, (numbers.Real, np.floating)) and not isinstance(value, bool):
+        if not 0.0 < value <= 1.0:
+            raise ValueError(f"{name} as a float must be in (0, 1], got {value}")
+        return max(1, int(value * total))
+    raise TypeError(f"{name} must be an int or a float, got {type(value).__name__}")
+
+
+def check_bool(name, v):
+    if not isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(v).__name__}")
+    return bool(v)
+
+
+def base_allows_nan(est):
+    """The base estimator's ``allow_nan`` tag (False when it cannot tell)."""
+    if is_treelab_tree(est):
+        return True
+    try:
+        from sklearn.utils import get_tags
+        return bool(get_tags(est).input_tags.allow_nan)
+    except Exception:  # noqa: BLE001 - no scikit-learn, or a foreign object without tags
+        return False
+
+
+def prepare_shared(base, Xf, enc, seed):
+    """Presort (exact splitter) or bin (hist) ``Xf`` once for every treelab-tree
+    member of an ensemble."""
+    from .._engine.binning import bin_data
+    return bin_data(Xf, enc.is_nominal, enc.n_cats, getattr(base, "splitter", "best") == "hist",
+                    base.max_bins, random_state=int(seed))
+
+
+def subset_shared(data, enc, feats):
+    """The prepared data of the columns ``feats`` (None: all; repeats allowed) and
+    the encoding a member records: nominal columns keep their category codes (a
+    member predicts on the ensemble's encoded ``X``), no feature names."""
+    import pandas as pd
+
+    from ..data import FeatureEncoding
+    if feats is None:
+        feats = np.arange(data.X.shape[1])
+        sub = data
+    else:
+        X = np.ascontiguousarray(data.X[:, feats])
+        Xb = np.ascontiguousarray(data.Xb[:, feats]) if data.Xb.shape[0] else \
+            np.zeros((0, feats.shape[0]), np.uint8)
+        order = np.ascontiguousarray(data.order[feats]) if data.order.shape[1] else \
+            np.zeros((feats.shape[0], 0), np.int64)
+        vals = np.ascontiguousarray(data.vals[feats]) if data.vals.shape[1] else \
+            np.zeros((feats.shape[0], 0), np.float64)
+        if data.use_hist:
+            parts = [data.edges[data.edge_offsets[f]:data.edge_offsets[f + 1]] for f in feats]
+            edges = np.ascontiguousarray(np.concatenate(parts) if parts else np.zeros(0))
+            offsets = np.concatenate(([0], np.cumsum([p.shape[0] for p in parts])))
+        else:
+            edges, offsets = data.edges, np.zeros(feats.shape[0] + 1)
+        sub = data._replace(X=X, Xb=Xb, order=order, vals=vals,
+                            is_nominal=np.ascontiguousarray(data.is_nominal[feats]),
+                            n_cats=np.ascontiguousarray(data.n_cats[feats]), edges=edges,
+                            edge_offsets=np.ascontiguousarray(offsets, dtype=np.int64))
+    is_nom = np.asarray(enc.is_nominal, bool)[feats]
+    cats = [pd.Index(np.arange(enc.n_cats[f], dtype=np.float64)) if is_nom[i] else None
+            for i, f in enumerate(feats)]
+    sub_enc = FeatureEncoding(int(feats.shape[0]), is_nom, cats, None)
+    sub_enc.has_missing = None if enc.has_missing is None else np.asarray(enc.has_missing)[feats]
+    return sub, sub_enc
