@@ -54,12 +54,16 @@ def bench_literal(n):
 
     def mse(yy, S):
         return float(np.mean((S[:, 0] - yy) ** 2))
+    from treelab.learners.tops import _single_threaded_blas
     t0 = time.perf_counter()
-    ref = literal_tops(X[T], y[T], X[V1], y[V1], X[V2], y[V2], learners, mse, "regression", 1)
+    with _single_threaded_blas():      # the same BLAS threading as treelab's fit (fair timing)
+        ref = literal_tops(X[T], y[T], X[V1], y[V1], X[V2], y[V2], learners, mse,
+                           "regression", 1)
     t_lit = time.perf_counter() - t0
     same = len(ref) == len(est.nodes_) and all(
         (r["feature"], r["left"], r["learner"], r["source"]) == (nd.feature, nd.left, nd.learner,
                                                                  nd.source)
+        and (r["feature"] < 0 or abs(r["threshold"] - nd.threshold) <= 1e-12 * abs(nd.threshold))
         for r, nd in zip(ref, est.nodes_))
     print(f"literal reference vs treelab (n={n}, d=4, constant+linear, squared error): "
           f"{len(est.nodes_)} nodes, same tree: {same}")
@@ -69,10 +73,13 @@ def bench_literal(n):
 
 def _time_fit(make, X, y, label, target):
     t0 = time.perf_counter()
+    c0 = time.process_time()
     est = make().fit(X, y)
     t = time.perf_counter() - t0
-    print(f"{label}: fit {t:.1f} s, {len(est.nodes_)} nodes, depth "
-          f"{max(nd.depth for nd in est.nodes_)} (target < {target})")
+    c = time.process_time() - c0
+    print(f"{label}: fit {t:.1f} s wall ({c:.1f} s CPU of this process), {len(est.nodes_)} "
+          f"nodes, depth {max(nd.depth for nd in est.nodes_)} (target < {target}); "
+          f"load average {os.getloadavg()[0]:.1f}", flush=True)
     return est
 
 
@@ -101,7 +108,9 @@ def bench_caravan(profile=False):
         _time_fit(make, X, y, "Caravan ToPs/LR (5822 x 85, 1 - AUC)", "60 s")
 
 
-def bench_mnist():
+def bench_mnist(max_depth=None, ensemble=False, n_jobs=None):
+    """ToPs/LR (and ToPs/ensemble) on MNIST 4-vs-9; ``max_depth`` times a
+    truncated tree (a fraction of the full fit, to extrapolate from)."""
     import tops_table3 as t3
 
     from treelab import ToPsClassifier
@@ -110,8 +119,19 @@ def bench_mnist():
         print("mnist: data not found; skipped")
         return
     X, y, _ = data
-    _time_fit(lambda: ToPsClassifier(base_learners=["linear"], loss="error_rate", random_state=0),
-              X, y, "MNIST 4-vs-9 ToPs/LR (1991 x 400, error rate)", "10 min")
+    lim = "" if max_depth is None else f", max_depth={max_depth} (a fraction of the full fit)"
+    _time_fit(lambda: ToPsClassifier(base_learners=["linear"], loss="error_rate",
+                                     max_depth=max_depth, n_jobs=n_jobs, random_state=0),
+              X, y, f"MNIST 4-vs-9 ToPs/LR (1991 x 400, error rate{lim})", "10 min")
+    if ensemble:
+        make = t3.methods("classification", "error_rate", False, n_jobs, True)["ToPs/ensemble"]
+
+        def mk():
+            est = make()
+            est.set_params(max_depth=max_depth)
+            return est
+        _time_fit(mk, X, y, f"MNIST 4-vs-9 ToPs/ensemble (1991 x 400, error rate{lim})",
+                  "30 min")
 
 
 def main():
@@ -119,13 +139,17 @@ def main():
     ap.add_argument("--only", nargs="+", default=["literal", "caravan", "mnist"])
     ap.add_argument("--n", type=int, default=400, help="rows for the literal comparison")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--max-depth", type=int, default=None,
+                    help="MNIST: grow only to this depth (time a fraction of the fit)")
+    ap.add_argument("--ensemble", action="store_true", help="MNIST: also ToPs/ensemble")
+    ap.add_argument("--n-jobs", type=int, default=None)
     args = ap.parse_args()
     if "literal" in args.only:
         bench_literal(args.n)
     if "caravan" in args.only:
         bench_caravan(args.profile)
     if "mnist" in args.only:
-        bench_mnist()
+        bench_mnist(args.max_depth, args.ensemble, args.n_jobs)
 
 
 if __name__ == "__main__":
