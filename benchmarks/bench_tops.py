@@ -4,19 +4,25 @@ sufficient statistics) at identical output, and treelab's absolute times on the
 experiments' data.
 
 1. ``literal``: random regression data (n rows, 4 features, learners
-   constant + linear, squared error); checks that both grow the same tree and
-   prints the time ratio (target: treelab >= 20x faster).
+   constant + linear, squared error); both grow the tree and fit the path
+   weights (same BLAS threading); checks that the trees and weights are the
+   same and prints the wall and CPU time ratios (target: treelab >= 20x faster).
 2. ``caravan``: ToPs/LR (``LinearModel``), 1 - AUC, all 5,822 rows x 85
    features (target < 60 s on 2 cores).
 3. ``mnist``: ToPs/LR, error rate, the 1,991 fours and nines of the MNIST test
-   set, central 20 x 20 pixels = 400 features (the paper's 400; target < 10 min).
+   set, central 20 x 20 pixels = 400 features (the paper's 400; target < 10 min);
+   ``--ensemble`` adds ToPs/ensemble (target < 30 min), ``--max-depth`` times a
+   truncated tree (a fraction of the fit).
 4. ``--profile``: cProfile of the Caravan run (where the time goes).
 
-Times include the first-call numba compilation only if the cache is cold
-(run twice for warm numbers).  The machine this was written on is shared by
-several engineers on 2 cores: absolute times are inflated.
+Each line prints the wall time, the CPU time of the process (the fit is
+single-threaded unless ``--n-jobs``: BLAS is pinned to one thread) and the
+load average: on a shared machine the CPU time is the better measure.  Times
+include the first-call numba compilation only if the cache is cold (run twice
+for warm numbers).
 
 Run:  python benchmarks/bench_tops.py [--only literal caravan mnist] [--n 400] [--profile]
+      [--max-depth D] [--ensemble] [--n-jobs J]
 """
 from __future__ import annotations
 
@@ -34,7 +40,7 @@ sys.path.insert(0, os.path.join(ROOT, "experiments"))
 
 
 def bench_literal(n):
-    from _tops_reference import literal_tops
+    from _tops_reference import literal_tops, literal_weights
 
     from treelab import ToPsRegressor
     from treelab.node_models import ConstantModel, LinearModel
@@ -47,28 +53,33 @@ def bench_literal(n):
     sets[perm[int(0.15 * n):int(0.25 * n)]] = 2
     learners = [ConstantModel(), LinearModel(alpha=0.1)]
     ToPsRegressor(base_learners=learners, max_depth=1).fit(X[:50], y[:50])   # compile
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     est = ToPsRegressor(base_learners=learners).fit(X, y, sets=sets)
-    t_fast = time.perf_counter() - t0
+    t_fast, c_fast = time.perf_counter() - t0, time.process_time() - c0
     T, V1, V2 = (sets == k for k in (0, 1, 2))
 
     def mse(yy, S):
         return float(np.mean((S[:, 0] - yy) ** 2))
-    from treelab.learners.tops import _single_threaded_blas
-    t0 = time.perf_counter()
+    from treelab.learners.tops import _make_loss, _single_threaded_blas, fit_path_weights
+    t0, c0 = time.perf_counter(), time.process_time()
     with _single_threaded_blas():      # the same BLAS threading as treelab's fit (fair timing)
         ref = literal_tops(X[T], y[T], X[V1], y[V1], X[V2], y[V2], learners, mse,
                            "regression", 1)
-    t_lit = time.perf_counter() - t0
+        W = literal_weights(ref, X[T], y[T], X[V2], y[V2], learners, "regression", 1,
+                            _make_loss("squared_error", "regression", 1), fit_path_weights)
+    t_lit, c_lit = time.perf_counter() - t0, time.process_time() - c0
     same = len(ref) == len(est.nodes_) and all(
         (r["feature"], r["left"], r["learner"], r["source"]) == (nd.feature, nd.left, nd.learner,
                                                                  nd.source)
         and (r["feature"] < 0 or abs(r["threshold"] - nd.threshold) <= 1e-12 * abs(nd.threshold))
-        for r, nd in zip(ref, est.nodes_))
-    print(f"literal reference vs treelab (n={n}, d=4, constant+linear, squared error): "
-          f"{len(est.nodes_)} nodes, same tree: {same}")
-    print(f"  literal {t_lit:.2f} s, treelab {t_fast:.3f} s, ratio {t_lit / t_fast:.1f}x "
-          f"(target >= 20x)")
+        for r, nd in zip(ref, est.nodes_)) and all(
+        np.allclose(W[nd.id], nd.weights, atol=1e-6) for nd in est.nodes_ if nd.is_leaf)
+    print(f"literal reference vs treelab (n={n}, d=4, constant+linear, squared error; both "
+          f"grow the tree and fit the path weights): {len(est.nodes_)} nodes, same tree and "
+          f"weights: {same}")
+    print(f"  wall: literal {t_lit:.2f} s, treelab {t_fast:.3f} s, ratio {t_lit / t_fast:.1f}x; "
+          f"CPU of this process: literal {c_lit:.2f} s, treelab {c_fast:.3f} s, ratio "
+          f"{c_lit / c_fast:.1f}x (target >= 20x); load average {os.getloadavg()[0]:.1f}")
 
 
 def _time_fit(make, X, y, label, target):

@@ -78,7 +78,7 @@ def load(name):
     raise ValueError(name)
 
 
-def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None):
+def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, lr_depth=None):
     from sklearn.ensemble import (
         AdaBoostClassifier, AdaBoostRegressor, GradientBoostingClassifier,
         GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
@@ -97,7 +97,7 @@ def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None):
     if task == "classification":
         tops = ToPsClassifier
         out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel()], loss=loss, n_jobs=n_jobs,
-                                      random_state=0)
+                                      max_depth=lr_depth, random_state=0)
         if ensemble:
             out["ToPs/ensemble"] = lambda: tops(
                 base_learners=[AdaBoostClassifier(n_estimators=small),
@@ -113,7 +113,8 @@ def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None):
         out["Logit"] = lambda: LogisticRegression(max_iter=2000)
     else:
         tops = ToPsRegressor
-        out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel()], n_jobs=n_jobs, random_state=0)
+        out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel()], n_jobs=n_jobs,
+                                      max_depth=lr_depth, random_state=0)
         if ensemble:
             out["ToPs/ensemble"] = lambda: tops(
                 base_learners=[AdaBoostRegressor(n_estimators=small), LinearModel(),
@@ -142,7 +143,7 @@ def test_loss(model, X, y, loss, task):
 
 
 def run(name, runs, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, out=None,
-        resume=False, only=None, max_rows=None):
+        resume=False, only=None, max_rows=None, lr_depth=None):
     import json
 
     from sklearn.model_selection import train_test_split
@@ -156,7 +157,7 @@ def run(name, runs, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, out=
     if max_rows and X.shape[0] > max_rows:
         keep = np.random.RandomState(0).permutation(X.shape[0])[:max_rows]
         X, y = X[keep], y[keep]
-    ms = methods(task, loss, quick, n_jobs, ensemble, ens_size, ens_depth)
+    ms = methods(task, loss, quick, n_jobs, ensemble, ens_size, ens_depth, lr_depth)
     if only:
         ms = {m: f for m, f in ms.items() if m in only}
     res = {m: {} for m in ms}
@@ -227,6 +228,7 @@ def main():
     ap.add_argument("--ens-size", type=int, default=None, help="members of each ensemble learner")
     ap.add_argument("--ens-depth", type=int, default=None, help="max_depth of ToPs/ensemble")
     ap.add_argument("--max-rows", type=int, default=None, help="subsample the data set")
+    ap.add_argument("--lr-depth", type=int, default=None, help="max_depth of ToPs/LR")
     ap.add_argument("--methods", nargs="+", default=None, help="only these methods")
     ap.add_argument("--out", default=None, help="append each run's result here (JSON lines)")
     ap.add_argument("--resume", action="store_true", help="reuse the runs found in --out")
@@ -234,7 +236,7 @@ def main():
     runs = args.runs or (2 if args.quick else 10)
     for name in args.data:
         run(name, runs, args.quick, args.n_jobs, not args.no_ensemble, args.ens_size,
-            args.ens_depth, args.out, args.resume, args.methods, args.max_rows)
+            args.ens_depth, args.out, args.resume, args.methods, args.max_rows, args.lr_depth)
 
 
 if __name__ == "__main__":

@@ -423,5 +423,7 @@ def test_weighted_auc_and_user_loss_with_sample_weight():
         ToPsClassifier(loss=lambda yt, S: 0.0).fit(X, yy, sample_weight=wt, sets=sets)
     with pytest.raises(ValueError, match="Negative"):
         ToPsClassifier().fit(X, yy, sample_weight=-np.ones(len(yy)), sets=sets)
-    with pytest.raises(ValueError, match="positive weight"):
+    with pytest.raises(ValueError, match="validation-1 set has only zero sample weights"):
         ToPsClassifier().fit(X, yy, sample_weight=(sets != 1).astype(float), sets=sets)
+    with pytest.raises(ValueError, match="all sample weights are zero"):
+        ToPsClassifier().fit(X, yy, sample_weight=np.zeros(len(yy)), sets=sets)

@@ -521,9 +521,12 @@ class _BaseToPs(BaseEstimator):
         set_fitted_encoding(self, enc, Xf.shape[1])
         self.n_classes_ = K if self._task == CLASSIFICATION else None
         if sw is not None:
+            if not sw.sum() > 0:
+                raise ValueError("all sample weights are zero (sample_weight sums to zero)")
             for part, nm in ((0, "training"), (1, "validation-1"), (2, "validation-2")):
                 if not sw[sets == part].sum() > 0:
-                    raise ValueError(f"the {nm} set has no sample of positive weight")
+                    raise ValueError(f"the {nm} set has only zero sample weights (no sample "
+                                     "of positive weight)")
         grower = _Grower(Xe, yc, y_orig, sets, learners, loss, self._task, K, max_depth, msl,
                          self.n_jobs, self.verbose, sw)
         with _single_threaded_blas():
