@@ -21,7 +21,7 @@ load average: on a shared machine the CPU time is the better measure.  Times
 include the first-call numba compilation only if the cache is cold (run twice
 for warm numbers).
 
-Run:  python benchmarks/bench_tops.py [--only literal caravan mnist] [--n 400] [--profile]
+Run:  python benchmarks/bench_tops.py [--only literal caravan mnist] [--n 600] [--profile]
       [--max-depth D] [--ensemble] [--n-jobs J]
 """
 from __future__ import annotations
@@ -148,7 +148,7 @@ def bench_mnist(max_depth=None, ensemble=False, n_jobs=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", nargs="+", default=["literal", "caravan", "mnist"])
-    ap.add_argument("--n", type=int, default=400, help="rows for the literal comparison")
+    ap.add_argument("--n", type=int, default=600, help="rows for the literal comparison")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--max-depth", type=int, default=None,
                     help="MNIST: grow only to this depth (time a fraction of the fit)")
