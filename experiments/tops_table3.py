@@ -18,17 +18,25 @@ Data sets (``../shared/data``; skipped with a message when absent):
 
 Methods: ToPs/LR (``LinearModel``, the paper's linear regression as the only
 base learner, on the class indicator for classification), ToPs/ensemble
-(AdaBoost, linear regression, logistic regression, LogitBoost = binomial
-gradient boosting, random forest, the paper's set -- scikit-learn's, kept
-small with ``--quick``, where ToPs/ensemble also stops at depth 1: its cost is
-one fit of every learner per side of each of up to 9 cuts of every feature at
-every node), and the baselines decision tree (treelab CART),
-random forest, AdaBoost, gradient boosting, linear and logistic regression
+(AdaBoost, linear regression, logistic regression (treelab's
+``LogisticModel``), LogitBoost = binomial gradient boosting, random forest,
+the paper's set; the ensembles are scikit-learn's, ``--ens-size`` members
+each (default 50; 5 with ``--quick``); ``--ens-depth`` bounds the ToPs/ensemble
+tree (default: none, the paper's rule alone): its cost is one fit of every
+learner per side of each of up to 9 cuts of every feature at every node), and
+the baselines: decision tree and gradient boosting (treelab's own:
+``DecisionTreeClassifier`` / ``Regressor``, ``GradientBoosting*``, XGBoost
+defaults), random forest and AdaBoost (scikit-learn's, 100 members: treelab's
+own were being written when this was run), linear and logistic regression
 (scikit-learn).  Classifier scores for 1 - AUC: ``predict_proba[:, 1]``
 (linear regression: its prediction).
 
+Each finished run is appended to ``--out`` (JSON lines) so that a run cut
+short by a time limit keeps what it measured; ``--resume`` reuses those rows.
+
 Run:  python experiments/tops_table3.py [--quick] [--data mnist49 caravan diabetes]
-      [--runs 10] [--no-ensemble] [--n-jobs 1]
+      [--runs 10] [--no-ensemble] [--ens-size 50] [--ens-depth D] [--n-jobs 1]
+      [--out results.jsonl] [--methods ToPs/LR DTree ...]
 """
 from __future__ import annotations
 
@@ -70,22 +78,26 @@ def load(name):
     raise ValueError(name)
 
 
-def methods(task, loss, quick, n_jobs, ensemble):
+def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, lr_depth=None):
     from sklearn.ensemble import (
         AdaBoostClassifier, AdaBoostRegressor, GradientBoostingClassifier,
         GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
     )
     from sklearn.linear_model import LinearRegression, LogisticRegression
 
-    from treelab import DecisionTreeClassifier, DecisionTreeRegressor, ToPsClassifier, ToPsRegressor
+    from treelab import (
+        DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier as TLGBC,
+        GradientBoostingRegressor as TLGBR, ToPsClassifier, ToPsRegressor,
+    )
     from treelab.node_models import LinearModel, LogisticModel
-    small = 5 if quick else 50
-    ens_depth = 1 if quick else None      # quick: ToPs/ensemble grows one split level
+    small = ens_size if ens_size is not None else (5 if quick else 50)
+    if quick and ens_depth is None:
+        ens_depth = 1                     # quick: ToPs/ensemble grows one split level
     out = {}
     if task == "classification":
         tops = ToPsClassifier
         out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel()], loss=loss, n_jobs=n_jobs,
-                                      random_state=0)
+                                      max_depth=lr_depth, random_state=0)
         if ensemble:
             out["ToPs/ensemble"] = lambda: tops(
                 base_learners=[AdaBoostClassifier(n_estimators=small),
@@ -96,12 +108,13 @@ def methods(task, loss, quick, n_jobs, ensemble):
         out["DTree"] = lambda: DecisionTreeClassifier(min_samples_leaf=5, random_state=0)
         out["Random Forest"] = lambda: RandomForestClassifier(n_estimators=100, random_state=0)
         out["AdaBoost"] = lambda: AdaBoostClassifier(n_estimators=100, random_state=0)
-        out["Gradient boosting"] = lambda: GradientBoostingClassifier(random_state=0)
+        out["Gradient boosting"] = lambda: TLGBC(random_state=0)
         out["LR"] = lambda: LinearRegression()
         out["Logit"] = lambda: LogisticRegression(max_iter=2000)
     else:
         tops = ToPsRegressor
-        out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel()], n_jobs=n_jobs, random_state=0)
+        out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel()], n_jobs=n_jobs,
+                                      max_depth=lr_depth, random_state=0)
         if ensemble:
             out["ToPs/ensemble"] = lambda: tops(
                 base_learners=[AdaBoostRegressor(n_estimators=small), LinearModel(),
@@ -111,7 +124,7 @@ def methods(task, loss, quick, n_jobs, ensemble):
         out["DTree"] = lambda: DecisionTreeRegressor(min_samples_leaf=5, random_state=0)
         out["Random Forest"] = lambda: RandomForestRegressor(n_estimators=100, random_state=0)
         out["AdaBoost"] = lambda: AdaBoostRegressor(n_estimators=100, random_state=0)
-        out["Gradient boosting"] = lambda: GradientBoostingRegressor(random_state=0)
+        out["Gradient boosting"] = lambda: TLGBR(random_state=0)
         out["LR"] = lambda: LinearRegression()
     return out
 
@@ -129,8 +142,10 @@ def test_loss(model, X, y, loss, task):
     return float(np.mean((s > 0.5).astype(int) != y))
 
 
-def run(name, runs, quick, n_jobs, ensemble):
-    from scipy.stats import ttest_ind
+def run(name, runs, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, out=None,
+        resume=False, only=None, max_rows=None, lr_depth=None):
+    import json
+
     from sklearn.model_selection import train_test_split
     data = load(name)
     if data is None:
@@ -138,39 +153,68 @@ def run(name, runs, quick, n_jobs, ensemble):
         return
     X, y, loss = data
     task = "regression" if loss == "squared_error" else "classification"
-    if quick and X.shape[0] > 1500:
-        keep = np.random.RandomState(0).permutation(X.shape[0])[:1500]
+    max_rows = max_rows or (1500 if quick else None)
+    if max_rows and X.shape[0] > max_rows:
+        keep = np.random.RandomState(0).permutation(X.shape[0])[:max_rows]
         X, y = X[keep], y[keep]
-    ms = methods(task, loss, quick, n_jobs, ensemble)
-    res = {m: [] for m in ms}
-    tim = {m: [] for m in ms}
+    ms = methods(task, loss, quick, n_jobs, ensemble, ens_size, ens_depth, lr_depth)
+    if only:
+        ms = {m: f for m, f in ms.items() if m in only}
+    res = {m: {} for m in ms}
+    tim = {m: {} for m in ms}
+    if resume and out and os.path.exists(out):
+        with open(out) as fh:
+            for line in fh:
+                row = json.loads(line)
+                if row["data"] == name and row["method"] in ms:
+                    res[row["method"]][row["run"]] = row["loss"]
+                    tim[row["method"]][row["run"]] = row["fit_s"]
     for r in range(runs):
         strat = y if task == "classification" else None
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=r, stratify=strat)
         for m, make in ms.items():
+            if r in res[m]:
+                continue
             est = make()
-            if hasattr(est, "random_state"):
+            if "random_state" in est.get_params():
                 est.set_params(random_state=r)
             t0 = time.perf_counter()
             est.fit(Xtr, ytr)
-            tim[m].append(time.perf_counter() - t0)
-            res[m].append(test_loss(est, Xte, yte, loss, task))
-        print(f"[{name}] run {r + 1}/{runs} done", flush=True)
+            tim[m][r] = time.perf_counter() - t0
+            res[m][r] = test_loss(est, Xte, yte, loss, task)
+            extra = {}
+            if hasattr(est, "nodes_"):
+                extra = {"nodes": len(est.nodes_), "depth": max(nd.depth for nd in est.nodes_)}
+            if out:
+                with open(out, "a") as fh:
+                    fh.write(json.dumps(dict(data=name, method=m, run=r, loss=res[m][r],
+                                             fit_s=tim[m][r], n=int(X.shape[0]),
+                                             load=os.getloadavg()[0], **extra)) + "\n")
+            print(f"[{name}] run {r + 1}/{runs} {m}: loss {res[m][r]:.4f}, fit "
+                  f"{tim[m][r]:.1f} s {extra}", flush=True)
+    print(table(name, X.shape, loss, res, tim))
+
+
+def table(name, shape, loss, res, tim):
+    """Markdown table: mean, sd, two-sample t-test p-values of ToPs against each method."""
+    from scipy.stats import ttest_ind
     lname = {"error_rate": "error rate", "auc": "1 - AUC", "squared_error": "MSE"}[loss]
-    print(f"\n{name}: n={X.shape[0]}, d={X.shape[1]}, loss = {lname}, {runs} runs")
-    refs = [m for m in ("ToPs/ensemble", "ToPs/LR") if m in ms]
-    head = f"{'method':<20}{'mean':>10}{'sd':>10}" + "".join(f"{'p vs ' + r:>18}" for r in refs)
-    print(head + f"{'fit s':>10}")
-    for m in ms:
-        a = np.array(res[m])
-        row = f"{m:<20}{a.mean():>10.4f}{a.std(ddof=1) if runs > 1 else 0:>10.4f}"
+    refs = [m for m in ("ToPs/ensemble", "ToPs/LR") if m in res and len(res[m]) > 1]
+    lines = [f"{name}: n={shape[0]}, d={shape[1]}, loss = {lname}", "",
+             "| method | runs | mean | sd | " + " | ".join(f"p vs {r}" for r in refs)
+             + " | fit s |",
+             "|---|---|---|---|" + "---|" * len(refs) + "---|"]
+    for m in res:
+        a = np.array([res[m][k] for k in sorted(res[m])])
+        if a.size == 0:
+            continue
+        row = (f"| {m} | {a.size} | {a.mean():.4f} | "
+               f"{a.std(ddof=1) if a.size > 1 else float('nan'):.4f} |")
         for ref in refs:
-            if m == ref or runs < 2:
-                row += f"{'-':>18}"
-            else:
-                row += f"{ttest_ind(res[ref], a).pvalue:>18.3g}"
-        print(row + f"{np.mean(tim[m]):>10.2f}")
-    print()
+            b = np.array([res[ref][k] for k in sorted(res[ref])])
+            row += " - |" if m == ref or a.size < 2 else f" {ttest_ind(b, a).pvalue:.3g} |"
+        lines.append(row + f" {np.mean(list(tim[m].values())):.1f} |")
+    return "\n".join(lines) + "\n"
 
 
 def main():
@@ -181,10 +225,18 @@ def main():
                     help="2 runs, at most 1500 rows, small ensembles")
     ap.add_argument("--no-ensemble", action="store_true", help="skip ToPs/ensemble")
     ap.add_argument("--n-jobs", type=int, default=1)
+    ap.add_argument("--ens-size", type=int, default=None, help="members of each ensemble learner")
+    ap.add_argument("--ens-depth", type=int, default=None, help="max_depth of ToPs/ensemble")
+    ap.add_argument("--max-rows", type=int, default=None, help="subsample the data set")
+    ap.add_argument("--lr-depth", type=int, default=None, help="max_depth of ToPs/LR")
+    ap.add_argument("--methods", nargs="+", default=None, help="only these methods")
+    ap.add_argument("--out", default=None, help="append each run's result here (JSON lines)")
+    ap.add_argument("--resume", action="store_true", help="reuse the runs found in --out")
     args = ap.parse_args()
     runs = args.runs or (2 if args.quick else 10)
     for name in args.data:
-        run(name, runs, args.quick, args.n_jobs, not args.no_ensemble)
+        run(name, runs, args.quick, args.n_jobs, not args.no_ensemble, args.ens_size,
+            args.ens_depth, args.out, args.resume, args.methods, args.max_rows, args.lr_depth)
 
 
 if __name__ == "__main__":

@@ -337,3 +337,93 @@ def test_percentile_thresholds_are_numpys():
                 x = np.sort(np.round(x))
             np.testing.assert_array_equal(_sorted_percentiles(x),
                                           np.percentile(x, np.arange(10, 100, 10)))
+
+
+# ------------------------------------------------------------------ sample weights
+def _same_fit(a, b):
+    assert len(a.nodes_) == len(b.nodes_)
+    for p, q in zip(a.nodes_, b.nodes_):
+        assert (p.feature, p.left, p.right, p.learner, p.source) == \
+            (q.feature, q.left, q.right, q.learner, q.source)
+        if p.feature >= 0:
+            assert p.threshold == pytest.approx(q.threshold, rel=1e-12)
+        assert p.loss == pytest.approx(q.loss, rel=1e-9, abs=1e-12)
+        if p.is_leaf:
+            np.testing.assert_allclose(p.weights, q.weights, atol=1e-6)
+
+
+@pytest.mark.parametrize("loss", ["squared_error", "auc", "error_rate", "log_loss"])
+def test_integer_sample_weight_equals_row_duplication(loss):
+    kind = "squared_error" if loss == "squared_error" else "auc"
+    cls = ToPsRegressor if loss == "squared_error" else ToPsClassifier
+    X, y, sets = _data(kind, 2)
+    w = np.random.RandomState(5).randint(1, 4, X.shape[0])
+    learners = [ConstantModel(), LinearModel(alpha=0.1)]
+    a = cls(base_learners=learners, loss=loss).fit(X, y, sample_weight=w, sets=sets)
+    b = cls(base_learners=learners, loss=loss).fit(np.repeat(X, w, axis=0), np.repeat(y, w),
+                                                   sets=np.repeat(sets, w))
+    assert len(a.nodes_) > 1
+    _same_fit(a, b)
+    np.testing.assert_allclose(a._scores(X), b._scores(X), rtol=1e-7, atol=1e-9)
+    # and the weights matter: unweighted grows another tree or other path weights
+    c = cls(base_learners=learners, loss=loss).fit(X, y, sets=sets)
+    assert [n.feature for n in c.nodes_] != [n.feature for n in a.nodes_] or not np.allclose(
+        c._scores(X), a._scores(X))
+
+
+def test_zero_sample_weight_removes_rows_and_unit_weight_changes_nothing():
+    X, y, sets = _data("squared_error", 1)
+    w = np.ones(X.shape[0])
+    w[::7] = 0.0
+    lrn = [ConstantModel(), LinearModel(alpha=0.1)]
+    a = ToPsRegressor(base_learners=lrn).fit(X, y, sample_weight=w, sets=sets)
+    keep = w > 0
+    b = ToPsRegressor(base_learners=lrn).fit(X[keep], y[keep], sets=sets[keep])
+    _same_fit(a, b)
+    c = ToPsRegressor(base_learners=lrn).fit(X, y, sample_weight=np.ones(len(y)), sets=sets)
+    d = ToPsRegressor(base_learners=lrn).fit(X, y, sets=sets)
+    assert export_tops_text(c) == export_tops_text(d)
+
+
+def test_weighted_percentiles_are_those_of_the_repeated_values():
+    from treelab.learners.tops import _sorted_percentiles
+    rng = np.random.RandomState(0)
+    for n in (1, 2, 5, 30):
+        x = np.sort(rng.randn(n))
+        w = rng.randint(0, 4, n).astype(float)
+        w[rng.randint(n)] = 1.0
+        np.testing.assert_allclose(_sorted_percentiles(x, w),
+                                   np.percentile(np.repeat(x, w.astype(int)),
+                                                 np.arange(10, 100, 10)), rtol=1e-12)
+
+
+def test_weighted_auc_and_user_loss_with_sample_weight():
+    from treelab.learners.tops import _make_loss
+    rng = np.random.RandomState(0)
+    y = rng.randint(0, 2, 60)
+    s = np.round(rng.rand(60), 1)
+    w = rng.randint(1, 4, 60).astype(float)
+    S = np.column_stack([1 - s, s])
+    auc = _make_loss("auc", "classification", 2)
+    assert auc(y, S, w=w) == pytest.approx(
+        1 - sk_metrics.roc_auc_score(y, s, sample_weight=w), rel=1e-12)
+    X, yy, sets = _data("auc", 0)
+    wt = np.random.RandomState(1).randint(1, 3, len(yy))
+
+    def user(yt, S, sample_weight=None):
+        if np.unique(yt).shape[0] < 2:
+            return 0.5
+        return 1 - sk_metrics.roc_auc_score(yt, S[:, 1], sample_weight=sample_weight)
+    lrn = [LinearModel(alpha=1.0), ConstantModel()]
+    a = ToPsClassifier(base_learners=lrn, loss=user).fit(X, yy, sample_weight=wt, sets=sets)
+    b = ToPsClassifier(base_learners=lrn, loss="auc").fit(X, yy, sample_weight=wt, sets=sets)
+    assert [(n.feature, n.learner, n.source) for n in a.nodes_] == \
+        [(n.feature, n.learner, n.source) for n in b.nodes_]
+    with pytest.raises(ValueError, match="sample_weight keyword"):
+        ToPsClassifier(loss=lambda yt, S: 0.0).fit(X, yy, sample_weight=wt, sets=sets)
+    with pytest.raises(ValueError, match="Negative"):
+        ToPsClassifier().fit(X, yy, sample_weight=-np.ones(len(yy)), sets=sets)
+    with pytest.raises(ValueError, match="validation-1 set has only zero sample weights"):
+        ToPsClassifier().fit(X, yy, sample_weight=(sets != 1).astype(float), sets=sets)
+    with pytest.raises(ValueError, match="all sample weights are zero"):
+        ToPsClassifier().fit(X, yy, sample_weight=np.zeros(len(yy)), sets=sets)

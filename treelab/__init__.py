@@ -15,6 +15,7 @@ from .learners import (  # noqa: E402
     C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
     DecisionTreeRegressor, HoeffdingTreeClassifier, ID3Classifier, SGTClassifier, SGTMultiInstanceClassifier,
     SGTRegressor, ToPsClassifier, ToPsRegressor, export_text, export_tops_text, plot_tops,
+    plot_tree,
 )
 from .split_criteria import Criterion  # noqa: E402
 from .ensembles import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
@@ -31,7 +32,7 @@ __version__ = "0.1.0"
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "C45Classifier",
            "CARTClassifier", "CARTRegressor", "export_text", "Criterion", "SGTClassifier",
            "SGTRegressor", "SGTMultiInstanceClassifier", "HoeffdingTreeClassifier",
-           "ToPsClassifier", "ToPsRegressor", "export_tops_text", "plot_tops",
+           "ToPsClassifier", "ToPsRegressor", "export_tops_text", "plot_tops", "plot_tree",
            "GradientBoostingClassifier", "GradientBoostingRegressor",
            "CascadeForestClassifier", "CascadeForestRegressor", "MultiGrainedScanning",
            "GcForestClassifier", "RandomForestClassifier", "RandomForestRegressor",

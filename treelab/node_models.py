@@ -65,7 +65,7 @@ REGRESSION = "regression"
 
 
 # ============================================================================ kernels
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gram(X, Y, w):
     """``G = X_a' W X_a`` and ``C = X_a' W Y`` with ``X_a = [X, 1]`` (intercept last)."""
     n, d = X.shape
@@ -86,7 +86,7 @@ def _gram(X, Y, w):
     return G, C
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _ridge_solve(G, C, alpha):
     """Solve ``(G + alpha J) beta = C`` (``J`` = identity without the intercept).
     ``G + alpha J`` is positive definite when ``alpha > 0`` and the weight sum
@@ -100,7 +100,48 @@ def _ridge_solve(G, C, alpha):
     return np.linalg.lstsq(A, C)[0]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def _chol_solve(A, C):
+    """Solve ``A x = C`` for a symmetric positive definite ``A`` by Cholesky
+    (LAPACK ``potrf``, half the work of LU, then two triangular solves);
+    ``ok`` is False when ``A`` is not numerically positive definite (the
+    caller then falls back to :func:`_ridge_solve`)."""
+    p = A.shape[0]
+    k = C.shape[1]
+    try:
+        L = np.linalg.cholesky(A)
+    except Exception:  # noqa: BLE001 - numba: not positive definite
+        return np.zeros((p, k)), False
+    x = C.copy()
+    for c in range(k):
+        for i in range(p):                    # L z = C
+            t = x[i, c]
+            for q in range(i):
+                t -= L[i, q] * x[q, c]
+            x[i, c] = t / L[i, i]
+        for i in range(p - 1, -1, -1):        # L' x = z
+            t = x[i, c]
+            for q in range(i + 1, p):
+                t -= L[q, i] * x[q, c]
+            x[i, c] = t / L[i, i]
+    return x, True
+
+
+@njit(cache=True, nogil=True)
+def _ridge_solve_fast(G, C, alpha):
+    """:func:`_ridge_solve` by Cholesky when ``G + alpha J`` is positive definite."""
+    p = G.shape[0]
+    if alpha > 0.0 and G[p - 1, p - 1] > 0.0:
+        A = G.copy()
+        for j in range(p - 1):
+            A[j, j] += alpha
+        x, ok = _chol_solve(A, C)
+        if ok:
+            return x
+    return _ridge_solve(G, C, alpha)
+
+
+@njit(cache=True, nogil=True)
 def _block_grams(X, Y, w, order, bounds):
     """Statistics ``(G_b, C_b)`` of the rows ``order[bounds[b]:bounds[b+1]]`` for each block b."""
     nb = bounds.shape[0] - 1
@@ -125,7 +166,7 @@ def _block_grams(X, Y, w, order, bounds):
     return Gs, Cs
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _ridge_cut_path(Gs, Cs, Gt, Ct, alpha, from_left):
     """Left / right ridge coefficients at each cut from the statistics of the
     blocks between consecutive cuts and the node's totals ``(Gt, Ct)``.
@@ -145,11 +186,11 @@ def _ridge_cut_path(Gs, Cs, Gt, Ct, alpha, from_left):
         GA += Gs[c]
         CA += Cs[c]
         if from_left:
-            left[c] = _ridge_solve(GA, CA, alpha)
-            right[c] = _ridge_solve(Gt - GA, Ct - CA, alpha)
+            left[c] = _ridge_solve_fast(GA, CA, alpha)
+            right[c] = _ridge_solve_fast(Gt - GA, Ct - CA, alpha)
         else:
-            right[c] = _ridge_solve(GA, CA, alpha)
-            left[c] = _ridge_solve(Gt - GA, Ct - CA, alpha)
+            right[c] = _ridge_solve_fast(GA, CA, alpha)
+            left[c] = _ridge_solve_fast(Gt - GA, Ct - CA, alpha)
     return left, right
 
 
@@ -161,7 +202,7 @@ def _sigmoid(z):
     return e / (1.0 + e)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _logistic_newton(X, y, w, C, beta0, max_iter, tol):
     """Binary L2 logistic regression by Newton's method (IRLS) with step halving.
 
@@ -425,7 +466,7 @@ class LinearModel(NodeModel):
         Y = _targets_matrix(y, task, n_classes)
         G, C = _gram(np.ascontiguousarray(X, dtype=np.float64), Y,
                      np.ascontiguousarray(w, dtype=np.float64))
-        return self._from_beta(_ridge_solve(G, C, alpha), task, n_classes, X.shape[1])
+        return self._from_beta(_ridge_solve_fast(G, C, alpha), task, n_classes, X.shape[1])
 
     def sufficient_stats(self, X, y, sample_weight=None):
         """``(X_a' W X_a, X_a' W y)`` of a regression node (additive over rows)."""
@@ -438,7 +479,7 @@ class LinearModel(NodeModel):
         alpha = _check_nonneg_number("alpha", self.alpha)
         G = np.ascontiguousarray(G, dtype=np.float64)
         C = np.ascontiguousarray(C, dtype=np.float64).reshape(G.shape[0], -1)
-        return self._from_beta(_ridge_solve(G, C, alpha), REGRESSION, 1, G.shape[0] - 1)
+        return self._from_beta(_ridge_solve_fast(G, C, alpha), REGRESSION, 1, G.shape[0] - 1)
 
     def _from_beta(self, beta, task, n_classes, d):
         self.task_ = task
@@ -554,7 +595,17 @@ class LogisticModel(NodeModel):
         the previous cut's solution of the same side (the converged optimum does
         not depend on the start; only the number of iterations does)."""
         lefts, rights = [], []
-        prev_l = prev_r = None
+        # the first cut of each side starts from the node's own fit (cached across
+        # the features of a node), later cuts from the previous cut's solution
+        key = ("logistic-node-beta", task, n_classes)
+        if cache is not None and key in cache:
+            node_beta = cache[key]
+        else:
+            node_beta = _warm(LogisticModel(self.C, self.max_iter, self.tol)._fit_task(
+                X, y, w, task, n_classes))
+            if cache is not None:
+                cache[key] = node_beta
+        prev_l = prev_r = node_beta
         for p in cut_pos:
             li, ri = order[:p], order[p:]
             lm = LogisticModel(self.C, self.max_iter, self.tol)._fit_task(

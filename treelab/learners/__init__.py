@@ -5,6 +5,7 @@ from .decision_tree import (
 )
 from .export import export_text
 from .hoeffding import HoeffdingTreeClassifier
+from .plot import plot_tree
 from .tops import ToPsClassifier, ToPsRegressor, export_tops_text, plot_tops
 from .sgt import SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor, TTestRule
 
@@ -12,4 +13,4 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier",
            "C45Classifier", "CARTClassifier", "CARTRegressor", "export_text",
            "SGTClassifier", "SGTRegressor", "SGTMultiInstanceClassifier", "TTestRule",
            "HoeffdingTreeClassifier", "ToPsClassifier", "ToPsRegressor", "export_tops_text",
-           "plot_tops"]
+           "plot_tops", "plot_tree"]

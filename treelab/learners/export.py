@@ -113,6 +113,18 @@ def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
     model tree's leaves show their model (the intercept and coefficients of a
     linear or logistic leaf model).
     """
+    a, child_labels, leaf_text, marks_missing = _batch_labelers(
+        estimator, feature_names, class_names, decimals, show_weights, show_missing)
+    lines = _render(a, 0, child_labels, leaf_text, marks_missing, max_depth, spacing)
+    return "\n".join(lines) + "\n"
+
+
+def _batch_labelers(estimator, feature_names, class_names, decimals, show_weights,
+                    show_missing):
+    """The tree arrays of a fitted batch tree and its three text functions:
+    ``child_labels(node)`` (the test of each child), ``leaf_text(node)``,
+    ``marks_missing(node)`` -- shared by :func:`export_text` and
+    :func:`~treelab.plot_tree`."""
     from .._sklearn_compat import check_is_fitted
     check_is_fitted(estimator)
     tree = estimator.tree_
@@ -152,8 +164,7 @@ def export_text(estimator, *, feature_names=None, class_names=None, decimals=3,
         return (show_missing or enc is None or enc.has_missing is None
                 or bool(enc.has_missing[a.feature[node]]))
 
-    lines = _render(a, 0, child_labels, leaf_text, marks_missing, max_depth, spacing)
-    return "\n".join(lines) + "\n"
+    return a, child_labels, leaf_text, marks_missing
 
 
 def export_stream_text(model, *, feature_names=None, decimals=3, show_weights=False,
@@ -173,6 +184,27 @@ def export_stream_text(model, *, feature_names=None, decimals=3, show_weights=Fa
     against the last class in tree j of a multiclass one, the value for a
     regressor).  ``tree`` picks one tree of a multiclass SGT (default: all).
     """
+    a, roots, child_labels, leaf_text = _stream_labelers(model, feature_names, decimals,
+                                                         show_weights)
+    classes = getattr(model, "classes_", None)
+    picked = range(len(roots)) if tree is None else [int(tree)]
+    if tree is not None and not 0 <= int(tree) < len(roots):
+        raise ValueError(f"tree must be in 0..{len(roots) - 1}, got {tree!r}")
+    out = []
+    for j in picked:
+        if len(roots) > 1:
+            head = f"tree {j}"
+            if classes is not None:
+                head += f" (score of class {classes[j]} against class {classes[-1]})"
+            out.append(head + ":")
+        out += _render(a, roots[j], child_labels, leaf_text, lambda node: True, max_depth,
+                       spacing)
+    return "\n".join(out) + "\n"
+
+
+def _stream_labelers(model, feature_names, decimals, show_weights):
+    """The node arrays, roots and text functions of a streaming tree (shared by
+    :func:`export_stream_text` and :func:`~treelab.plot_tree`)."""
     from .._sklearn_compat import _not_fitted_error_class
     model._flush()
     if not hasattr(model, "_forest"):
@@ -210,16 +242,4 @@ def export_stream_text(model, *, feature_names=None, decimals=3, show_weights=Fa
         return [f"{name} <  {edge}", f"{name} >= {edge}"]
 
     roots = [int(r) for r in model._roots]
-    picked = range(len(roots)) if tree is None else [int(tree)]
-    if tree is not None and not 0 <= int(tree) < len(roots):
-        raise ValueError(f"tree must be in 0..{len(roots) - 1}, got {tree!r}")
-    out = []
-    for j in picked:
-        if len(roots) > 1:
-            head = f"tree {j}"
-            if classes is not None:
-                head += f" (score of class {classes[j]} against class {classes[-1]})"
-            out.append(head + ":")
-        out += _render(a, roots[j], child_labels, leaf_text, lambda node: True, max_depth,
-                       spacing)
-    return "\n".join(out) + "\n"
+    return a, roots, child_labels, leaf_text

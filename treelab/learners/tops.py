@@ -56,11 +56,18 @@ inherited predictors are computed once per node, and the side sums for all
 thresholds come from one matrix product; a node model's ``_fit_cuts`` fits
 both sides of all percentile cuts of one feature at once (sufficient
 statistics for :class:`~treelab.node_models.ConstantModel` and
-:class:`~treelab.node_models.LinearModel`, warm starts for
-:class:`~treelab.node_models.LogisticModel`); 1 - AUC over all pairs of side
-predictors is one jitted Mann-Whitney kernel on pre-sorted scores; features
-are evaluated in parallel (joblib threads, ``n_jobs``) with a tqdm progress
-bar (``verbose``).
+:class:`~treelab.node_models.LinearModel`: per feature, the Gram matrices
+``X_b' W X_b`` of the row blocks between consecutive cuts (one BLAS product
+each), accumulated into both sides' normal equations and solved by Cholesky;
+warm starts for :class:`~treelab.node_models.LogisticModel`); 1 - AUC over all
+pairs of side predictors is one jitted Mann-Whitney kernel on pre-sorted
+scores; features are evaluated in parallel (joblib threads, ``n_jobs``; the
+kernels release the GIL) with a tqdm progress bar (``verbose``).  BLAS runs
+single-threaded during the fit (see :func:`_single_threaded_blas`).
+
+Sample weights (``fit(X, y, sample_weight=...)``) enter the base learners'
+fits, the percentile thresholds and every loss; positive integer weights give
+the same tree as duplicated rows (for the same ``sets``).
 
 Scores: a regressor's predictors give values; a classifier's give an
 ``(n, n_classes)`` score matrix (probabilities for probabilistic learners,
@@ -83,8 +90,8 @@ from numba import njit
 
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
-    check_classification_targets, check_random_state, check_regression_targets, encode_X,
-    fit_encode_X, set_fitted_encoding,
+    check_classification_targets, check_random_state, check_regression_targets,
+    check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ..node_models import (
     CLASSIFICATION, REGRESSION, EstimatorModel, LinearModel, as_node_model, scores_to_proba,
@@ -100,9 +107,12 @@ def _tol(v):
 
 
 # ============================================================================ losses
-@njit(cache=True)
-def _mw_cross(a, b):
-    """Mann-Whitney count of pairs (x in a, z in b) with x > z, ties 1/2; a, b sorted."""
+@njit(cache=True, nogil=True)
+def _mw_cross(a, wa, b, cwb):
+    """Weighted Mann-Whitney sum over pairs (x in a, z in b) of w_x w_z [x > z],
+    ties counted 1/2; ``a``, ``b`` sorted, ``wa`` the weights of ``a``, ``cwb``
+    the cumulative weights of ``b`` with a leading 0 (unit weights: the count
+    of pairs)."""
     na, nb = a.shape[0], b.shape[0]
     u = 0.0
     j_lo = 0
@@ -113,43 +123,86 @@ def _mw_cross(a, b):
             j_lo += 1
         while j_hi < nb and b[j_hi] <= x:
             j_hi += 1
-        u += j_lo + 0.5 * (j_hi - j_lo)
+        u += wa[i] * (cwb[j_lo] + 0.5 * (cwb[j_hi] - cwb[j_lo]))
     return u
 
 
-@njit(cache=True)
-def _auc_pairs(posL, negL, posR, negR):
+@njit(cache=True, nogil=True)
+def _auc_pairs(posL, wposL, negL, cwnegL, posR, wposR, negR, cwnegR):
     """1 - AUC of every pair (left candidate i, right candidate j) on the joint
     set; rows of ``posL`` (``negL``...) are the sorted class-1 (class-0) scores
-    of a candidate on the left (right) side's rows."""
+    of a candidate on the left (right) side's rows, ``wposL`` their weights in
+    the same order, ``cwnegL`` the cumulative weights of ``negL`` (leading 0)."""
     cL, cR = posL.shape[0], posR.shape[0]
-    P = posL.shape[1] + posR.shape[1]
-    N = negL.shape[1] + negR.shape[1]
+    P = 0.0
+    N = 0.0
+    if cL > 0:
+        P += wposL[0].sum()
+        N += cwnegL[0, cwnegL.shape[1] - 1]
+    if cR > 0:
+        P += wposR[0].sum()
+        N += cwnegR[0, cwnegR.shape[1] - 1]
     out = np.empty((cL, cR))
-    if P == 0 or N == 0:
+    if not (P > 0.0 and N > 0.0):
         out[:, :] = 0.5
         return out
     uL = np.empty(cL)
     for i in range(cL):
-        uL[i] = _mw_cross(posL[i], negL[i])
+        uL[i] = _mw_cross(posL[i], wposL[i], negL[i], cwnegL[i])
     uR = np.empty(cR)
     for j in range(cR):
-        uR[j] = _mw_cross(posR[j], negR[j])
+        uR[j] = _mw_cross(posR[j], wposR[j], negR[j], cwnegR[j])
     for i in range(cL):
         for j in range(cR):
-            u = uL[i] + uR[j] + _mw_cross(posL[i], negR[j]) + _mw_cross(posR[j], negL[i])
+            u = (uL[i] + uR[j] + _mw_cross(posL[i], wposL[i], negR[j], cwnegR[j])
+                 + _mw_cross(posR[j], wposR[j], negL[i], cwnegL[i]))
             out[i, j] = 1.0 - u / (P * N)
     return out
 
 
+def _sorted_by_class(S, yy, ww):
+    """Per candidate (rows of ``S``, shape (c, n)): the sorted class-1 scores
+    with their weights, the sorted class-0 scores with cumulative weights."""
+    c = S.shape[0]
+    out = []
+    for cls in (1, 0):
+        sel = yy == cls
+        Sc = S[:, sel]
+        wc = np.ones(int(sel.sum())) if ww is None else ww[sel]
+        if ww is None:
+            srt = np.sort(Sc, axis=1)
+            Wc = np.broadcast_to(wc, Sc.shape)
+        else:
+            o = np.argsort(Sc, axis=1, kind="stable")
+            srt = np.take_along_axis(Sc, o, axis=1)
+            Wc = wc[o]
+        if cls == 1:
+            out += [np.ascontiguousarray(srt), np.ascontiguousarray(Wc)]
+        else:
+            cw = np.zeros((c, Sc.shape[1] + 1))
+            np.cumsum(Wc, axis=1, out=cw[:, 1:])
+            out += [np.ascontiguousarray(srt), cw]
+    return out
+
+
 class _Loss:
-    """A loss on (targets, scores).  ``rows`` exists for additive (mean) losses."""
+    """A loss on (targets, scores), optionally sample-weighted.  ``rows`` exists
+    for additive (mean) losses; weighted, they are the weighted means."""
 
     def __init__(self, name, task, fn=None):
         self.name = name
         self.task = task
         self.fn = fn
         self.additive = name in ("squared_error", "absolute_error", "error_rate", "log_loss")
+        self.fn_takes_weight = False
+        if fn is not None:
+            import inspect
+            try:
+                params = inspect.signature(fn).parameters
+            except (TypeError, ValueError):
+                params = {}
+            self.fn_takes_weight = "sample_weight" in params or any(
+                p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
     def rows(self, y, S):
         """Per-row losses; ``S`` is (..., n, k), ``y`` targets / class codes (n,)."""
@@ -173,18 +226,25 @@ class _Loss:
             return -np.log(np.clip(py, 1e-15, 1.0))
         raise AssertionError(self.name)
 
-    def __call__(self, y, S, y_orig=None):
+    def __call__(self, y, S, y_orig=None, w=None):
+        """The loss of scores ``S`` on targets ``y``; ``w``: sample weights or
+        None (unweighted)."""
         if y.shape[0] == 0:
             return 0.0
         if self.additive:
-            return float(self.rows(y, S).mean())
+            if w is None:
+                return float(self.rows(y, S).mean())
+            tot = float(w.sum())
+            return float(self.rows(y, S) @ w) / tot if tot > 0 else 0.0
         if self.name == "auc":
-            s = S[:, 1]
-            pos, neg = np.sort(s[y == 1]), np.sort(s[y == 0])
-            if pos.shape[0] == 0 or neg.shape[0] == 0:
+            (pos, wpos, neg, cwneg) = _sorted_by_class(S[None, :, 1], y, w)
+            if not (wpos.sum() > 0 and cwneg[0, -1] > 0):
                 return 0.5
-            return 1.0 - _mw_cross(pos, neg) / (pos.shape[0] * neg.shape[0])
+            return 1.0 - (_mw_cross(pos[0], wpos[0], neg[0], cwneg[0])
+                          / (wpos.sum() * cwneg[0, -1]))
         pred = S[:, 0] if self.task == REGRESSION else S
+        if w is not None and self.fn_takes_weight:
+            return float(self.fn(y_orig, pred, sample_weight=w))
         return float(self.fn(y_orig, pred))
 
 
@@ -211,15 +271,16 @@ def _make_loss(loss, task, n_classes):
 
 
 # ============================================================================ weights
-def fit_path_weights(S_list, y, loss, y_orig=None):
+def fit_path_weights(S_list, y, loss, y_orig=None, sample_weight=None):
     """Non-negative weights summing to one that minimise ``loss`` of
     ``sum_k w_k S_k`` on the rows ``y`` (Section III-B; solver: see the module
-    docstring).  ``S_list`` holds one (n, k) score matrix per node of the path."""
+    docstring).  ``S_list`` holds one (n, k) score matrix per node of the path;
+    ``sample_weight`` weights the rows (None: unweighted)."""
     from scipy.optimize import minimize
     K = len(S_list)
     if K == 1:
         return np.ones(1)
-    if y.shape[0] == 0:
+    if y.shape[0] == 0 or sample_weight is not None and not np.sum(sample_weight) > 0:
         w = np.zeros(K)
         w[-1] = 1.0
         return w
@@ -231,12 +292,18 @@ def fit_path_weights(S_list, y, loss, y_orig=None):
         T[np.arange(y.shape[0]), y] = 1.0
     A = S.reshape(K, -1).T                        # (n*k, K)
     t = T.reshape(-1)
-    AtA, Atb = A.T @ A, A.T @ t
-    n = float(y.shape[0])
+    if sample_weight is None:
+        AtA, Atb = A.T @ A, A.T @ t
+        n = float(y.shape[0])
+    else:
+        sw = np.repeat(np.asarray(sample_weight, np.float64), T.shape[1])
+        AtA, Atb = (A * sw[:, None]).T @ A, (A * sw[:, None]).T @ t
+        n = max(float(np.sum(sample_weight)), 1e-300)
 
     def sq(wv):
         r = A @ wv - t
-        return float(r @ r) / n, (2.0 * (AtA @ wv - Atb)) / n
+        rr = float(r @ r) if sample_weight is None else float((r * sw) @ r)
+        return rr / n, (2.0 * (AtA @ wv - Atb)) / n
 
     def solve(fun, jac):
         x0 = np.full(K, 1.0 / K)
@@ -248,7 +315,7 @@ def fit_path_weights(S_list, y, loss, y_orig=None):
         return wv / wv.sum()
 
     def true_loss(wv):
-        return loss(y, np.tensordot(wv, S, axes=1), y_orig)
+        return loss(y, np.tensordot(wv, S, axes=1), y_orig, sample_weight)
 
     if loss.name in ("squared_error",):
         return solve(lambda v: sq(v)[0], lambda v: sq(v)[1])
@@ -401,9 +468,17 @@ class _BaseToPs(BaseEstimator):
         return np.ascontiguousarray(np.column_stack(cols))
 
     # ------------------------------------------------------------------- fit
-    def fit(self, X, y, sets=None):
+    def fit(self, X, y, sample_weight=None, sets=None):
         """Grow the tree of predictors (Section III-A) and fit the path weights (III-B).
 
+        ``sample_weight`` (optional, non-negative): enters the base learners'
+        fits on the training rows, the percentile thresholds (weighted
+        percentiles: an integer weight acts as that many copies of the row),
+        and every loss on V1 and V2 (weighted means; weighted Mann-Whitney
+        for 1 - AUC; a user loss gets ``sample_weight=`` when it accepts it).
+        Counts (``min_samples_leaf``, one V1 row per side) count rows of
+        positive weight, so a zero weight removes a row and positive integer
+        weights equal row duplication.
         ``sets`` (optional): per sample 0 = training, 1 = validation set 1,
         2 = validation set 2; default a random 75 / 15 / 10 % split
         (``validation_fraction``), stratified by class for classifiers.
@@ -430,15 +505,32 @@ class _BaseToPs(BaseEstimator):
         else:
             loss_spec = self.loss
         loss = _make_loss(loss_spec, self._task, K)
+        sw = None
+        if sample_weight is not None:
+            sw = check_sample_weight(sample_weight, n)
+            if np.all(sw == 1.0):
+                sw = None
+            elif loss.fn is not None and not loss.fn_takes_weight and np.ptp(sw) > 0:
+                raise ValueError("sample_weight with a user loss needs a loss function that "
+                                 "accepts a sample_weight keyword: loss(y_true, scores, "
+                                 "sample_weight=None)")
         rng = check_random_state(self.random_state)
         learners = self._learners(rng)
         sets = self._split_sets(n, yc if self._task == CLASSIFICATION else None, sets, rng)
         Xe = self._expand(Xf, enc)
         set_fitted_encoding(self, enc, Xf.shape[1])
         self.n_classes_ = K if self._task == CLASSIFICATION else None
+        if sw is not None:
+            if not sw.sum() > 0:
+                raise ValueError("all sample weights are zero (sample_weight sums to zero)")
+            for part, nm in ((0, "training"), (1, "validation-1"), (2, "validation-2")):
+                if not sw[sets == part].sum() > 0:
+                    raise ValueError(f"the {nm} set has only zero sample weights (no sample "
+                                     "of positive weight)")
         grower = _Grower(Xe, yc, y_orig, sets, learners, loss, self._task, K, max_depth, msl,
-                         self.n_jobs, self.verbose)
-        nodes, models = grower.grow()
+                         self.n_jobs, self.verbose, sw)
+        with _single_threaded_blas():
+            nodes, models = grower.grow()
         self.base_learners_ = learners
         self.loss_ = loss
         self.nodes_ = nodes
@@ -529,7 +621,7 @@ class _Grower:
     """The fast ToPs growth of Section III-A (see the module docstring)."""
 
     def __init__(self, X, y, y_orig, sets, learners, loss, task, K, max_depth, msl, n_jobs,
-                 verbose):
+                 verbose, sample_weight=None):
         self.task, self.K, self.loss = task, K, loss
         self.learners = learners
         self.m = len(learners)
@@ -537,10 +629,18 @@ class _Grower:
         self.n_jobs, self.verbose = n_jobs, verbose
         T, V1, V2 = (np.flatnonzero(sets == k) for k in (0, 1, 2))
         self.XT, self.yT = np.ascontiguousarray(X[T]), y[T]
-        self.wT = np.ones(T.shape[0])
         self.XV1, self.yV1, self.oV1 = np.ascontiguousarray(X[V1]), y[V1], y_orig[V1]
         self.XV2, self.yV2, self.oV2 = np.ascontiguousarray(X[V2]), y[V2], y_orig[V2]
-        vals = X[T]
+        # sample weights: None everywhere when unweighted (the unweighted code path)
+        self.weighted = sample_weight is not None
+        sw = sample_weight
+        self.wT = np.ones(T.shape[0]) if sw is None else np.ascontiguousarray(sw[T])
+        self.wV1 = None if sw is None else np.ascontiguousarray(sw[V1])
+        self.wV2 = None if sw is None else np.ascontiguousarray(sw[V2])
+        # rows of positive weight count (zero weight = the row removed)
+        self.posT = self.wT > 0
+        self.posV1 = np.ones(V1.shape[0], bool) if sw is None else self.wV1 > 0
+        vals = self.XT[self.posT]
         self.binary = np.all((vals == 0) | (vals == 1), axis=0)
         self.models = {}         # (learner, node) -> fitted model
         self.v1_scores = {}      # (learner, node) -> scores on the node's V1 rows
@@ -555,13 +655,20 @@ class _Grower:
             self.models[(a, nid)] = mdl
             self.v1_scores[(a, nid)] = mdl._scores(self.XV1[v1rows])
 
-    def _thresholds(self, xs, f):
+    def _thresholds(self, xs, f, ws=None):
         """0.5 for a 0/1 feature; else the distinct 10 %, ..., 90 % percentiles of the
         sorted node values ``xs`` (numpy's default linear interpolation, computed
-        on the already sorted values)."""
+        on the already sorted values; weighted: as if each row were repeated
+        its weight times, see :func:`_sorted_percentiles`)."""
         if self.binary[f]:
             return np.array([0.5])
-        return np.unique(_sorted_percentiles(xs))
+        return np.unique(_sorted_percentiles(xs, ws))
+
+    def _w1(self, rows):
+        return None if self.wV1 is None else self.wV1[rows]
+
+    def _w2(self, rows):
+        return None if self.wV2 is None else self.wV2[rows]
 
     # ----------------------------------------------------------------- grow
     def grow(self):
@@ -569,7 +676,8 @@ class _Grower:
         T0, V10, V20 = np.arange(nT), np.arange(self.XV1.shape[0]), np.arange(self.XV2.shape[0])
         root_models = [self._fit(a, T0) for a in range(self.m)]
         self._cache_node(0, root_models, V10)
-        losses = [self.loss(self.yV1, self.v1_scores[(a, 0)], self.oV1) for a in range(self.m)]
+        losses = [self.loss(self.yV1, self.v1_scores[(a, 0)], self.oV1, self.wV1)
+                  for a in range(self.m)]
         best = _first_min(losses)
         root = ToPsNode(0, -1, 0, best, 0, nT, V10.shape[0], V20.shape[0], losses[best], path=[0])
         nodes = [root]
@@ -612,7 +720,8 @@ class _Grower:
                 if source != cid:
                     S = S[np.searchsorted(rows[source][1], cr[1])]
                 c = ToPsNode(cid, u, nd.depth + 1, a, source, cr[0].shape[0], cr[1].shape[0],
-                             cr[2].shape[0], self.loss(self.yV1[cr[1]], S, self.oV1[cr[1]]),
+                             cr[2].shape[0], self.loss(self.yV1[cr[1]], S, self.oV1[cr[1]],
+                                                             self._w1(cr[1])),
                              path=nd.path + [cid])
                 nodes.append(c)
                 setattr(nd, side, cid)
@@ -625,44 +734,62 @@ class _Grower:
                 V2u = rows[nd.id][2]
                 S_list = [self.models[(nodes[p].learner, nodes[p].source)]._scores(self.XV2[V2u])
                           for p in nd.path]
-                nd.weights = fit_path_weights(S_list, self.yV2[V2u], self.loss, self.oV2[V2u])
+                nd.weights = fit_path_weights(S_list, self.yV2[V2u], self.loss, self.oV2[V2u],
+                                              self._w2(V2u))
                 V1u = rows[nd.id][1]
                 XV = self.XV1[V1u]
                 final = sum(wk * self.models[(nodes[p].learner, nodes[p].source)]._scores(XV)
                             for wk, p in zip(nd.weights, nd.path))
                 root = self.v1_scores[(nodes[0].learner, 0)][V1u]
-                nd.terminal_gain = (self.loss(self.yV1[V1u], root, self.oV1[V1u])
-                                    - self.loss(self.yV1[V1u], final, self.oV1[V1u]))
+                w1 = self._w1(V1u)
+                nd.terminal_gain = (self.loss(self.yV1[V1u], root, self.oV1[V1u], w1)
+                                    - self.loss(self.yV1[V1u], final, self.oV1[V1u], w1))
             used[(nd.learner, nd.source)] = self.models[(nd.learner, nd.source)]
         return nodes, used
 
     # ------------------------------------------------------------ the search
     def _best_split(self, nodes, u, Tu, V1u, V2u):
         nd = nodes[u]
-        if Tu.shape[0] < 2 * self.msl or V1u.shape[0] < 2:
+        posT, posV = self.posT[Tu], self.posV1[V1u]
+        nT, nV = int(posT.sum()), int(posV.sum())
+        if nT < 2 * self.msl or nV < 2:
             return None
         path = nd.path
         inh_keys = [(a, p) for p in path for a in range(self.m)]
         inh_S = np.stack([self.v1_scores[(a, p)][np.searchsorted(self.rows[p][1], V1u)]
                           if p != u else self.v1_scores[(a, p)] for (a, p) in inh_keys])
-        yv, ov = self.yV1[V1u], self.oV1[V1u]
-        inh_R = self.loss.rows(yv, inh_S) if self.loss.additive else None
+        yv, ov, wv = self.yV1[V1u], self.oV1[V1u], self._w1(V1u)
+        inh_R = None
+        if self.loss.additive:
+            inh_R = self.loss.rows(yv, inh_S)
+            if wv is not None:
+                inh_R = inh_R * wv
+        wtot = float(yv.shape[0]) if wv is None else float(wv.sum())
         XTu, yTu, wTu = self.XT[Tu], self.yT[Tu], self.wT[Tu]
         XV = self.XV1[V1u]
         d = XTu.shape[1]
         caches = [{} for _ in self.learners]    # per node: e.g. a linear model's X'WX
+        posVf = posV.astype(np.float64)
+
+        def side_sum(yy, S, ww):
+            r = self.loss.rows(yy, S)
+            return r.sum() if ww is None else r @ ww
 
         def evaluate(f):
             xt = XTu[:, f]
             order = np.argsort(xt, kind="stable")
             xs = xt[order]
-            ts = self._thresholds(xs, f)
+            ts = self._thresholds(xs, f, None if wv is None else wTu[order])
             pos = np.searchsorted(xs, ts, side="right")
+            if self.weighted:                 # training rows of positive weight on the left
+                cpos = np.concatenate([[0], np.cumsum(posT[order])])
+                nL = cpos[pos]
+            else:
+                nL = pos
             xv = XV[:, f]
             masks = xv[None, :] <= ts[:, None]
-            nL1 = masks.sum(axis=1)
-            ok = ((pos >= self.msl) & (Tu.shape[0] - pos >= self.msl) & (nL1 >= 1)
-                  & (nL1 <= xv.shape[0] - 1))
+            nL1 = masks @ posVf
+            ok = ((nL >= self.msl) & (nT - nL >= self.msl) & (nL1 >= 1) & (nL1 <= nV - 1))
             out = []
             if not ok.any():
                 return out
@@ -678,16 +805,18 @@ class _Grower:
                 newL = [fits[a][0][k]._scores(XV[mL]) for a in range(self.m)]
                 newR = [fits[a][1][k]._scores(XV[~mL]) for a in range(self.m)]
                 if inh_R is not None:
-                    lossL = np.concatenate([sums_L[:, ti], [self.loss.rows(yv[mL], s).sum()
+                    wl = None if wv is None else wv[mL]
+                    wr = None if wv is None else wv[~mL]
+                    lossL = np.concatenate([sums_L[:, ti], [side_sum(yv[mL], s, wl)
                                                             for s in newL]])
-                    lossR = np.concatenate([sums_R[:, ti], [self.loss.rows(yv[~mL], s).sum()
+                    lossR = np.concatenate([sums_R[:, ti], [side_sum(yv[~mL], s, wr)
                                                             for s in newR]])
                     iL, iR = _first_min(lossL), _first_min(lossR)
-                    joint = (lossL[iL] + lossR[iR]) / yv.shape[0]
+                    joint = (lossL[iL] + lossR[iR]) / wtot
                 else:
                     SL = np.concatenate([inh_S[:, mL], np.stack(newL)])
                     SR = np.concatenate([inh_S[:, ~mL], np.stack(newR)])
-                    J = self._joint_matrix(yv, ov, mL, SL, SR)
+                    J = self._joint_matrix(yv, ov, wv, mL, SL, SR)
                     flat = J.ravel()
                     idx = _first_min(flat)
                     iL, iR = divmod(idx, J.shape[1])
@@ -710,39 +839,50 @@ class _Grower:
             return -1, i - ninh
         return f, t, joint, spec(iL), spec(iR)
 
-    def _joint_matrix(self, yv, ov, mL, SL, SR):
+    def _joint_matrix(self, yv, ov, wv, mL, SL, SR):
+        """The loss of every pair (left candidate, right candidate) on the joint V1 rows."""
         if self.loss.name == "auc":
-            yl, yr = yv[mL], yv[~mL]
-
-            def split_sorted(S, yy):
-                s = S[:, :, 1]
-                return (np.ascontiguousarray(np.sort(s[:, yy == 1], axis=1)),
-                        np.ascontiguousarray(np.sort(s[:, yy == 0], axis=1)))
-            pL, nL = split_sorted(SL, yl)
-            pR, nR = split_sorted(SR, yr)
-            return _auc_pairs(pL, nL, pR, nR)
+            wl = None if wv is None else wv[mL]
+            wr = None if wv is None else wv[~mL]
+            return _auc_pairs(*_sorted_by_class(SL[:, :, 1], yv[mL], wl),
+                              *_sorted_by_class(SR[:, :, 1], yv[~mL], wr))
         J = np.empty((SL.shape[0], SR.shape[0]))
         S = np.empty((yv.shape[0], SL.shape[2]))
         for i in range(SL.shape[0]):
             S[mL] = SL[i]
             for j in range(SR.shape[0]):
                 S[~mL] = SR[j]
-                J[i, j] = self.loss(yv, S, ov)
+                J[i, j] = self.loss(yv, S, ov, wv)
         return J
 
 
 _QS = np.arange(10, 100, 10) / 100.0
 
 
-def _sorted_percentiles(xs):
+def _sorted_percentiles(xs, ws=None):
     """``numpy.percentile(xs, [10, ..., 90])`` (method "linear") of sorted ``xs``,
-    with numpy's own interpolation formula."""
-    n = xs.shape[0]
-    virt = _QS * (n - 1)
-    lo = np.floor(virt).astype(np.int64)
-    hi = np.minimum(lo + 1, n - 1)
-    g = virt - lo
-    a, b = xs[lo], xs[hi]
+    with numpy's own interpolation formula.  Weighted (``ws``, in the order of
+    ``xs``): the same formula on the virtual array in which row i fills the
+    positions ``[W_{i-1}, W_i)`` of the cumulative weights, so an integer weight
+    gives exactly the percentiles of the data with the row repeated that many
+    times (a zero weight drops it)."""
+    if ws is None:
+        n = xs.shape[0]
+        virt = _QS * (n - 1)
+        lo = np.floor(virt).astype(np.int64)
+        hi = np.minimum(lo + 1, n - 1)
+        g = virt - lo
+        a, b = xs[lo], xs[hi]
+    else:
+        cw = np.cumsum(ws)
+        W = cw[-1]
+        virt = _QS * max(W - 1.0, 0.0)
+        lo = np.floor(virt)
+        hi = np.minimum(lo + 1, max(np.ceil(W) - 1.0, 0.0))
+        g = virt - lo
+        last = xs.shape[0] - 1
+        a = xs[np.minimum(np.searchsorted(cw, lo, side="right"), last)]
+        b = xs[np.minimum(np.searchsorted(cw, hi, side="right"), last)]
     diff = b - a
     out = a + diff * g
     upper = g >= 0.5
@@ -750,9 +890,30 @@ def _sorted_percentiles(xs):
     return out
 
 
+def _single_threaded_blas():
+    """BLAS (numpy's and scipy's OpenBLAS, which numba's ``np.dot`` calls) runs
+    one thread during the growth: the node models' matrices are small, and
+    OpenBLAS's spinning worker threads slow every call by one to two orders of
+    magnitude on a loaded machine (measured: a 4,366 x 87 Gram matrix 0.29 s
+    with the default threads vs 0.005 s with one, load 8 on 2 cores).
+    Parallelism comes from ``n_jobs`` (features in joblib threads; the kernels
+    release the GIL)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        import contextlib
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def _first_min(values):
+    """Index of the first value within the tie tolerance of the minimum (NaN,
+    e.g. from a user loss, never wins; all NaN: index 0)."""
     v = np.asarray(values, dtype=np.float64)
+    v = np.where(np.isnan(v), np.inf, v)
     m = float(v.min())
+    if not np.isfinite(m):
+        return 0
     return int(np.flatnonzero(v <= m + _tol(m))[0])
 
 
@@ -875,58 +1036,42 @@ def plot_tops(est, *, path_to=None, ax=None, feature_names=None, decimals=3, fon
     root's predictor on its V1 rows (terminal, shaded); the path to terminal
     node ``path_to`` (default: the terminal with most V2 rows) is drawn in heavy
     blue with its weights.  Returns the matplotlib axes."""
-    import matplotlib.pyplot as plt
+    from .plot import draw_tree
     check_is_fitted(est, "nodes_")
     nodes = est.nodes_
     names = feature_names if feature_names is not None else est.feature_names_expanded_
     leaves = [nd for nd in nodes if nd.is_leaf]
     if path_to is None:
         path_to = max(leaves, key=lambda nd: nd.n_val2).id
-    if not nodes[path_to].is_leaf:
+    if not 0 <= int(path_to) < len(nodes) or not nodes[path_to].is_leaf:
         raise ValueError(f"path_to must be a terminal node id, got {path_to}")
     chosen = nodes[path_to]
     on_path = set(chosen.path)
-    # layout: leaves left to right, parents centred
-    xpos, order = {}, []
 
-    def place(u):
+    def children(u):
         nd = nodes[u]
-        if nd.is_leaf:
-            xpos[u] = float(len(order))
-            order.append(u)
-        else:
-            place(nd.left)
-            place(nd.right)
-            xpos[u] = 0.5 * (xpos[nd.left] + xpos[nd.right])
-    place(0)
-    depth = max(nd.depth for nd in nodes)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(max(6, 2.2 * len(order)), max(3, 1.8 * (depth + 1))))
-    for nd in nodes:
-        x, yv = xpos[nd.id], -nd.depth
+        return [] if nd.is_leaf else [nd.left, nd.right]
+
+    def box_text(u):
+        nd = nodes[u]
         up = nd.depth - nodes[nd.source].depth
         label = f"{_learner_name(est, nd.learner)}{' ' + '^' * up if up else ''}"
-        if not nd.is_leaf:
-            label += f"\nΔ={nd.improvement:.{decimals}f}"
-        else:
-            label += f"\nΔ={nd.terminal_gain:.{decimals}f}"
-        if nd.id in on_path:
-            k = chosen.path.index(nd.id)
-            label += f"\nw={chosen.weights[k]:.{decimals}f}"
-        ax.text(x, yv, label, ha="center", va="center", fontsize=fontsize,
-                bbox=dict(boxstyle="round", fc="0.85" if nd.is_leaf else "white",
-                          ec="tab:blue" if nd.id in on_path else "black",
-                          lw=2 if nd.id in on_path else 1))
-        if not nd.is_leaf:
-            for child, rel in ((nd.left, "<="), (nd.right, ">")):
-                heavy = child in on_path and nd.id in on_path
-                ax.annotate("", xy=(xpos[child], -nd.depth - 1 + 0.18), xytext=(x, yv - 0.18),
-                            arrowprops=dict(arrowstyle="->", color="tab:blue" if heavy else "black",
-                                            lw=2.5 if heavy else 1))
-                ax.text(0.5 * (x + xpos[child]), yv - 0.5,
-                        f"{names[nd.feature]} {rel} {nd.threshold:.{decimals}g}",
-                        ha="center", va="center", fontsize=fontsize - 1, color="0.3")
-    ax.set_xlim(-0.7, len(order) - 0.3)
-    ax.set_ylim(-depth - 0.6, 0.6)
-    ax.axis("off")
-    return ax
+        gain = nd.terminal_gain if nd.is_leaf else nd.improvement
+        label += f"\nΔ={gain:.{decimals}f}"
+        if u in on_path:
+            label += f"\nw={chosen.weights[chosen.path.index(u)]:.{decimals}f}"
+        return label
+
+    def edge_text(u, j):
+        nd = nodes[u]
+        return f"{names[nd.feature]} {'<=' if j == 0 else '>'} {nd.threshold:.{decimals}g}"
+
+    def box_style(u):
+        return dict(ec="tab:blue", lw=2) if u in on_path else None
+
+    def edge_style(u, c):
+        return dict(color="tab:blue", lw=2.5) if (u in on_path and c in on_path) else None
+
+    return draw_tree([0], children, box_text, edge_text=edge_text, ax=ax, box_style=box_style,
+                     edge_style=edge_style, fontsize=fontsize)
+
