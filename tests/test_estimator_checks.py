@@ -196,6 +196,9 @@ def _forest_expected_failed(estimator):
 @parametrize_with_checks(FORESTS, expected_failed_checks=_forest_expected_failed,
                          xfail_strict=True)
 def test_forest_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(estimator)
 
 
 # ---- bagging and AdaBoost (issue 11) ----------------------------------------------
