@@ -8,11 +8,12 @@ the fitted model's size (pickle bytes) and the peak extra resident memory of
 the fit (RSS sampled every 5 ms above the level before the fit).
 
 Targets (issue 11, 2 cores): random forest and extra trees fit <= 0.5x
-scikit-learn's time at accuracy within 0.5 points; predict <= 1x; fitted forest
-memory <= scikit-learn's.
+scikit-learn's time at accuracy within 0.5 points; bagging (50 trees) and
+AdaBoost (100 stumps) fit <= 0.5x; predict <= 1x; fitted forest memory <=
+scikit-learn's.  ``benchmarks/bench_bagging_adaboost.py`` times the last two
+alone (with tracemalloc peaks).
 
-Cases are a list (``CASES``): add one with :func:`add_case` (bagging and
-AdaBoost cases belong there too).
+Cases are a list (``CASES``): add one with :func:`add_case`.
 
 Run:  python benchmarks/bench_forests.py [--n-samples 200000] [--n-estimators 100]
       [--cases rf_clf,et_clf,...] [--splitter hist|exact]
@@ -64,6 +65,19 @@ def _default_cases():
              lambda a: tl.RandomForestRegressor(splitter=a.splitter, **kw(a)))
     add_case("et_reg", "regression", lambda a: sk.ExtraTreesRegressor(**kw(a)),
              lambda a: tl.ExtraTreesRegressor(splitter=a.splitter, **kw(a)))
+    # the issue's bagging (50 trees) and AdaBoost (100 stumps) cases, in the same run
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+
+    add_case("bagging_clf", "classification",
+             lambda a: sk.BaggingClassifier(SkTree(), n_estimators=50, n_jobs=2, random_state=0),
+             lambda a: tl.BaggingClassifier(
+                 tl.DecisionTreeClassifier(splitter=a.splitter), n_estimators=50, n_jobs=2,
+                 random_state=0))
+    add_case("adaboost_clf", "classification",
+             lambda a: sk.AdaBoostClassifier(SkTree(max_depth=1), n_estimators=100,
+                                             random_state=0),
+             lambda a: tl.AdaBoostClassifier(tl.DecisionTreeClassifier(max_depth=1),
+                                             n_estimators=100, random_state=0))
 
 
 # ------------------------------------------------------------------ measuring

@@ -5,7 +5,6 @@ ExtraTreesClassifier(max_features=1) as a completely-random stand-in) or small
 spies written here; the cascade takes any forest list.  Tests of the default
 (treelab) forests skip while ``treelab.ensembles.forest`` does not exist.
 """
-import importlib.util
 import pickle
 import tracemalloc
 
@@ -22,9 +21,6 @@ from treelab import (  # noqa: E402
 )
 from treelab._sklearn_compat import BaseEstimator, ClassifierMixin  # noqa: E402
 from treelab.ensembles import scanning as scanning_mod  # noqa: E402
-
-HAVE_FORESTS = importlib.util.find_spec("treelab.ensembles.forest") is not None
-
 
 def _forests(n=8):
     return [RandomForestClassifier(n, n_jobs=1), ExtraTreesClassifier(n, max_features=1,
@@ -265,7 +261,6 @@ def test_bad_input():
         CascadeForestRegressor(forests=[RandomForestRegressor(2)]).fit(X, ["x"] * 60)
 
 
-@pytest.mark.skipif(not HAVE_FORESTS, reason="treelab.ensembles.forest not merged yet")
 def test_default_forests_are_the_papers_level():
     from treelab.ensembles.cascade import _default_forests
     from treelab.ensembles.forest import (

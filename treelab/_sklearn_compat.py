@@ -14,8 +14,8 @@ import inspect
 
 import numpy as np
 
-__all__ = ["BaseEstimator", "ClassifierMixin", "RegressorMixin", "NotFittedError",
-           "check_is_fitted"]
+__all__ = ["BaseEstimator", "ClassifierMixin", "ProbaArgmaxMixin", "RegressorMixin",
+           "NotFittedError", "check_is_fitted"]
 
 
 class BaseEstimator:
@@ -110,6 +110,20 @@ class ClassifierMixin:
             y = y.ravel()
         pred = self.predict(X)
         return float(np.average(pred == y, weights=sample_weight))
+
+
+class ProbaArgmaxMixin:
+    """``predict`` = the class of highest ``predict_proba``; ``predict_log_proba``."""
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba` (``-inf`` for probability 0)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The class with the highest probability."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class RegressorMixin:

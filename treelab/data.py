@@ -318,6 +318,18 @@ def _column_or_1d(y, what="y"):
     return arr
 
 
+def fit_class_codes(est, y, n_samples):
+    """Class labels of a classifier's ``fit``: sets ``est.classes_`` and
+    ``est.n_classes_`` and returns the int64 codes; one class is an error."""
+    classes, codes = check_classification_targets(y, n_samples)
+    if classes.shape[0] < 2:
+        raise ValueError(f"Classifier can't train when only one class is present: y has "
+                         f"the single class {classes[0]!r}")
+    est.classes_ = classes
+    est.n_classes_ = int(classes.shape[0])
+    return codes
+
+
 def check_classification_targets(y, n_samples):
     """Validate class labels; return ``(classes, codes)``."""
     y = _column_or_1d(y)

@@ -37,7 +37,7 @@ import numpy as np
 from .._engine.tree import LEAF, concat_trees, forest_predict
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
-    check_classification_targets, check_random_state, check_regression_targets,
+    fit_class_codes, check_random_state, check_regression_targets,
     check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ._base import (
@@ -234,13 +234,7 @@ class AdaBoostClassifier(ClassifierMixin, _BaseAdaBoost):
         return self.boosting == "resample"
 
     def _fit_targets(self, y, n):
-        classes, yc = check_classification_targets(y, n)
-        if classes.shape[0] < 2:
-            raise ValueError(f"Classifier can't train when only one class is present: y has "
-                             f"the single class {classes[0]!r}")
-        self.classes_ = classes
-        self.n_classes_ = int(classes.shape[0])
-        return np.ascontiguousarray(yc, dtype=np.int64)
+        return np.ascontiguousarray(fit_class_codes(self, y, n), dtype=np.int64)
 
     def _boost(self, it, M, base, X, y, w, lr, rng, resample):
         """One SAMME round; returns (new weights, vote weight, error) or Nones

@@ -29,9 +29,11 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from .._engine.tree import LEAF, concat_trees, forest_sum
-from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
+from .._sklearn_compat import (
+    BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
+)
 from ..data import (
-    check_classification_targets, check_random_state, check_regression_targets,
+    fit_class_codes, check_random_state, check_regression_targets,
     check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ._base import (
@@ -219,7 +221,7 @@ _DOC = """
 """
 
 
-class BaggingClassifier(ClassifierMixin, _BaseBagging):
+class BaggingClassifier(ProbaArgmaxMixin, ClassifierMixin, _BaseBagging):
     __doc__ = ("Bagging classifier: the mean class probabilities of members fitted on "
                "bootstrap samples (slides, section 6.7).\n" +
                _DOC.format(tree="DecisionTreeClassifier") + """
@@ -232,13 +234,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         return DecisionTreeClassifier()
 
     def _fit_targets(self, y, n):
-        classes, yc = check_classification_targets(y, n)
-        if classes.shape[0] < 2:
-            raise ValueError(f"Classifier can't train when only one class is present: y has "
-                             f"the single class {classes[0]!r}")
-        self.classes_ = classes
-        self.n_classes_ = int(classes.shape[0])
-        return np.ascontiguousarray(yc, dtype=np.int64)
+        return np.ascontiguousarray(fit_class_codes(self, y, n), dtype=np.int64)
 
     def _member_proba(self, est, Xs):
         """One member's class probabilities over all ``classes_`` (votes when it has
@@ -265,15 +261,6 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         """Mean of the members' class probabilities."""
         Xf = self._encode(X)
         return self._proba_sum(Xf) / len(self.estimators_)
-
-    def predict_log_proba(self, X):
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X):
-        """Class with the highest mean probability."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
 
     def _set_oob(self, Xf, yc):
         S = np.zeros((Xf.shape[0], self.n_classes_))

@@ -51,7 +51,9 @@ from .._engine.tree import (
     LEAF, concat_trees, forest_apply, forest_decision_path, forest_oob_sum, forest_sum,
     forest_sum_serial, trim,
 )
-from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
+from .._sklearn_compat import (
+    BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
+)
 from ..data import check_random_state, encode_X, fit_encode_X, set_fitted_encoding
 from ..learners.decision_tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..split_criteria import get_criterion
@@ -485,7 +487,7 @@ def _init_params(self, n_estimators, criterion, max_depth, min_samples_split, mi
 
 
 # ----------------------------------------------------------------- classifier
-class _ForestClassifier(ClassifierMixin, _BaseForest):
+class _ForestClassifier(ProbaArgmaxMixin, ClassifierMixin, _BaseForest):
     _task = "classification"
 
     def _store_oob(self, dec, y):
@@ -501,15 +503,6 @@ class _ForestClassifier(ClassifierMixin, _BaseForest):
     def predict_proba(self, X):
         """Mean over the trees of the class proportions of the leaf each sample reaches."""
         return self._mean_value(X)
-
-    def predict_log_proba(self, X):
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X):
-        """The class with the highest mean probability."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class _ForestRegressor(RegressorMixin, _BaseForest):

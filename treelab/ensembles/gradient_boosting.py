@@ -60,7 +60,7 @@ from .._engine.merit import TASK_DENSE
 from .._engine.tree import LEAF, concat_trees, forest_predict, trim
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
-    check_classification_targets, check_random_state, check_regression_targets,
+    fit_class_codes, check_random_state, check_regression_targets,
     check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ..losses import (
@@ -712,13 +712,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         raise ValueError(f"loss must be 'log_loss' or a treelab.losses.Loss, got {self.loss!r}")
 
     def _fit_targets(self, y, n):
-        classes, yc = check_classification_targets(y, n)
-        if classes.shape[0] < 2:
-            raise ValueError(f"Classifier can't train when only one class is present: y has "
-                             f"the single class {classes[0]!r}")
-        self.classes_ = classes
-        self.n_classes_ = int(classes.shape[0])
-        return np.ascontiguousarray(yc, dtype=np.float64)
+        return np.ascontiguousarray(fit_class_codes(self, y, n), dtype=np.float64)
 
     def _eval_targets(self, y, n):
         y = np.asarray(y)

@@ -29,7 +29,7 @@ from .._engine.splitter import NOMINAL_BINARY, NOMINAL_MULTIWAY, NOMINAL_MULTIWA
 from .._engine.tree import LEAF, Tree, extract_subtree, trim
 from .._format import plain_repr
 from .._sklearn_compat import (
-    BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted,
+    BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
 )
 from ..data import (
     check_classification_targets, check_random_state, check_regression_targets,
@@ -354,7 +354,7 @@ class BaseDecisionTree(BaseEstimator):
 
 
 # ========================================================================== classifier
-class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
+class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree):
     """A decision tree classifier on treelab's jitted engine.
 
     Parameters
@@ -471,15 +471,6 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             from ..node_models import scores_to_proba
             return scores_to_proba(self._leaf_model_scores(Xf))
         return self.tree_.predict(Xf)
-
-    def predict_log_proba(self, X):
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X):
-        """Majority class of the leaf each sample reaches."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
 
     def _node_validation_error(self, Xf, y_val):
         classes = self.classes_
