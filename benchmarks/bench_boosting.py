@@ -18,7 +18,8 @@ Each learner runs in its own fresh process (so peak memory is its own):
   kernels from numba's on-disk cache here; ``--compile`` adds a run on a fresh
   copy of the package with an empty cache: the first-ever fit, compilation included);
 * **warm**: the best of ``--repeat`` further fits in the same process (the fit time);
-* **predict**: best of ``--repeat`` predictions of the test rows;
+* **predict**: best of ``--repeat`` predictions of the test rows, after one
+  untimed warm-up prediction;
 * **peak memory**: growth of the process's peak resident set size during the fits
   (``resource.getrusage``; it sees native allocations of every library).
 
@@ -152,6 +153,7 @@ def worker(name, data_file, repeat):
         m.fit(Xtr, ytr)
         fits.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - c0)
+    model.predict(Xte)                       # warm-up: loads (or compiles) the kernels
     preds = []
     for _ in range(repeat):
         t0 = time.perf_counter()

@@ -73,8 +73,8 @@ __all__ = [
 
 from ._engine.signatures import GRAD_HESS_SIG, GRAD_HESS_TYPE, SCALAR_SIG, SCALAR_TYPE  # noqa: E402
 from ._engine.loss_kernels import (  # noqa: E402,F401
-    _elementwise_value, _log1pexp, _logistic_proba, _logistic_value, _multinomial_proba,
-    _multinomial_value, _softmax_proba, _softmax_shift, _softmax_value, _squared_error_value,
+    _elementwise_value, _log1pexp, _logistic_proba, _logistic_value, _softmax_proba,
+    _softmax_value, _squared_error_value,
     absolute_error_grad_hess, bag_max, huber_grad_hess, logistic_grad_hess, mi_grad_hess,
     multinomial_grad_hess, quantile_grad_hess, sigmoid, softmax_grad_hess,
     squared_error_grad_hess,
@@ -431,7 +431,67 @@ class Logistic(_BuiltinLoss):
         return super().init_raw(y, n_classes, strategy)
 
 
-class Softmax(_BuiltinLoss):
+class _SoftmaxFamily(_BuiltinLoss):
+    """Softmax cross-entropy, shared by its two forms: ``_implicit = 1``, k - 1
+    outputs and the last class scored 0 (:class:`Softmax`); ``_implicit = 0``, one
+    output per class (:class:`MultinomialSoftmax`).  One set of kernels serves
+    both (:mod:`treelab._engine.loss_kernels`)."""
+
+    task = "classification"
+    _implicit = 1
+    _label = "softmax loss"
+
+    def n_outputs(self, n_classes=None):
+        if n_classes is None or int(n_classes) < 2:
+            raise ValueError(f"{self._label} needs n_classes >= 2, got {n_classes!r}")
+        return int(n_classes) - self._implicit
+
+    def _check_y(self, y, raw, k=None):
+        k = raw.shape[1] + self._implicit if k is None else k
+        if not np.all((y >= 0) & (y < k) & (y == np.floor(y))):
+            raise ValueError(f"{self._label} with {k - self._implicit} outputs needs class "
+                             f"codes y in 0..{k - 1}")
+
+    def inverse_link(self, raw):
+        """Raw scores (n, n_outputs) -> class probabilities (n, k)."""
+        raw = np.asarray(raw, dtype=np.float64)
+        if raw.ndim == 1:
+            raw = raw.reshape(-1, 1)
+        raw = np.ascontiguousarray(raw)
+        out = np.empty((raw.shape[0], raw.shape[1] + self._implicit), dtype=np.float64)
+        _softmax_proba(raw, out, bool(self._implicit))
+        return out
+
+    predict_proba = inverse_link
+
+    def predict_proba_one(self, raw):
+        """Class probabilities (k) of one instance from its raw scores (plus the
+        implicit class's 0), in plain Python."""
+        scores = [float(r) for r in raw] + [0.0] * self._implicit
+        m = max(scores)
+        e = [math.exp(v - m) for v in scores]
+        z = sum(e)
+        return [v / z for v in e]
+
+    def _value_kernel(self, y, raw, out):
+        _softmax_value(y, raw, out, bool(self._implicit))
+
+    def init_raw(self, y, n_classes=None, strategy="zero"):
+        if strategy == "prior":
+            y = _as_y(y)
+            k = self.n_outputs(n_classes) + self._implicit
+            self._check_y(y, None, k)
+            counts = np.bincount(y.astype(np.int64), minlength=k).astype(np.float64)
+            p = counts / counts.sum() if counts.sum() else np.full(k, 1.0 / k)
+            return self.link(p[None, :])[0]
+        return super().init_raw(y, n_classes, strategy)
+
+    def _leaf_newton(self, y, raw, w, leaf, n_leaves, col):
+        return self._newton_step(_as_y(y), raw, np.asarray(w, np.float64),
+                                 np.asarray(leaf, np.int64), n_leaves, col, np.zeros(n_leaves))
+
+
+class Softmax(_SoftmaxFamily):
     """Multiclass softmax cross-entropy with k - 1 outputs (SGT convention).
 
     Output j is the score of class j for j < k - 1; the last class's score is
@@ -440,48 +500,14 @@ class Softmax(_BuiltinLoss):
     The Hessian is its diagonal p_j (1 - p_j).
     """
 
-    task = "classification"
     _name = "softmax"
     _grad_hess = softmax_grad_hess
+    _implicit = 1
+    _label = "softmax loss"
 
     def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
         """One Newton step (as :meth:`Logistic.leaf_values`)."""
-        raw = _as_raw(raw)
-        return self._newton_step(_as_y(y), raw, np.asarray(w, np.float64),
-                                 np.asarray(leaf, np.int64), n_leaves, col, np.zeros(n_leaves))
-
-    def n_outputs(self, n_classes=None):
-        if n_classes is None or int(n_classes) < 2:
-            raise ValueError(f"softmax loss needs n_classes >= 2, got {n_classes!r}")
-        return int(n_classes) - 1
-
-    def _check_y(self, y, raw, k=None):
-        k = raw.shape[1] + 1 if k is None else k
-        if not np.all((y >= 0) & (y < k) & (y == np.floor(y))):
-            raise ValueError(f"softmax loss with {k - 1} outputs needs class codes "
-                             f"y in 0..{k - 1}")
-
-    def inverse_link(self, raw):
-        """Raw scores (n, k-1) -> class probabilities (n, k)."""
-        raw = np.asarray(raw, dtype=np.float64)
-        if raw.ndim == 1:
-            raw = raw.reshape(-1, 1)
-        raw = np.ascontiguousarray(raw)
-        out = np.empty((raw.shape[0], raw.shape[1] + 1), dtype=np.float64)
-        _softmax_proba(raw, out)
-        return out
-
-    predict_proba = inverse_link
-
-    @staticmethod
-    def predict_proba_one(raw):
-        """Class probabilities (k) of one instance from its k - 1 raw scores (the
-        last class's score is 0), in plain Python."""
-        scores = [float(r) for r in raw] + [0.0]
-        m = max(scores)
-        e = [math.exp(v - m) for v in scores]
-        z = sum(e)
-        return [v / z for v in e]
+        return self._leaf_newton(y, _as_raw(raw), w, leaf, n_leaves, col)
 
     def link(self, pred):
         """Class probabilities (n, k) -> raw scores log(p_j / p_{k-1}), (n, k-1)."""
@@ -489,21 +515,8 @@ class Softmax(_BuiltinLoss):
         lp = np.log(p)
         return lp[..., :-1] - lp[..., -1:]
 
-    def _value_kernel(self, y, raw, out):
-        _softmax_value(y, raw, out)
 
-    def init_raw(self, y, n_classes=None, strategy="zero"):
-        if strategy == "prior":
-            y = _as_y(y)
-            k = self.n_outputs(n_classes) + 1
-            self._check_y(y, None, k)
-            counts = np.bincount(y.astype(np.int64), minlength=k).astype(np.float64)
-            p = counts / max(counts.sum(), 1.0) if counts.sum() else np.full(k, 1.0 / k)
-            return self.link(p[None, :])[0]
-        return super().init_raw(y, n_classes, strategy)
-
-
-class MultinomialSoftmax(_BuiltinLoss):
+class MultinomialSoftmax(_SoftmaxFamily):
     """Multiclass softmax cross-entropy with one output per class (k outputs).
 
     p_j = e^raw_j / sum_i e^raw_i, g_j = p_j - [y = j], h_j = p_j (1 - p_j) (the
@@ -513,67 +526,22 @@ class MultinomialSoftmax(_BuiltinLoss):
     :class:`Softmax` is the k - 1 output form that SGT uses (Gouk et al. 2019).
     """
 
-    task = "classification"
     _name = "multinomial_softmax"
     _grad_hess = multinomial_grad_hess
-
-    def n_outputs(self, n_classes=None):
-        if n_classes is None or int(n_classes) < 2:
-            raise ValueError(f"multinomial softmax needs n_classes >= 2, got {n_classes!r}")
-        return int(n_classes)
-
-    def _check_y(self, y, raw, k=None):
-        k = raw.shape[1] if k is None else k
-        if not np.all((y >= 0) & (y < k) & (y == np.floor(y))):
-            raise ValueError(f"multinomial softmax with {k} outputs needs class codes "
-                             f"y in 0..{k - 1}")
-
-    def inverse_link(self, raw):
-        """Raw scores (n, k) -> class probabilities (n, k)."""
-        raw = np.asarray(raw, dtype=np.float64)
-        if raw.ndim == 1:
-            raw = raw.reshape(-1, 1)
-        raw = np.ascontiguousarray(raw)
-        out = np.empty_like(raw)
-        _multinomial_proba(raw, out)
-        return out
-
-    predict_proba = inverse_link
-
-    @staticmethod
-    def predict_proba_one(raw):
-        scores = [float(r) for r in raw]
-        m = max(scores)
-        e = [math.exp(v - m) for v in scores]
-        z = sum(e)
-        return [v / z for v in e]
+    _implicit = 0
+    _label = "multinomial softmax"
 
     def link(self, pred):
         """Class probabilities (n, k) -> raw scores log p_j - mean_i log p_i (centred)."""
         lp = np.log(np.clip(np.asarray(pred, dtype=np.float64), _PROBA_EPS, None))
         return lp - lp.mean(axis=-1, keepdims=True)
 
-    def _value_kernel(self, y, raw, out):
-        _multinomial_value(y, raw, out)
-
-    def init_raw(self, y, n_classes=None, strategy="zero"):
-        if strategy == "prior":
-            y = _as_y(y)
-            k = self.n_outputs(n_classes)
-            self._check_y(y, None, k)
-            counts = np.bincount(y.astype(np.int64), minlength=k).astype(np.float64)
-            p = counts / counts.sum() if counts.sum() else np.full(k, 1.0 / k)
-            return self.link(p[None, :])[0]
-        return super().init_raw(y, n_classes, strategy)
-
     def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
         """One Newton step scaled by (k - 1) / k: Friedman 2001, Algorithm 6
         (gamma_jk = (K-1)/K sum y~ / sum |y~| (1 - |y~|), y~ = [y = k] - p_k)."""
         raw = _as_raw(raw)
         k = raw.shape[1]
-        return (k - 1.0) / k * self._newton_step(
-            _as_y(y), raw, np.asarray(w, np.float64), np.asarray(leaf, np.int64), n_leaves, col,
-            np.zeros(n_leaves))
+        return (k - 1.0) / k * self._leaf_newton(y, raw, w, leaf, n_leaves, col)
 
 
 def weighted_quantile(r, w, alpha):

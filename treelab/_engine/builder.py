@@ -72,20 +72,24 @@ BuildParams = namedtuple("BuildParams", [
     "feature_mask",           # bool (levels, d): features allowed at each depth (last row
                               # for deeper nodes); shape (0, 0): every feature
     "split_mode",             # splitter.SPLIT_BEST, or SPLIT_RANDOM (extra trees: random cut-points)
+    "n_threads",              # threads of one histogram build (split by features: the
+                              # tree does not depend on it); 1: serial
 ])
 
 
 def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
                 min_impurity_decrease, max_features, multiway, merit_code, builtin=0,
                 max_leaves=np.iinfo(np.int64).max, seed=0, feature_mask=None,
-                split_mode=SPLIT_BEST):
+                split_mode=SPLIT_BEST, n_threads=1):
     """:data:`BuildParams` with the field types the compiled drivers expect.
 
     ``feature_mask`` (bool, levels x d) restricts the features a node at depth
     ``l`` may split on to ``feature_mask[min(l, levels - 1)]`` (XGBoost's
     ``colsample_bytree`` / ``colsample_bylevel``); ``max_features`` then draws
     among those.  None: every feature.  ``split_mode``: ``splitter.SPLIT_BEST``
-    (best cut-point) or ``SPLIT_RANDOM`` (extra trees: random cut-points)."""
+    (best cut-point) or ``SPLIT_RANDOM`` (extra trees: random cut-points).
+    ``n_threads``: threads building one node's histogram (hist splitter; the
+    grown tree is the same whatever their number, see :mod:`.histogram`)."""
     fm = (np.zeros((0, 0), np.bool_) if feature_mask is None
           else np.ascontiguousarray(feature_mask, dtype=np.bool_))
     if fm.ndim != 2:
@@ -94,7 +98,7 @@ def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, m
                        int(min_samples_leaf), float(min_weight_leaf),
                        float(min_impurity_decrease), int(max_features), int(multiway),
                        int(merit_code), int(builtin), int(max_leaves), int(seed), fm,
-                       int(split_mode))
+                       int(split_mode), max(1, int(n_threads)))
 
 
 #: per-build buffers shared by the node kernels
@@ -115,6 +119,20 @@ HistPool = namedtuple("HistPool", ["hist", "cnt", "free", "meta"])
 @njit(cache=True, nogil=True)
 def _node_stats(samples, start, end, yc, sstats, w, task, out):
     out[:] = 0.0
+    if task != TASK_CLASSIFICATION and out.shape[0] == 3:
+        # three statistics summed in registers (the same additions in the same order)
+        a0 = 0.0
+        a1 = 0.0
+        a2 = 0.0
+        for p in range(start, end):
+            i = samples[p]
+            a0 += sstats[i, 0]
+            a1 += sstats[i, 1]
+            a2 += sstats[i, 2]
+        out[0] = a0
+        out[1] = a1
+        out[2] = a2
+        return
     for p in range(start, end):
         i = samples[p]
         if task == TASK_CLASSIFICATION:
@@ -696,7 +714,7 @@ def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
             continue
         hp, sl = pool_take(hp)
         hist_build(D.Xb, ws.samples, child_start[j], child_start[j] + child_n[j],
-                   yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl])
+                   yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads)
         child_slot[j] = sl
     if use_sub:
         # the parent's histogram becomes the largest child's
@@ -729,7 +747,7 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
         # (random splits read the samples, not histograms: no histogram is built)
         hp, root_slot = pool_take(hp)
         hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
-                   hp.cnt[root_slot])
+                   hp.cnt[root_slot], P.n_threads)
     return t, hp, root_slot
 
 
@@ -896,6 +914,10 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
     rec_k = np.zeros(cap, np.int64)
     rec_cn = np.zeros((cap, kmax), np.int64)
     rec_cats = np.full((cap, max_cats), -1, np.int64)
+    # the children's statistics and impurities found when the leaf was evaluated
+    # (reused when it is split: no second pass over its samples)
+    rec_cstats = np.zeros((cap, kmax, P.n_stats), np.float64)
+    rec_cimp = np.zeros((cap, kmax), np.float64)
     hkeys = np.empty(64, np.float64)
     hnodes = np.empty(64, np.int64)
     hsize = 0
@@ -942,6 +964,8 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             rec_k[node] = k
             rec_cn[node, :k] = ws.child_n[:k]
             rec_cats[node] = ws.feat_cats[f]
+            rec_cstats[node, :k] = ws.cstats[:k]
+            rec_cimp[node, :k] = ws.cimp[:k]
             hkeys, hnodes, hsize = _heap_push(hkeys, hnodes, hsize, improvement, node)
         # ---- split the best leaf -------------------------------------------------------
         node = -1
@@ -967,8 +991,8 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             ws.child_n[j] = rec_cn[node, j]
             ws.child_start[j] = acc
             acc += rec_cn[node, j]
-        children_stats(P, cp, ws, yc, sstats, w, k, t.weighted_n_samples[node],
-                       t.impurity[node], w_total, imp_fn)
+        ws.cstats[:k] = rec_cstats[node, :k]
+        ws.cimp[:k] = rec_cimp[node, :k]
         t, first = make_children(t, node, D, P, ws, f, k)
         hp = children_histograms(D, P, ws, hp, yc, sstats, w, n_slot[node], k, t.depth[node],
                                  n_end[node] - start)
@@ -991,6 +1015,12 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             cats2 = np.full((c2, max_cats), -1, np.int64)
             cats2[:cap] = rec_cats
             rec_cats = cats2
+            cs2 = np.zeros((c2, kmax, P.n_stats), np.float64)
+            cs2[:cap] = rec_cstats
+            rec_cstats = cs2
+            ci2 = np.zeros((c2, kmax), np.float64)
+            ci2[:cap] = rec_cimp
+            rec_cimp = ci2
             cap = c2
         for j in range(k):
             c = first + j

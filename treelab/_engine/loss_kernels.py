@@ -61,17 +61,33 @@ def logistic_grad_hess(y, raw, grad, hess):
 
 
 @njit(cache=True, inline="always")
-def _softmax_shift(raw, i):
-    """(m, s) for row ``i`` with the implicit last score 0: m = max(0, raw_i) and
-    s = e^-m + sum_j e^(raw_ij - m), so p_j = e^(raw_ij - m) / s (overflow-free)."""
-    mx = 0.0
+def _softmax_shift(raw, i, implicit):
+    """(m, s) for row ``i``: m = the largest score, s = sum_j e^(score_j - m), so
+    p_j = e^(raw_ij - m) / s (overflow-free).  ``implicit``: one more class scored 0
+    (the k - 1 output form, Gouk et al. 2019), counted in m and s."""
+    if implicit:
+        mx = 0.0
+    else:
+        mx = raw[i, 0]
     for j in range(raw.shape[1]):
         if raw[i, j] > mx:
             mx = raw[i, j]
-    s = math.exp(-mx)
+    s = math.exp(-mx) if implicit else 0.0
     for j in range(raw.shape[1]):
         s += math.exp(raw[i, j] - mx)
     return mx, s
+
+
+@njit(cache=True, inline="always")
+def _softmax_grad_hess(y, raw, grad, hess, implicit):
+    """g_j = p_j - [y = j], h_j = p_j (1 - p_j) for every output j."""
+    for i in range(raw.shape[0]):
+        mx, s = _softmax_shift(raw, i, implicit)
+        yi = y[i]
+        for j in range(raw.shape[1]):
+            p = math.exp(raw[i, j] - mx) / s
+            grad[i, j] = p - (1.0 if yi == j else 0.0)
+            hess[i, j] = p * (1.0 - p)
 
 
 @njit(GRAD_HESS_SIG, cache=True)
@@ -80,27 +96,7 @@ def softmax_grad_hess(y, raw, grad, hess):
 
     p_j = e^raw_j / (1 + sum_i e^raw_i); g_j = p_j - [y = j]; h_j = p_j (1 - p_j).
     """
-    k1 = raw.shape[1]
-    for i in range(raw.shape[0]):
-        mx, s = _softmax_shift(raw, i)
-        yi = y[i]
-        for j in range(k1):
-            p = math.exp(raw[i, j] - mx) / s
-            grad[i, j] = p - (1.0 if yi == j else 0.0)
-            hess[i, j] = p * (1.0 - p)
-
-
-@njit(cache=True, inline="always")
-def _softmax_shift_k(raw, i):
-    """(m, s) for row ``i`` of k explicit scores: m = max_j raw_ij, s = sum_j e^(raw_ij - m)."""
-    mx = raw[i, 0]
-    for j in range(1, raw.shape[1]):
-        if raw[i, j] > mx:
-            mx = raw[i, j]
-    s = 0.0
-    for j in range(raw.shape[1]):
-        s += math.exp(raw[i, j] - mx)
-    return mx, s
+    _softmax_grad_hess(y, raw, grad, hess, True)
 
 
 @njit(GRAD_HESS_SIG, cache=True)
@@ -108,29 +104,32 @@ def multinomial_grad_hess(y, raw, grad, hess):
     """Softmax cross-entropy over k = n_outputs classes, one score per class
     (XGBoost's ``multi:softprob``, Friedman 2001 Algorithm 6):
     p_j = e^raw_j / sum_i e^raw_i; g_j = p_j - [y = j]; h_j = p_j (1 - p_j)."""
-    k = raw.shape[1]
-    for i in range(raw.shape[0]):
-        mx, s = _softmax_shift_k(raw, i)
-        yi = y[i]
-        for j in range(k):
-            p = math.exp(raw[i, j] - mx) / s
-            grad[i, j] = p - (1.0 if yi == j else 0.0)
-            hess[i, j] = p * (1.0 - p)
+    _softmax_grad_hess(y, raw, grad, hess, False)
 
 
 @njit(cache=True)
-def _multinomial_value(y, raw, out):
+def _softmax_value(y, raw, out, implicit):
+    """Cross-entropy log(sum_j e^score_j) - score_y per row (the implicit class's
+    score is 0)."""
+    k1 = raw.shape[1]
     for i in range(raw.shape[0]):
-        mx, s = _softmax_shift_k(raw, i)
-        out[i] = mx + math.log(s) - raw[i, int(y[i])]
+        mx, s = _softmax_shift(raw, i, implicit)
+        c = int(y[i])
+        ry = raw[i, c] if 0 <= c < k1 else 0.0
+        out[i] = mx + math.log(s) - ry
 
 
 @njit(cache=True)
-def _multinomial_proba(raw, out):
+def _softmax_proba(raw, out, implicit):
+    """Class probabilities; with ``implicit`` the last column of ``out`` is the
+    class scored 0."""
+    k1 = raw.shape[1]
     for i in range(raw.shape[0]):
-        mx, s = _softmax_shift_k(raw, i)
-        for j in range(raw.shape[1]):
+        mx, s = _softmax_shift(raw, i, implicit)
+        for j in range(k1):
             out[i, j] = math.exp(raw[i, j] - mx) / s
+        if implicit:
+            out[i, k1] = math.exp(-mx) / s
 
 
 @njit(GRAD_HESS_SIG, cache=True)
@@ -197,26 +196,6 @@ def _logistic_value(y, raw, out):
         for j in range(raw.shape[1]):
             s += _log1pexp(raw[i, j]) - y[i] * raw[i, j]
         out[i] = s
-
-
-@njit(cache=True)
-def _softmax_value(y, raw, out):
-    k1 = raw.shape[1]
-    for i in range(raw.shape[0]):
-        mx, s = _softmax_shift(raw, i)
-        c = int(y[i])
-        ry = raw[i, c] if 0 <= c < k1 else 0.0
-        out[i] = mx + math.log(s) - ry
-
-
-@njit(cache=True)
-def _softmax_proba(raw, out):
-    k1 = raw.shape[1]
-    for i in range(raw.shape[0]):
-        mx, s = _softmax_shift(raw, i)
-        for j in range(k1):
-            out[i, j] = math.exp(raw[i, j] - mx) / s
-        out[i, k1] = math.exp(-mx) / s
 
 
 @njit(cache=True)

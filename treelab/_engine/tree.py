@@ -35,7 +35,7 @@ __all__ = [
     "new_tree", "ensure_capacity", "add_children", "trim", "apply", "apply_serial",
     "predict_value", "predict_value_serial", "PARALLEL_MIN_ROWS", "decision_path", "node_depths_ok", "extract_subtree", "n_leaves",
     "max_depth", "forest_raw", "forest_raw_serial", "forest_predict", "concat_trees",
-    "forest_sum", "forest_sum_serial", "forest_apply", "forest_oob_sum", "forest_decision_path",
+    "forest_sum", "forest_sum_serial", "forest_apply", "pack_forest", "forest_oob_sum", "forest_decision_path",
 ]
 
 LEAF = 0
@@ -380,18 +380,75 @@ def node_depths_ok(t):
 
 
 # ------------------------------------------------------------------ forests
+@njit(cache=True, nogil=True)
+def pack_forest(t):
+    """A compact copy of the nodes in use for traversal: ``nodes[i]`` = (feature,
+    first child, the node a missing value goes to, kind) as int32 and ``thr[i]`` =
+    the threshold, or for a leaf its ``value[i, 0]``: one 16-byte record and one
+    float per node instead of five arrays (built per call: O(nodes), far below
+    the traversal of the rows)."""
+    n = t.sizes[0]
+    nodes = np.empty((n, 4), np.int32)
+    thr = np.empty(n, np.float64)
+    for i in range(n):
+        k = t.kind[i]
+        nodes[i, 3] = k
+        if k == LEAF:
+            nodes[i, 0] = -1
+            nodes[i, 1] = -1
+            nodes[i, 2] = -1
+            thr[i] = t.value[i, 0]
+        else:
+            nodes[i, 0] = t.feature[i]
+            nodes[i, 1] = t.first_child[i]
+            nodes[i, 2] = t.first_child[i] + t.missing_child[i]
+            thr[i] = t.threshold[i]
+    return nodes, thr
+
+
 @njit(cache=True, inline="always", nogil=True)
-def _forest_row(t, roots, root_col, x, out_row):
+def _packed_leaf(t, nodes, thr, root, X, i):
+    """:func:`leaf_from` of row ``X[i]`` on the packed layout (nominal nodes through
+    :func:`_next_node`): the same leaf."""
+    node = root
+    while True:
+        f = nodes[node, 0]
+        if f < 0:
+            return node
+        v = X[i, f]
+        if np.isnan(v):
+            node = nodes[node, 2]
+        elif nodes[node, 3] == NUMERIC:
+            if v <= thr[node]:
+                node = nodes[node, 1]
+            else:
+                node = nodes[node, 1] + 1
+        else:
+            node = _next_node(t, node, v)
+
+
+#: rows traversed together through one tree by the forest kernels (a tree's top
+#: levels stay in cache while a block of rows walks it)
+_ROW_BLOCK = 64
+
+
+@njit(cache=True, inline="always", nogil=True)
+def _forest_raw_block(t, nodes, thr, roots, root_col, X, lo, hi, out):
+    # every out[i, c] receives its trees' values in tree order (as a row-by-row walk)
     for j in range(roots.shape[0]):
-        out_row[root_col[j]] += t.value[leaf_from(t, roots[j], x), 0]
+        r = roots[j]
+        c = root_col[j]
+        for i in range(lo, hi):
+            out[i, c] += thr[_packed_leaf(t, nodes, thr, r, X, i)]
 
 
 @njit(cache=True, nogil=True)
 def forest_raw_serial(t, roots, root_col, X, n_cols):
     """:func:`forest_raw` without threads."""
-    out = np.zeros((X.shape[0], n_cols), np.float64)
-    for i in range(X.shape[0]):
-        _forest_row(t, roots, root_col, X[i], out[i])
+    n = X.shape[0]
+    out = np.zeros((n, n_cols), np.float64)
+    nodes, thr = pack_forest(t)
+    _forest_raw_block(t, nodes, thr, roots, root_col, X, 0, n, out)
     return out
 
 
@@ -401,11 +458,15 @@ def forest_raw(t, roots, root_col, X, n_cols):
     ``out[i, root_col[j]] += value[leaf of row i in tree j, 0]`` for every tree
     ``j`` (trees in order), ``n_cols`` output columns.  One call predicts a whole
     ensemble (boosting: trees summed per class; SGT: one tree per column).
-    Parallel over rows."""
+    Parallel over blocks of rows, each block walking one tree at a time on the
+    packed node layout (:func:`pack_forest`)."""
     n = X.shape[0]
     out = np.zeros((n, n_cols), np.float64)
-    for i in prange(n):
-        _forest_row(t, roots, root_col, X[i], out[i])
+    nodes, thr = pack_forest(t)
+    nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
+    for b in prange(nb):
+        lo = b * _ROW_BLOCK
+        _forest_raw_block(t, nodes, thr, roots, root_col, X, lo, min(n, lo + _ROW_BLOCK), out)
     return out
 
 
@@ -418,19 +479,14 @@ def forest_predict(t, roots, root_col, X, n_cols):
     return forest_raw(t, roots, root_col, X, int(n_cols))
 
 
-#: rows traversed together through one tree by the forest kernels (a tree's top
-#: levels stay in cache while a block of rows walks it)
-_ROW_BLOCK = 64
-
-
 @njit(cache=True, inline="always", nogil=True)
-def _forest_sum_block(t, roots, root_weight, X, lo, hi, out):
+def _forest_sum_block(t, nodes, thr, roots, root_weight, X, lo, hi, out):
     K = t.value.shape[1]
     for j in range(roots.shape[0]):
         r = roots[j]
         wj = root_weight[j]
         for i in range(lo, hi):
-            leaf = leaf_from(t, r, X[i])
+            leaf = _packed_leaf(t, nodes, thr, r, X, i)
             for k in range(K):
                 out[i, k] += wj * t.value[leaf, k]
 
@@ -441,13 +497,15 @@ def forest_sum(t, roots, root_weight, X):
     each row of ``X`` reaches: ``out[i] = sum_j root_weight[j] value[leaf_j(x_i)]``
     (n_rows x n_outputs).  A random forest's or bagging's averaged class proportions
     / means in one call (weights 1 or 1/M); parallel over blocks of rows, each
-    block walking one tree at a time."""
+    block walking one tree at a time on the packed node layout."""
     n = X.shape[0]
     out = np.zeros((n, t.value.shape[1]), np.float64)
+    nodes, thr = pack_forest(t)
     nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
     for b in prange(nb):
         lo = b * _ROW_BLOCK
-        _forest_sum_block(t, roots, root_weight, X, lo, min(n, lo + _ROW_BLOCK), out)
+        _forest_sum_block(t, nodes, thr, roots, root_weight, X, lo, min(n, lo + _ROW_BLOCK),
+                          out)
     return out
 
 
@@ -456,7 +514,8 @@ def forest_sum_serial(t, roots, root_weight, X):
     """:func:`forest_sum` without threads."""
     n = X.shape[0]
     out = np.zeros((n, t.value.shape[1]), np.float64)
-    _forest_sum_block(t, roots, root_weight, X, 0, n, out)
+    nodes, thr = pack_forest(t)
+    _forest_sum_block(t, nodes, thr, roots, root_weight, X, 0, n, out)
     return out
 
 

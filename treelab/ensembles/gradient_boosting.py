@@ -339,6 +339,8 @@ class _BaseGradientBoosting(BaseEstimator):
                              max_leaves=p["max_leaves"], seed=seed)
         G = np.empty((n, K))
         H = np.empty((n, K))
+        sst_buf = np.empty((K, n, 3))
+        sst_buf[:, :, 2] = w
         lr = p["learning_rate"]
         method = self.method
         first_order = method != "newton"
@@ -351,6 +353,10 @@ class _BaseGradientBoosting(BaseEstimator):
         empty_y = np.zeros(0, np.int64)
         n_threads = min(_n_threads(self.n_jobs), K)
         pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+        # the threads left to each tree build its histograms on (split by features:
+        # the trees are the same whatever their number)
+        import numba
+        params = params._replace(n_threads=max(1, numba.get_num_threads() // n_threads))
         best, best_it, since = np.inf, -1, 0
         for it, score in enumerate(history):
             if score < best - 1e-12:
@@ -381,8 +387,14 @@ class _BaseGradientBoosting(BaseEstimator):
                         max_features=(d if p["colsample_bynode"] >= 1.0 else
                                       max(1, int(p["colsample_bynode"] * n_level))),
                         feature_mask=params.feature_mask if mask is None else mask)
-                    hj = w * H[:, j] if not first_order else w
-                    sst = np.ascontiguousarray(np.stack([hj, w * G[:, j], w], axis=1))
+                    # per-row statistics [w h, w g, w] (first order: h = 1), written
+                    # into the class's own buffer
+                    sst = sst_buf[j]
+                    if first_order:
+                        sst[:, 0] = w
+                    else:
+                        np.multiply(w, H[:, j], out=sst[:, 0])
+                    np.multiply(w, G[:, j], out=sst[:, 1])
                     jobs.append((sst, tp))
 
                 def grow(job):
@@ -568,9 +580,11 @@ _PARAM_DOC = """
         Initial raw score; None: the loss's minimiser over a constant (mean,
         median, log-odds, ...), or 0 for ``method="residual"`` (the slides' f_0 = 0).
     n_jobs : int or None
-        Threads: the engine's parallel kernels (binning, prediction) and, for
-        several outputs (one tree per class), the trees of a round grown at once.
-        None: one thread for trees, numba's default for kernels.
+        Threads: the engine's parallel kernels (binning, histograms, prediction)
+        and, for several outputs (one tree per class), the trees of a round grown
+        at once; the threads left to each tree build its histograms (split by
+        features: the model is the same whatever ``n_jobs``).  None: numba's
+        default for kernels and histograms, one tree at a time.
     warm_start : bool, default=False
         Keep the fitted trees and add rounds up to ``n_estimators``; the result
         equals a single fit with as many rounds (same ``random_state``).

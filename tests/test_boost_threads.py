@@ -1,0 +1,158 @@
+"""Threaded histograms and the packed forest traversal give exactly the serial
+results: histograms are split by features (each bin still sums its rows in
+order), the packed traversal reaches the same leaves as ``leaf_from``."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from treelab import DecisionTreeClassifier, GradientBoostingClassifier
+from treelab._engine.binning import bin_data
+from treelab._engine.builder import build_tree, make_params
+from treelab._engine.histogram import PARALLEL_HIST_MIN_WORK, hist_build
+from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
+from treelab._engine.tree import (
+    concat_trees, forest_predict, forest_raw_serial, forest_sum, forest_sum_serial, pack_forest,
+    predict_value_serial, trim,
+)
+from treelab.split_criteria import GINI
+from treelab.split_criteria.gradient import NewtonCriterion
+
+N, D = 30_000, 8            # N * D above PARALLEL_HIST_MIN_WORK: the root is built on threads
+
+
+def _data(seed=0, n=N, d=D):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[rng.random((n, d)) < 0.05] = np.nan
+    y = ((np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) ** 2) > 0.8).astype(np.int64)
+    return X, y
+
+
+def test_work_threshold_is_reached():
+    assert N * D >= PARALLEL_HIST_MIN_WORK
+
+
+@pytest.mark.parametrize("task", [TASK_CLASSIFICATION, TASK_DENSE])
+def test_hist_build_on_threads_equals_serial(task):
+    X, y = _data(1)
+    data = bin_data(X, np.zeros(D, bool), np.zeros(D, np.int64), True)
+    rng = np.random.default_rng(2)
+    samples = np.sort(rng.choice(N, N - 1000, replace=False)).astype(np.int64)
+    S = 2 if task == TASK_CLASSIFICATION else 3
+    sst = np.ascontiguousarray(rng.normal(size=(N, S)))
+    w = rng.random(N)
+    out = {}
+    for nt in (1, 2, 3):
+        hist = np.full((D, data.n_bins, S), 7.0)        # garbage: zeroed by hist_build
+        cnt = np.full((D, data.n_bins), 7, np.int64)
+        hist_build(data.Xb, samples, 0, samples.shape[0], y, sst, w, task, hist, cnt, nt)
+        out[nt] = hist, cnt
+    # an independent reference: per-bin sums in row order
+    ref = np.zeros((D, data.n_bins, S))
+    rcnt = np.zeros((D, data.n_bins), np.int64)
+    for i in samples:
+        for f in range(D):
+            b = data.Xb[i, f]
+            if task == TASK_CLASSIFICATION:
+                ref[f, b, y[i]] += w[i]
+            else:
+                ref[f, b] += sst[i]
+            rcnt[f, b] += 1
+    for nt in (1, 2, 3):
+        np.testing.assert_array_equal(out[nt][0], ref)
+        np.testing.assert_array_equal(out[nt][1], rcnt)
+
+
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
+def test_newton_trees_do_not_depend_on_threads(policy):
+    X, y = _data(3)
+    data = bin_data(X, np.zeros(D, bool), np.zeros(D, np.int64), True)
+    crit = NewtonCriterion(reg_lambda=1.0)
+    p = 0.3
+    sst = np.ascontiguousarray(np.stack([np.full(N, p * (1 - p)), p - y, np.ones(N)], axis=1))
+    trees = []
+    for nt in (1, 2):
+        P = make_params(TASK_DENSE, 3, 6 if policy == "depthwise" else 50, 2, 1,
+                        crit.min_child_weight, 0.0, D, False, crit.merit_code, crit.builtin_code,
+                        max_leaves=31 if policy == "lossguide" else np.iinfo(np.int64).max,
+                        n_threads=nt)
+        trees.append(trim(build_tree(data, np.zeros(0, np.int64), sst, np.ones(N), P,
+                                     crit.impurity, crit.merit, cp=crit.params,
+                                     grow_policy=policy)))
+    assert trees[0].sizes[0] > 20
+    for name in trees[0]._fields:
+        np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))
+
+
+def test_gini_tree_does_not_depend_on_threads():
+    X, y = _data(4)
+    data = bin_data(X, np.zeros(D, bool), np.zeros(D, np.int64), True)
+    trees = []
+    for nt in (1, 2):
+        P = make_params(TASK_CLASSIFICATION, 2, 8, 2, 1, 0.0, 0.0, D, False, GINI.merit_code,
+                        GINI.builtin_code, n_threads=nt)
+        trees.append(trim(build_tree(data, y, np.zeros((0, 2)), np.ones(N), P, GINI.impurity,
+                                     GINI.merit)))
+    for name in trees[0]._fields:
+        np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))
+
+
+def test_boosting_model_does_not_depend_on_n_jobs():
+    X, y = _data(5, n=12_000, d=20)
+    kw = dict(n_estimators=4, max_depth=4, learning_rate=0.3, random_state=0)
+    a = GradientBoostingClassifier(n_jobs=1, **kw).fit(X, y)
+    b = GradientBoostingClassifier(n_jobs=2, **kw).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    for (ta, _), (tb, _) in zip(a._trees, b._trees):
+        np.testing.assert_array_equal(ta.threshold, tb.threshold)
+        np.testing.assert_array_equal(ta.value, tb.value)
+
+
+def _walk(t, root, x):
+    """A slow reference traversal in plain Python (numeric and nominal nodes, NaN)."""
+    node = root
+    while t.kind[node] != 0:
+        v = x[t.feature[node]]
+        first = t.first_child[node]
+        if np.isnan(v):
+            node = first + t.missing_child[node]
+        elif t.kind[node] == 1:
+            node = first if v <= t.threshold[node] else first + 1
+        else:
+            c = int(v)
+            slot = -1
+            if 0 <= c < t.cat_count[node] and c == v:
+                slot = t.cat_map[t.cat_offset[node] + c]
+            node = first + (t.missing_child[node] if slot < 0 else slot)
+    return node
+
+
+def test_packed_traversal_reaches_the_walked_leaves():
+    rng = np.random.default_rng(7)
+    n = 6000
+    df = pd.DataFrame({"a": pd.Categorical(rng.integers(0, 6, n)), "b": rng.normal(size=n),
+                       "c": rng.normal(size=n)})
+    df.loc[rng.random(n) < 0.1, "b"] = np.nan
+    y = ((df["a"].cat.codes.to_numpy() % 3 == 0) ^ (df["b"].fillna(0) > 0).to_numpy()).astype(int)
+    ms = [DecisionTreeClassifier(nominal_split=ns, max_depth=dp, random_state=s).fit(df, y)
+          for s, (ns, dp) in enumerate([("multiway", 3), ("binary", 5), ("binary", 8)])]
+    forest, roots = concat_trees([m.tree_.arrays for m in ms])
+    Xf = np.ascontiguousarray(ms[0]._encode(df))
+    Xf[:5, 0] = [7.0, -1.0, 2.5, np.nan, 3.0]        # unseen / fractional codes, missing
+    nodes, thr = pack_forest(forest)
+    assert nodes.shape == (forest.sizes[0], 4) and thr.shape == (forest.sizes[0],)
+    leaves = np.array([[_walk(forest, r, x) for r in roots] for x in Xf[:300]])
+    raw_ref = forest.value[leaves, 0].sum(axis=1)
+    for fn in (forest_predict, forest_raw_serial):
+        got = fn(forest, roots, np.zeros(3, np.int64), Xf, 1)[:300, 0]
+        np.testing.assert_allclose(got, raw_ref, rtol=0, atol=1e-12)
+    wts = np.array([0.5, 0.25, 2.0])
+    ref = sum(wts[j] * forest.value[leaves[:, j]] for j in range(3))
+    np.testing.assert_allclose(forest_sum_serial(forest, roots, wts, Xf)[:300], ref,
+                               rtol=1e-15, atol=1e-12)
+    np.testing.assert_array_equal(forest_sum(forest, roots, wts, Xf),
+                                  forest_sum_serial(forest, roots, wts, Xf))
+    # one tree alone: the single-tree traversal's values
+    np.testing.assert_array_equal(
+        forest_predict(forest, roots[1:2], [0], Xf, 1)[:, 0],
+        predict_value_serial(trim(ms[1].tree_.arrays), Xf)[:, 0])
