@@ -237,3 +237,39 @@ def test_leaf_of_row_is_the_traversed_leaf(policy, use_hist):
     with pytest.raises(ValueError, match="leaf_of_row"):
         build_tree(data, y, np.zeros((0, 2)), np.ones(n), P, GINI.impurity, GINI.merit,
                    leaf_of_row=np.zeros(n - 1, np.int64))
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+@pytest.mark.parametrize("max_features", [2, 5])
+def test_sample_layout_grows_the_presort_layout_tree(task, max_features):
+    """LAYOUT_SAMPLES (one sample array, the drawn features gathered and sorted per
+    node) finds the same splits as the presorted segments, missing values and a
+    bootstrap-like row subset with weights included."""
+    from treelab._engine.builder import LAYOUT_PRESORT, LAYOUT_SAMPLES
+    X, y, yr = _data(11, n=400)
+    n, d = X.shape
+    rng = np.random.default_rng(3)
+    rows = np.flatnonzero(rng.random(n) < 0.7).astype(np.int64)
+    w = rng.integers(1, 4, n).astype(float)
+    data = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), False)
+    trees = []
+    for layout in (LAYOUT_PRESORT, LAYOUT_SAMPLES):
+        if task == "classification":
+            P = make_params(TASK_CLASSIFICATION, 2, 50, 2, 1, 0.0, 0.0, max_features, False,
+                            GINI.merit_code, GINI.builtin_code, seed=5, layout=layout)
+            t = build_tree(data, y, np.zeros((0, 2)), w, P, GINI.impurity, GINI.merit,
+                           rows=rows)
+        else:
+            ss = np.ascontiguousarray(np.stack([w, w * yr, w * yr * yr], axis=1))
+            P = make_params(TASK_DENSE, 3, 50, 2, 1, 0.0, 0.0, max_features, False,
+                            VARIANCE.merit_code, VARIANCE.builtin_code, seed=5, layout=layout)
+            t = build_tree(data, np.zeros(0, np.int64), ss, w, P, VARIANCE.impurity,
+                           VARIANCE.merit, rows=rows)
+        trees.append(trim(t))
+    a, b = trees
+    assert a.sizes[0] > 20
+    for name in ("feature", "first_child", "missing_child", "n_samples"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    np.testing.assert_array_equal(a.threshold, b.threshold)
+    # equal values of a feature may be summed in another order: last-bit differences
+    np.testing.assert_allclose(a.value, b.value, rtol=1e-12, atol=1e-9)

@@ -18,7 +18,9 @@ A tree grows from reusable parts:
 
 Splitters: ``exact`` (every numeric feature pre-sorted once; each node keeps
 its samples in sorted order per feature and a split partitions these segments
-stably) and ``hist`` (each node owns a histogram, the larger child's is the
+stably; or, with ``BuildParams.layout = LAYOUT_SAMPLES``, for forests that draw
+features per node, one sample array whose drawn features are gathered and
+sorted at each node, as scikit-learn's ``BestSplitter``) and ``hist`` (each node owns a histogram, the larger child's is the
 parent's minus its siblings').  Nominal features are evaluated from
 per-category statistics.  The criterion arrives as first-class functions and
 a parameter vector (the merit protocol, :mod:`.merit`), so each driver is
@@ -48,7 +50,7 @@ from .splitter import (
 )
 from .tree import LEAF, NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
-__all__ = ["BuildParams", "make_params", "Workspace", "HistPool", "build_tree", "presort",
+__all__ = ["BuildParams", "make_params", "LAYOUT_PRESORT", "LAYOUT_SAMPLES", "Workspace", "HistPool", "build_tree", "presort",
            "get_build_kernel", "find_best_split", "partition_node", "children_stats",
            "children_histograms", "make_children", "grow_depth_first", "grow_best_first"]
 
@@ -74,13 +76,26 @@ BuildParams = namedtuple("BuildParams", [
     "split_mode",             # splitter.SPLIT_BEST, or SPLIT_RANDOM (extra trees: random cut-points)
     "n_threads",              # threads of one histogram build (split by features: the
                               # tree does not depend on it); 1: serial
+    "layout",                 # exact data: LAYOUT_PRESORT or LAYOUT_SAMPLES (see make_params)
 ])
+
+#: ``BuildParams.layout`` for exact (not binned) data.  ``LAYOUT_PRESORT``: every
+#: numeric feature presorted once, each node keeps its samples sorted per feature
+#: and a split partitions all d sorted segments (best when every feature is
+#: evaluated at every node: single trees).  ``LAYOUT_SAMPLES``: one sample-index
+#: array per tree (scikit-learn's ``BestSplitter``): a node gathers and sorts
+#: only the values of the features it draws, and a split partitions only that
+#: array -- O(n max_features log n) per level instead of O(n d) (forests with
+#: ``max_features < d``).  Both give the same splits.  Random cut-points
+#: (``SPLIT_RANDOM``) always work on the sample array.
+LAYOUT_PRESORT = 0
+LAYOUT_SAMPLES = 1
 
 
 def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
                 min_impurity_decrease, max_features, multiway, merit_code, builtin=0,
                 max_leaves=np.iinfo(np.int64).max, seed=0, feature_mask=None,
-                split_mode=SPLIT_BEST, n_threads=1):
+                split_mode=SPLIT_BEST, n_threads=1, layout=LAYOUT_PRESORT):
     """:data:`BuildParams` with the field types the compiled drivers expect.
 
     ``feature_mask`` (bool, levels x d) restricts the features a node at depth
@@ -89,7 +104,8 @@ def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, m
     among those.  None: every feature.  ``split_mode``: ``splitter.SPLIT_BEST``
     (best cut-point) or ``SPLIT_RANDOM`` (extra trees: random cut-points).
     ``n_threads``: threads building one node's histogram (hist splitter; the
-    grown tree is the same whatever their number, see :mod:`.histogram`)."""
+    grown tree is the same whatever their number, see :mod:`.histogram`);
+    ``layout``: :data:`LAYOUT_PRESORT` or :data:`LAYOUT_SAMPLES` (exact data only)."""
     fm = (np.zeros((0, 0), np.bool_) if feature_mask is None
           else np.ascontiguousarray(feature_mask, dtype=np.bool_))
     if fm.ndim != 2:
@@ -98,7 +114,7 @@ def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, m
                        int(min_samples_leaf), float(min_weight_leaf),
                        float(min_impurity_decrease), int(max_features), int(multiway),
                        int(merit_code), int(builtin), int(max_leaves), int(seed), fm,
-                       int(split_mode), max(1, int(n_threads)))
+                       int(split_mode), max(1, int(n_threads)), int(layout))
 
 
 #: per-build buffers shared by the node kernels
@@ -109,6 +125,7 @@ Workspace = namedtuple("Workspace", [
     "left", "miss", "buf", "cat_stats", "cat_cnt",
     "feat_status", "feat_score", "feat_ratio", "feat_thr", "feat_mslot", "feat_k", "feat_cats",
     "features", "visited", "proxy_best", "small", "fmask",
+    "gvals", "gsel", "feat_key", "gkeys", "gids",
 ])
 
 #: histogram pool: ``hist[slot]`` / ``cnt[slot]`` (feature, bin[, stat]) and a stack
@@ -243,6 +260,63 @@ def _sort_block_row(blk, f, m, keys_s, ids_s):
 
 
 
+@njit(cache=True, nogil=True)
+def _gather_sorted(X, f, samples, start, end, keys, ids, tmpk, tmpi):
+    """:data:`LAYOUT_SAMPLES`: ``keys[:m]`` = feature ``f`` of the node's ``m`` samples
+    in ascending order, missing values (NaN) last, ``ids[:m]`` the sample ids in
+    that order (a stable sort of the values gathered in sample order)."""
+    nm = 0
+    for p in range(start, end):
+        i = samples[p]
+        x = X[i, f]
+        if not np.isnan(x):
+            tmpk[nm] = x
+            tmpi[nm] = i
+            nm += 1
+    perm = np.argsort(tmpk[:nm], kind="mergesort")
+    for q in range(nm):
+        r = perm[q]
+        keys[q] = tmpk[r]
+        ids[q] = tmpi[r]
+    q = nm
+    if nm < end - start:
+        for p in range(start, end):
+            i = samples[p]
+            if np.isnan(X[i, f]):
+                keys[q] = np.nan
+                ids[q] = i
+                q += 1
+
+
+@njit(cache=True, nogil=True)
+def _partition_values(samples, tmp, child_n, child_start, start, end, vals, key, miss_left):
+    """Stable partition of the node's samples by the gathered values of the split
+    feature (``vals[p]`` belongs to ``samples[p]``; NaN = missing): left iff
+    ``vals[p] <= key`` (missing: ``miss_left``).  Sets ``child_n`` /
+    ``child_start``; returns 2, or 0 when a child would be empty."""
+    nl = start
+    nr = 0
+    for p in range(start, end):
+        i = samples[p]
+        x = vals[p]
+        go_left = miss_left if np.isnan(x) else x <= key
+        if go_left:
+            samples[nl] = i
+            nl += 1
+        else:
+            tmp[nr] = i
+            nr += 1
+    for q in range(nr):
+        samples[nl + q] = tmp[q]
+    child_n[0] = nl - start
+    child_n[1] = nr
+    if nl == start or nr == 0:
+        return 0
+    child_start[0] = start
+    child_start[1] = nl
+    return 2
+
+
 # ------------------------------------------------------------------ set-up
 @njit(cache=True, nogil=True)
 def new_workspace(D, rows, P):
@@ -255,7 +329,7 @@ def new_workspace(D, rows, P):
         if D.n_cats[f] > max_cats:
             max_cats = D.n_cats[f]
     samples = rows.copy()
-    if D.use_hist or P.split_mode == SPLIT_RANDOM:
+    if D.use_hist or P.split_mode == SPLIT_RANDOM or P.layout == LAYOUT_SAMPLES:
         # (random cut-points read the samples: no sorted segments to maintain)
         order = np.zeros((d, 0), np.int64)
         vals = np.zeros((d, 0), np.float64)
@@ -282,6 +356,10 @@ def new_workspace(D, rows, P):
     small = max(32, D.n_bins // 2) if D.use_hist else 48
     kmax = max(2, max_cats)
     n_tmpk = 1 if D.use_hist else n
+    # random cut-points: the drawn feature's values and the best one's (2 rows);
+    # the sample layout: a node's gathered, sorted keys and sample ids
+    n_g = n if P.split_mode == SPLIT_RANDOM else 0
+    n_s = n if (P.layout == LAYOUT_SAMPLES and not D.use_hist) else 1
     return Workspace(
         samples, np.empty(n, np.int64), np.empty(n_tmpk, np.float64),
         np.zeros(N, np.int32), order, vals,
@@ -296,6 +374,8 @@ def new_workspace(D, rows, P):
         np.full((d, max_cats), -1, np.int64),
         np.arange(d), np.zeros(d, np.int64), np.full(1, -np.inf), small,
         np.ones(d, np.bool_),
+        np.empty((2, n_g), np.float64), np.zeros(2, np.int64), np.zeros(d, np.float64),
+        np.empty(n_s, np.float64), np.empty(n_s, np.int64),
     )
 
 
@@ -361,6 +441,11 @@ def is_leaf_node(P, depth, n_node, wn, imp):
             or (P.merit_code != MERIT_NEWTON and imp <= EPSILON))
 
 
+# random cut-points: called once per drawn feature and node (extra trees with all
+# features: 20 calls a node), inlined for the reference counts (see _INLINE below)
+_random_numeric_i = njit(cache=True, nogil=True, inline="always")(random_numeric.py_func)
+
+
 @njit(cache=True, nogil=True)
 def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, imp,
                     imp_fn, merit_fn):
@@ -402,6 +487,12 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     gathered = False
     ws.proxy_best[0] = -np.inf
     found_any = False
+    # random cut-points: the running best feature's gathered values stay in
+    # ws.gvals[gsel[0]] (gsel[1] = that feature, -1: none) for partition_node
+    gsel = ws.gsel
+    gsel[1] = -1
+    track = P.split_mode == SPLIT_RANDOM and merit_code != MERIT_GAIN_RATIO
+    run_best = -np.inf
     for j in range(d):
         if max_features < d:
             r = j + np.random.randint(0, d - j)
@@ -458,11 +549,13 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             thr = 0.0
         elif P.split_mode == SPLIT_RANDOM:
             # extra trees: one random cut-point of this feature
-            status, score, ratio, thr, mslot = random_numeric(
+            status, score, ratio, thr, mslot, key = _random_numeric_i(
                 X, D.Xb, use_hist, missing_bin, f, samples, start, end,
                 edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
                 yc, sstats, w, parent, imp, left, miss, buf, min_samples_leaf,
-                min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp)
+                min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
+                ws.gvals[1 - gsel[0]])
+            ws.feat_key[f] = key
             kk = 2
         elif n_node < small:
             # small node: sort its own samples by this feature
@@ -486,6 +579,14 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                 parent, imp, n_node, left, buf, min_samples_leaf, min_weight_leaf,
                 task, merit_code, builtin, imp_fn, merit_fn, cp, ws.proxy_best)
             kk = 2
+        elif P.layout == LAYOUT_SAMPLES:
+            # one sample array: gather and sort only this feature's values
+            _gather_sorted(X, f, samples, start, end, ws.gkeys, ws.gids, ws.tmpk, ws.tmp)
+            status, score, ratio, thr, mslot = best_numeric_sorted(
+                ws.gkeys, ws.gids, 0, n_node, False, edges, yc, sstats, w, parent,
+                imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
+                task, merit_code, builtin, imp_fn, merit_fn, cp, ws.proxy_best)
+            kk = 2
         else:
             status, score, ratio, thr, mslot = best_numeric_sorted(
                 ws.vals[f], ws.order[f], start, end, False, edges, yc, sstats, w, parent,
@@ -504,6 +605,14 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             ws.feat_thr[f] = thr
             ws.feat_mslot[f] = mslot
             ws.feat_k[f] = kk
+            if track and better(score, run_best):
+                # (the choice below picks the same feature: same order, same rule)
+                run_best = score
+                if is_nominal[f]:
+                    gsel[1] = -1
+                else:
+                    gsel[0] = 1 - gsel[0]
+                    gsel[1] = f
         if max_features < d and n_visited >= max_features and found_any:
             break
         if status == 1 and n_node == 2 and max_features >= d:
@@ -605,6 +714,10 @@ def partition_node(D, P, ws, start, end, f):
     nc = D.n_cats[f]
     child_n = ws.child_n[:k]
     child_n[:] = 0
+    if ws.gsel[1] == f and P.split_mode == SPLIT_RANDOM and kind == NUMERIC:
+        # random cut-point: the values gathered by the split search
+        return _partition_values(samples, ws.tmp, ws.child_n, ws.child_start, start, end,
+                                 ws.gvals[ws.gsel[0]], ws.feat_key[f], mslot == 0)
     if D.use_hist and kind == NUMERIC:
         return _partition_binned(D, ws, start, end, f, thr, mslot)
     for p in range(start, end):
@@ -621,7 +734,8 @@ def partition_node(D, P, ws, start, end, f):
         child_start[j] = acc
         acc += child_n[j]
     _stable_partition(samples, start, end, slot_of, child_start, ws.tmp)
-    if not D.use_hist and end - start >= ws.small and P.split_mode == SPLIT_BEST:
+    if (not D.use_hist and end - start >= ws.small and P.split_mode == SPLIT_BEST
+            and P.layout == LAYOUT_PRESORT):
         for g in range(X.shape[1]):
             if not D.is_nominal[g]:
                 _stable_partition_with_keys(ws.order[g], ws.vals[g], start, end, slot_of,
@@ -661,14 +775,20 @@ def split_ok(P, improvement):
     return not (improvement + EPSILON < P.min_impurity_decrease)
 
 
+# the tree's growth functions inlined into make_children (each call would take and
+# release a reference to every one of the tree's 16 arrays)
+_ensure_capacity_i = njit(cache=True, nogil=True, inline="always")(ensure_capacity.py_func)
+_add_children_i = njit(cache=True, nogil=True, inline="always")(add_children.py_func)
+
+
 @njit(cache=True, nogil=True)
 def make_children(t, node, D, P, ws, f, k):
     """Turn leaf ``node`` into the split on ``f`` with ``k`` children holding
     ``ws.cstats`` / ``ws.cimp`` / ``ws.child_n``.  Returns ``(tree, first_child)``."""
     kind = NOMINAL if D.is_nominal[f] else NUMERIC
     nc = D.n_cats[f]
-    t = ensure_capacity(t, k, nc if kind == NOMINAL else 0)
-    first = add_children(t, node, k)
+    t = _ensure_capacity_i(t, k, nc if kind == NOMINAL else 0)
+    first = _add_children_i(t, node, k)
     t.feature[node] = f
     t.kind[node] = kind
     t.threshold[node] = ws.feat_thr[f]
@@ -765,6 +885,19 @@ def _grow_i64(a, n, fill):
 
 
 # ----------------------------------------------------------------- drivers
+# The depth-first driver (every forest) calls the node kernels inlined: a call
+# boundary costs one atomic reference-count increment and decrement per array
+# in its arguments (the workspace alone holds ~40), which measured ~40 % of an
+# extra-trees fit (perf: NRT_incref / NRT_decref); inlined, numba prunes them.
+# Same functions, compiled a second time into the driver.
+_INLINE = dict(cache=True, nogil=True, inline="always")
+_find_best_split_i = njit(**_INLINE)(find_best_split.py_func)
+_partition_node_i = njit(**_INLINE)(partition_node.py_func)
+_children_stats_i = njit(**_INLINE)(children_stats.py_func)
+_make_children_i = njit(**_INLINE)(make_children.py_func)
+_is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
+
+
 def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row):
     """Depth-first growth (scikit-learn's order: a node's children are pushed
     on a stack, the first child on top).  ``rows``: distinct row ids of ``D`` to
@@ -801,21 +934,21 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
         wn = t.weighted_n_samples[node]
         imp = t.impurity[node]
         depth = t.depth[node]
-        is_leaf = is_leaf_node(P, depth, n_node, wn, imp)
+        is_leaf = _is_leaf_node_i(P, depth, n_node, wn, imp)
         best_f = -1
         k = 0
         if not is_leaf:
             set_feature_mask(P, ws, depth)
-            best_f = find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
+            best_f = _find_best_split_i(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
                                      t.value[node], imp, imp_fn, merit_fn)
             if best_f < 0:
                 is_leaf = True
         if not is_leaf:
-            k = partition_node(D, P, ws, start, end, best_f)
+            k = _partition_node_i(D, P, ws, start, end, best_f)
             if k == 0:
                 is_leaf = True
             else:
-                improvement = children_stats(P, cp, ws, yc, sstats, w, k, wn, imp, w_total,
+                improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp, w_total,
                                              imp_fn)
                 if not split_ok(P, improvement):
                     is_leaf = True
@@ -825,8 +958,11 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
             if leaf_of_row.shape[0] > 0:
                 _mark_leaf(leaf_of_row, ws.samples, start, end, node)
             continue
-        t, first = make_children(t, node, D, P, ws, best_f, k)
-        hp = children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node)
+        t, first = _make_children_i(t, node, D, P, ws, best_f, k)
+        if hslot >= 0:
+            hp = children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node)
+        else:
+            ws.child_slot[:k] = -1          # (what children_histograms sets without histograms)
         # ---- push the children, first slot on top ---------------------------------
         if top + k > cap:
             cap2 = max(2 * cap, top + k)

@@ -553,6 +553,23 @@ def multiway_admissible(n_large, k, multiway):
     return n_large == k
 
 
+@njit(cache=True, inline="always", nogil=True)
+def _present_categories(cat_cnt, n_cats, n_miss, present):
+    """``present[:k]`` = the categories seen at the node; returns ``(k, status)``:
+    status -1 (nothing to separate), 0 (one category plus missing values: no
+    category test separates them) or 1 (a split is possible)."""
+    k = 0
+    for c in range(n_cats):
+        if cat_cnt[c] > 0:
+            present[k] = c
+            k += 1
+    if k + (1 if n_miss > 0 else 0) < 2 or k == 0:
+        return k, -1
+    if k < 2:
+        return k, 0
+    return k, 1
+
+
 @njit(cache=True, nogil=True)
 def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n_parent,
                  multiway, cat_slots, left, buf2, min_samples_leaf, min_weight_leaf,
@@ -573,16 +590,9 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
     """
     S = parent.shape[0]
     present = np.empty(n_cats, np.int64)
-    k = 0
-    for c in range(n_cats):
-        if cat_cnt[c] > 0:
-            present[k] = c
-            k += 1
-    if k + (1 if n_miss > 0 else 0) < 2 or k == 0:
-        return -1, -np.inf, -np.inf, 0, 0
-    if k < 2:
-        # only one category plus missing values: nothing a category test can separate
-        return 0, -np.inf, -np.inf, 0, 0
+    k, status = _present_categories(cat_cnt, n_cats, n_miss, present)
+    if status < 1:
+        return status, -np.inf, -np.inf, 0, 0
     for c in range(n_cats):
         cat_slots[c] = -1
     if multiway:
@@ -669,9 +679,25 @@ SPLIT_RANDOM = 1
 
 
 @njit(cache=True, nogil=True)
+def _random_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
+                   min_samples_leaf, min_weight_leaf, task, merit_code, builtin, imp_fn,
+                   merit_fn, cp):
+    """The merit of one drawn binary split (left statistics ``left``, missing values
+    ``miss`` on the better side, :func:`eval_binary`), shared by the random numeric
+    and nominal splits: ``(status, score, ratio, missing_slot)``, status 0 when the
+    split is not admissible."""
+    ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss,
+                                         buf, min_samples_leaf, min_weight_leaf, task, merit_code,
+                                         builtin, imp_fn, merit_fn, cp)
+    if not ok:
+        return 0, -np.inf, -np.inf, 1
+    return 1, score, ratio, slot
+
+
+@njit(cache=True, nogil=True)
 def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f, yc, sstats,
                    w, parent, parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
-                   task, merit_code, builtin, imp_fn, merit_fn, cp):
+                   task, merit_code, builtin, imp_fn, merit_fn, cp, vals):
     """One random threshold of numeric feature ``f`` at the node ``samples[start:end]``
     (Geurts, Ernst & Wehenkel 2006, "Extremely randomized trees", Algorithm 2:
     a cut-point drawn uniformly in [min, max] of the feature at the node).
@@ -683,7 +709,14 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
     ``extra_trees`` draws one bin threshold per feature likewise).  A feature
     constant at the node returns status -1; one value plus missing values
     splits "values | missing".  The missing side is the one with the better
-    merit (:func:`eval_binary`).  Returns ``(status, score, ratio, thr, mslot)``."""
+    merit (:func:`eval_binary`).
+
+    The node's values of ``f`` are gathered once into ``vals[start:end]`` (raw
+    values, or bin codes as floats; NaN = missing): the second pass and the
+    partition (``builder.partition_node``) read that contiguous copy instead of
+    ``X`` again.  A sample goes left iff ``vals[p] <= key`` (``key`` = ``thr`` on
+    raw values, the cut bin on codes).  Returns
+    ``(status, score, ratio, thr, mslot, key)``."""
     lo = np.inf
     hi = -np.inf
     n_miss = 0
@@ -692,24 +725,22 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
         i = samples[p]
         if use_hist:
             c = Xb[i, f]
-            if c == missing_bin:
-                n_miss += 1
-                continue
-            x = float(c)
+            x = np.nan if c == missing_bin else float(c)
         else:
             x = X[i, f]
-            if np.isnan(x):
-                n_miss += 1
-                continue
+        vals[p] = x
+        if np.isnan(x):
+            n_miss += 1
+            continue
         if x < lo:
             lo = x
         if x > hi:
             hi = x
     if n_miss == n_parent:
-        return -1, -np.inf, -np.inf, 0.0, 0
+        return -1, -np.inf, -np.inf, 0.0, 0, 0.0
     only_missing = (hi <= lo) if use_hist else (hi <= lo + FEATURE_THRESHOLD)
     if only_missing and n_miss == 0:
-        return -1, -np.inf, -np.inf, 0.0, 0
+        return -1, -np.inf, -np.inf, 0.0, 0, 0.0
     key = np.inf
     thr = np.inf
     if not only_missing:
@@ -726,29 +757,20 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
     miss[:] = 0.0
     n_left = 0
     for p in range(start, end):
-        i = samples[p]
-        if use_hist:
-            c = Xb[i, f]
-            if c == missing_bin:
-                _add_sample(miss, i, yc, sstats, w, task)
-                continue
-            x = float(c)
-        else:
-            x = X[i, f]
-            if np.isnan(x):
-                _add_sample(miss, i, yc, sstats, w, task)
-                continue
-        if x <= key:
-            _add_sample(left, i, yc, sstats, w, task)
+        x = vals[p]
+        if np.isnan(x):
+            _add_sample(miss, samples[p], yc, sstats, w, task)
+        elif x <= key:
+            _add_sample(left, samples[p], yc, sstats, w, task)
             n_left += 1
-    ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss,
-                                         buf, min_samples_leaf, min_weight_leaf, task, merit_code,
-                                         builtin, imp_fn, merit_fn, cp)
-    if not ok:
-        return 0, -np.inf, -np.inf, 0.0, 0
+    status, score, ratio, slot = _random_binary(parent, parent_imp, n_parent, left, n_left, miss,
+                                                n_miss, buf, min_samples_leaf, min_weight_leaf,
+                                                task, merit_code, builtin, imp_fn, merit_fn, cp)
+    if status == 0:
+        return 0, -np.inf, -np.inf, 0.0, 0, 0.0
     if only_missing:
         slot = 1
-    return 1, score, ratio, thr, slot
+    return 1, score, ratio, thr, slot, key
 
 
 @njit(cache=True, nogil=True)
@@ -765,14 +787,9 @@ def random_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp,
                             n_parent, multiway, cat_slots, left, buf2, min_samples_leaf,
                             min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp)
     S = parent.shape[0]
-    k = 0
-    for c in range(n_cats):
-        if cat_cnt[c] > 0:
-            k += 1
-    if k + (1 if n_miss > 0 else 0) < 2 or k == 0:
-        return -1, -np.inf, -np.inf, 0, 0
-    if k < 2:
-        return 0, -np.inf, -np.inf, 0, 0
+    k, status = _present_categories(cat_cnt, n_cats, n_miss, np.empty(n_cats, np.int64))
+    if status < 1:
+        return status, -np.inf, -np.inf, 0, 0
     for c in range(n_cats):
         cat_slots[c] = -1
     while True:
@@ -791,10 +808,10 @@ def random_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp,
             for s in range(S):
                 left[s] += cat_stats[c, s]
             n_left += cat_cnt[c]
-    ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss,
-                                         buf2, min_samples_leaf, min_weight_leaf, task, merit_code,
-                                         builtin, imp_fn, merit_fn, cp)
-    if not ok:
+    status, score, ratio, slot = _random_binary(parent, parent_imp, n_parent, left, n_left, miss,
+                                                n_miss, buf2, min_samples_leaf, min_weight_leaf,
+                                                task, merit_code, builtin, imp_fn, merit_fn, cp)
+    if status == 0:
         for c in range(n_cats):
             cat_slots[c] = -1
         return 0, -np.inf, -np.inf, 0, 0

@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed
 
-from .._engine.tree import LEAF, concat_trees, forest_sum
+from .._engine.tree import LEAF, concat_trees
 from .._sklearn_compat import (
     BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
 )
@@ -40,6 +40,7 @@ from ._base import (
     MAX_SEED, accepts_sample_weight, base_allows_nan, check_bool, check_n_estimators,
     clone_estimator, has_param, is_treelab_tree, prepare_shared, resolve_count, subset_shared,
 )
+from .forest import _compact, forest_weighted_sum
 
 __all__ = ["BaggingClassifier", "BaggingRegressor"]
 
@@ -163,7 +164,8 @@ class _BaseBagging(BaseEstimator):
         return [_draw(int(s), *self._draw_args)[1] for s in self._seeds]
 
     def _make_forest(self):
-        """One multi-root tree of the members, feature ids mapped to full ``X`` columns."""
+        """One multi-root tree of the members, feature ids mapped to full ``X`` columns,
+        without the per-node training statistics (the members keep theirs)."""
         trees = []
         for est, feats in zip(self.estimators_, self.estimators_features_):
             a = est.tree_.arrays
@@ -174,7 +176,8 @@ class _BaseBagging(BaseEstimator):
         if len({t.value.shape[1] for t in trees}) != 1:
             return None
         forest, roots = concat_trees(trees)
-        return forest, roots
+        # prediction reads only the split description and the values (as the forests)
+        return _compact(forest), roots
 
     def _encode(self, X):
         check_is_fitted(self, "estimators_")
@@ -251,7 +254,7 @@ class BaggingClassifier(ProbaArgmaxMixin, ClassifierMixin, _BaseBagging):
     def _proba_sum(self, Xf, rows=None):
         if self._forest is not None and rows is None:
             forest, roots = self._forest
-            return forest_sum(forest, roots, np.ones(roots.shape[0]), Xf)
+            return forest_weighted_sum(forest, roots, np.ones(roots.shape[0]), Xf, self.n_jobs)
         S = np.zeros((Xf.shape[0], self.n_classes_))
         for est, feats in zip(self.estimators_, self.estimators_features_):
             S += self._member_proba(est, Xf[:, feats])
@@ -299,7 +302,8 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         M = len(self.estimators_)
         if self._forest is not None:
             forest, roots = self._forest
-            return forest_sum(forest, roots, np.full(roots.shape[0], 1.0 / M), Xf)[:, 0]
+            return forest_weighted_sum(forest, roots, np.full(roots.shape[0], 1.0 / M), Xf,
+                                       self.n_jobs)[:, 0]
         out = np.zeros(Xf.shape[0])
         for est, feats in zip(self.estimators_, self.estimators_features_):
             out += np.asarray(est.predict(Xf[:, feats]), dtype=np.float64).reshape(-1)

@@ -44,7 +44,7 @@ import numpy as np
 
 from .._compile import announce
 from .._engine.binning import MAX_BINS, BinnedData, bin_data
-from .._engine.builder import build_tree, make_params
+from .._engine.builder import LAYOUT_PRESORT, LAYOUT_SAMPLES, build_tree, make_params
 from .._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 from .._engine.splitter import SPLIT_BEST, SPLIT_RANDOM
 from .._engine.tree import (
@@ -109,7 +109,7 @@ def _bootstrap_counts(seed, n, n_boot):
 
 
 def _grow_tree(data, targets, params, crit, seeds, n_boot, mwfl, subsample_cw, classes_k,
-               want_in_bag):
+               want_in_bag, template):
     """Grow one tree (runs on a joblib worker thread, or on a Dask worker).
 
     ``data`` (BinnedData) and ``targets`` (``(yc, sstats, w)``) are tuples on purpose:
@@ -117,7 +117,10 @@ def _grow_tree(data, targets, params, crit, seeds, n_boot, mwfl, subsample_cw, c
     worker, where they are lost (and the fit with them) if that worker dies; a tuple
     travels inside each task, so Dask can re-run a lost tree on any worker.
 
-    Returns ``(tree arrays with raw statistics as values, in-bag mask or None)``."""
+    Returns ``(tree, (MDI importances, whether it split), in-bag mask or None)``: the
+    tree trimmed to its nodes, with ``template``'s predictions as values and
+    without the per-node training statistics (:func:`_compact`), so that the fit
+    holds only what the fitted forest keeps."""
     yc, sstats, w = targets
     n = data.X.shape[0]
     in_bag = None
@@ -144,9 +147,11 @@ def _grow_tree(data, targets, params, crit, seeds, n_boot, mwfl, subsample_cw, c
         params = params._replace(min_weight_leaf=float(
             mwfl * (w[rows].sum() if rows is not None else w.sum())))
     params = params._replace(seed=int(seeds[1]))
-    t = build_tree(data, yc, sstats, w, params, crit.impurity, crit.merit, cp=crit.params,
-                   rows=rows)
-    return trim(t), (in_bag if want_in_bag else None)
+    t = trim(build_tree(data, yc, sstats, w, params, crit.impurity, crit.merit, cp=crit.params,
+                        rows=rows))
+    importances = _tree_importances(t, data.X.shape[1])
+    t = _compact(t._replace(value=np.ascontiguousarray(template._value_from_stats(t.value))))
+    return t, importances, (in_bag if want_in_bag else None)
 
 
 @contextmanager
@@ -165,6 +170,18 @@ def _numba_threads(n_jobs):
         yield
     finally:
         numba.set_num_threads(before)
+
+
+def forest_weighted_sum(forest, roots, root_weight, Xf, n_jobs):
+    """``forest_sum`` (the weighted sum of the leaf values the rows of ``Xf`` reach
+    in the trees rooted at ``roots``) with the calling pattern every treelab forest
+    shares: one thread below ``_PARALLEL_MIN_WORK`` rows x trees (starting numba's
+    threads costs more than such a traversal), otherwise numba threads limited to
+    ``n_jobs``."""
+    if Xf.shape[0] * roots.shape[0] < _PARALLEL_MIN_WORK:
+        return forest_sum_serial(forest, roots, root_weight, Xf)
+    with _numba_threads(n_jobs):
+        return forest_sum(forest, roots, root_weight, Xf)
 
 
 # ------------------------------------------------------------------------ base
@@ -273,11 +290,17 @@ class _BaseForest(BaseEstimator):
         # every tree's seeds drawn up front: the forest does not depend on n_jobs
         seeds = rng.randint(0, _MAX_SEED, size=(n_trees, 2))
         use_hist = self.splitter == "hist"
-        if use_hist or self._split_mode == SPLIT_BEST:
+        # exact data: trees that draw features per node (or cut at random) keep one
+        # sample array and sort only the drawn features' values at each node
+        # (scikit-learn's layout); with every feature evaluated, the presorted layout
+        layout = (LAYOUT_SAMPLES if not use_hist and (self._split_mode == SPLIT_RANDOM
+                                                      or params["max_features"] < d)
+                  else LAYOUT_PRESORT)
+        if use_hist or layout == LAYOUT_PRESORT:
             data = bin_data(Xf, enc.is_nominal, enc.n_cats, use_hist, self.max_bin,
                             random_state=bin_seed)
         else:
-            # random cut-points on raw values need neither bins nor a presort
+            # the sample layout reads raw values: neither bins nor a presort
             data = BinnedData(np.ascontiguousarray(Xf, dtype=np.float64),
                               np.zeros((0, d), np.uint8), np.zeros((d, 0), np.int64),
                               np.zeros((d, 0), np.float64),
@@ -287,29 +310,26 @@ class _BaseForest(BaseEstimator):
         task = TASK_CLASSIFICATION if self._task == "classification" else TASK_DENSE
         bp = make_params(task, n_stats, multiway=template._nominal_mode(), seed=0,
                          merit_code=crit.merit_code, builtin=crit.builtin_code,
-                         split_mode=self._split_mode, **params)
+                         split_mode=self._split_mode, layout=layout, **params)
         mwfl = float(self.min_weight_fraction_leaf)
         k = fitted.get("n_classes_", 1)
         targets = (yc, sstats, w)
         out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_grow_tree)(data, targets, bp, crit, tuple(seeds[i]), n_boot, mwfl,
-                                subsample_cw, k, self.oob_score is not False)
+                                subsample_cw, k, self.oob_score is not False, template)
             for i in range(n_trees))
-        trees = []
-        importances = []
-        for t, _ in out:
-            imp, split = _tree_importances(t, d)
-            if split:
-                importances.append(imp)
-            value = np.ascontiguousarray(template._value_from_stats(t.value))
-            trees.append(t._replace(value=value))
+        importances = [imp for _, (imp, split), _ in out if split]
+        in_bags = [b for _, _, b in out]
+        trees = [t for t, _, _ in out]
+        del out
         forest, roots = concat_trees(trees)
+        del trees
         for key, value in fitted.items():
             setattr(self, key, value)
         set_fitted_encoding(self, enc, d)
         self.max_features_ = params["max_features"]
         self.n_estimators_ = n_trees
-        self._forest = _compact(forest)
+        self._forest = forest
         self._roots = roots
         self._n_nodes = np.append(roots, forest.sizes[0]).astype(np.int64)
         self._seeds = seeds
@@ -325,7 +345,7 @@ class _BaseForest(BaseEstimator):
             if hasattr(self, attr):
                 delattr(self, attr)
         if self.oob_score is not False:
-            in_bag = np.stack([b for _, b in out]).astype(np.uint8)
+            in_bag = np.stack(in_bags).astype(np.uint8)
             self._set_oob(Xf, X_all, kept, in_bag, y)
         return self
 
@@ -363,12 +383,7 @@ class _BaseForest(BaseEstimator):
     def _mean_value(self, X):
         Xf = self._encode(X)
         T = self._roots.shape[0]
-        if Xf.shape[0] * T < _PARALLEL_MIN_WORK:
-            s = forest_sum_serial(self._forest, self._roots, np.ones(T), Xf)
-        else:
-            with _numba_threads(self.n_jobs):
-                s = forest_sum(self._forest, self._roots, np.ones(T), Xf)
-        return s / T
+        return forest_weighted_sum(self._forest, self._roots, np.ones(T), Xf, self.n_jobs) / T
 
     def apply(self, X):
         """Leaf index of every sample in every tree, ``(n_samples, n_estimators)``
