@@ -161,10 +161,14 @@ class ReferenceHT(EqualWidthBinning):
             if c is None:
                 node = node.children[node.missing_child]
             elif node.kind == "numeric":
-                node = node.children[0 if c <= node.bin else 1]
+                node = node.children[0 if self.goes_left(node, c) else 1]
             else:
                 node = node.children[c]
         return node
+
+    def goes_left(self, node, c):
+        """A numeric split sends code ``c`` to its first child (bins 0..bin)."""
+        return c <= node.bin
 
     # ----- learning
     def feed(self, row, y):
