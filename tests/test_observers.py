@@ -454,3 +454,42 @@ def test_fast_frame_encoding_matches_the_validator():
     with pytest.raises(ValueError, match="infinity"):
         m.predict(inf)
     np.testing.assert_array_equal(m.predict(other), m.predict(chunk))
+
+
+def test_moa_options_validation():
+    X, y = _drift_stream(300, 1)
+    with pytest.raises(TypeError, match="inherited_counts"):
+        HoeffdingTreeClassifier(inherited_counts=1).partial_fit(X, y)
+    with pytest.raises(TypeError, match="resplit"):
+        SGTClassifier(resplit="yes").partial_fit(X, y)
+    with pytest.raises(ValueError, match="resplit=True needs observer='equal_width'"):
+        SGTClassifier(resplit=True, observer="adaptive_range").partial_fit(X, y)
+
+
+def test_sgt_resplit_cuts_subtrees_and_pickles():
+    """A concept change makes resplit replace internal splits: the cut-off
+    nodes leave the counts and predictions, the model pickles, and the
+    default (the paper) never re-splits."""
+    import pickle
+    from treelab._engine.sgt import DEAD
+    from treelab._engine.tree import node_depths_ok
+    rng = np.random.default_rng(0)
+    n = 8000
+    X = rng.random((n, 3))
+    y = np.where(np.arange(n) < n // 2, X[:, 0] > 0.5, X[:, 1] > 0.3).astype(int)
+    kw = dict(grace_period=50, delta=0.1, n_range_samples=200)
+    paper = SGTClassifier(**kw).partial_fit(X, y)
+    m = SGTClassifier(resplit=True, **kw).partial_fit(X, y)
+    t = m._forest
+    dead = t.kind[:int(t.sizes[0])] == DEAD
+    assert not (paper._forest.kind == DEAD).any()
+    assert dead.any()
+    assert m.n_nodes == int(t.sizes[0]) - int(dead.sum())
+    assert (m._state.slot_of[np.flatnonzero(dead)] == -1).all()
+    live = [i for i in range(int(t.sizes[0])) if not dead[i]]
+    assert m.n_leaves == sum(t.kind[i] == LEAF for i in live)
+    assert node_depths_ok(t)
+    Xt = rng.random((500, 3))
+    assert (m.predict(Xt) == (Xt[:, 1] > 0.3)).mean() > 0.9
+    m2 = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(m2.predict_proba(Xt), m.predict_proba(Xt))

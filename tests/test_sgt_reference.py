@@ -482,7 +482,7 @@ CASES = {
     "binary_resplit": dict(task="binary", n=4000, seed=7,
                            params=dict(grace_period=50, delta=0.1, gamma=0.1, lambda_=0.1,
                                        n_bins=64, n_range_samples=400, resplit=True)),
-    "multiclass_resplit": dict(task="multiclass", n=4000, seed=3,
+    "multiclass_resplit": dict(task="multiclass", n=3000, seed=8,
                                params=dict(grace_period=50, delta=0.02, gamma=0.1,
                                            lambda_=0.5, n_bins=16, n_range_samples=250,
                                            resplit=True)),
