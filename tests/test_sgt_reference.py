@@ -268,24 +268,27 @@ class ReferenceSGT(EqualWidthBinning):
             for lf, (g, h) in zip(leaves, gh):
                 self.observe(lf, codes, g, h)
             return
-        # resplit (MOA's current SGT): every node of the path learns, with (g, h)
-        # at its own value; at most one split / re-split per tree and instance
         for j in range(self.K):
-            node = self.nodes[j]
-            changed = False
-            while True:
-                r = list(raw)
-                r[j] = node.value
-                g, h = self.loss(y, r)[j]
-                if node.kind == "leaf":
-                    self.add(node, codes, g, h)
-                    if not changed and node.n % self.grace == 0:
-                        self.attempt(node)
-                    break
+            self.learn_path(j, codes, y, raw)
+
+    def learn_path(self, j, codes, y, raw):
+        """resplit (MOA's current SGT): every node of tree j's path learns, with
+        (g, h) at its own value; at most one split / re-split per instance."""
+        node = self.nodes[j]
+        changed = False
+        while True:
+            r = list(raw)
+            r[j] = node.value
+            g, h = self.loss(y, r)[j]
+            if node.kind == "leaf":
                 self.add(node, codes, g, h)
                 if not changed and node.n % self.grace == 0:
-                    changed = self.try_resplit(node)
-                node = self.child(node, codes[node.feature])
+                    self.attempt(node)
+                break
+            self.add(node, codes, g, h)
+            if not changed and node.n % self.grace == 0:
+                changed = self.try_resplit(node)
+            node = self.child(node, codes[node.feature])
 
     def add(self, node, codes, g, h):
         node.total.add(g, h)
@@ -335,8 +338,11 @@ class ReferenceSGT(EqualWidthBinning):
             lf = self.leaf(0, codes)
             if best is None or lf.value > best[0].value:
                 best = (lf, codes)
-        (g, h), = logistic(y, [best[0].value])
         self.learned += 1
+        if self.resplit:
+            self.learn_path(0, best[1], y, [best[0].value])
+            return
+        (g, h), = logistic(y, [best[0].value])
         self.observe(best[0], best[1], g, h)
 
     def candidates(self, node):
@@ -833,11 +839,12 @@ def mil_data(n_bags, seed):
     return np.vstack(X), np.array(y), bag_ids
 
 
+@pytest.mark.parametrize("resplit", [False, True])
 @pytest.mark.parametrize("form", FORMS)
-def test_multi_instance_matches_reference(form):
+def test_multi_instance_matches_reference(form, resplit):
     X, y, bags = mil_data(300, 0)
     params = dict(grace_period=40, delta=1e-3, gamma=0.2, n_bins=16, n_range_samples=200,
-                  n_epochs=4, random_state=3, leaf_value=form)
+                  n_epochs=4, random_state=3, leaf_value=form, resplit=resplit)
     model = SGTMultiInstanceClassifier(**params).fit(X, y, bags)
     # reference: bags in order of first appearance, instances in stream order
     order = list(dict.fromkeys(bags.tolist()))
@@ -847,7 +854,7 @@ def test_multi_instance_matches_reference(form):
         rows[b].append(x)
         label[b] = float(yy)
     ref = ReferenceSGT(1, logistic, [False] * 3, [0] * 3, n_bins=16, lam=0.1, gamma=0.2,
-                       grace=40, delta=1e-3, form=form)
+                       grace=40, delta=1e-3, form=form, resplit=resplit)
     ref.fit_range([r for b in order for r in rows[b]][:200])
     codes = {b: [ref.code(r) for r in rows[b]] for b in order}
     rng = np.random.RandomState(3)
