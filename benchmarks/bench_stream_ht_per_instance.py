@@ -3,7 +3,10 @@ quick grid; MOA's per-instance accuracies are re-read from the chunk-100 run's l
 
 Run:  python benchmarks/bench_stream_ht_per_instance.py docs/figures/stream_accuracy_quick_chunk100.log
 """
-import sys, time; sys.path.insert(0, "benchmarks")
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np
 from bench_stream_accuracy import tree_stream, preq_treelab, HT, _grid_from_log, paired
 from treelab import HoeffdingTreeClassifier
