@@ -28,14 +28,18 @@ class EqualWidthBinning:
                 self.lo.append(min(vals))
                 self.hi.append(max(vals))
 
+    def nominal_code(self, f, x):
+        """The category code of nominal feature ``f`` (None when not a known category)."""
+        c = int(x)
+        return c if c == x and 0 <= c < self.n_cats[f] else None
+
     def code(self, row):
         out = []
         for f, x in enumerate(row):
             if math.isnan(x):
                 out.append(None)
             elif self.is_nominal[f]:
-                c = int(x)
-                out.append(c if c == x and 0 <= c < self.n_cats[f] else None)
+                out.append(self.nominal_code(f, x))
             else:
                 w = self.hi[f] - self.lo[f]
                 if not w > 0:

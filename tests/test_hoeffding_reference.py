@@ -131,8 +131,9 @@ class ReferenceHT(EqualWidthBinning):
 
     def __init__(self, n_classes, is_nominal, n_cats, n_bins=64, grace=200, delta=1e-7,
                  tau=0.05, merit="entropy", leaf_prediction="nba", min_frac=0.01,
-                 n_range=1000):
+                 n_range=1000, inherited=False):
         self.k = n_classes
+        self.inherited = inherited
         self.is_nominal = list(is_nominal)
         self.d = len(is_nominal)
         self.n_cats = list(n_cats)
@@ -160,10 +161,14 @@ class ReferenceHT(EqualWidthBinning):
             if c is None:
                 node = node.children[node.missing_child]
             elif node.kind == "numeric":
-                node = node.children[0 if c <= node.bin else 1]
+                node = node.children[0 if self.goes_left(node, c) else 1]
             else:
                 node = node.children[c]
         return node
+
+    def goes_left(self, node, c):
+        """A numeric split sends code ``c`` to its first child (bins 0..bin)."""
+        return c <= node.bin
 
     # ----- learning
     def feed(self, row, y):
@@ -246,7 +251,8 @@ class ReferenceHT(EqualWidthBinning):
                 second = m
         if best_f < 0:
             return
-        n = lf.n
+        # inherited_counts: n is the leaf's distribution, inherited counts included
+        n = sum(lf.value) if self.inherited else lf.n
         eps = self.R * math.sqrt(math.log(1.0 / self.delta) / (2.0 * n))
         if best - second > eps:
             reason = "gap"
@@ -258,7 +264,7 @@ class ReferenceHT(EqualWidthBinning):
         lf.kind = "nominal" if self.is_nominal[best_f] else "numeric"
         lf.feature = best_f
         lf.bin = b
-        lf.n_at_split = n
+        lf.n_at_split = lf.n
         weights = [sum(br) for br in branches]
         lf.missing_child = argmax_first(weights)
         ptot = sum(lf.value)
@@ -378,6 +384,8 @@ CASES = {
     "gini_2": dict(k=2, seed=2, params=dict(BASE, merit="gini")),
     "entropy_3": dict(k=3, seed=3, params=dict(BASE, merit="entropy")),
     "gini_3": dict(k=3, seed=4, params=dict(BASE, merit="gini", min_branch_fraction=0.1)),
+    "entropy_2_inherited": dict(k=2, seed=1, params=dict(BASE, merit="entropy",
+                                                         inherited_counts=True)),
 }
 
 
@@ -417,7 +425,8 @@ def reference_run(name):
     ref = ReferenceHT(len(classes), IS_NOMINAL, N_CATS, n_bins=p["n_bins"],
                       grace=p["grace_period"], delta=p["delta"], tau=p["tau"],
                       merit=p["merit"], leaf_prediction="nba",
-                      min_frac=p["min_branch_fraction"], n_range=p["n_range_samples"])
+                      min_frac=p["min_branch_fraction"], n_range=p["n_range_samples"],
+                      inherited=p["inherited_counts"])
     rows = raw_rows(X)
     test_rows = raw_rows(X_test)
     checkpoints = set(LEARN_ONE_CHECKS)
@@ -602,7 +611,16 @@ def test_learn_one_matches_reference(name):
                                    model.predict_proba(X_test.iloc[j:j + 1])[0], atol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["entropy_2", "gini_3"])
+def test_inherited_counts_change_the_split_instants():
+    """``inherited_counts=True`` (MOA's n) makes children that inherited many
+    counts split earlier than on their own instances (same stream as entropy_2)."""
+    own, inh = reference_run("entropy_2")["ref"], reference_run("entropy_2_inherited")["ref"]
+    assert [t for t, _ in own.events] != [t for t, _ in inh.events]
+    assert own.events[0] == inh.events[0]        # the root has no inherited counts
+    assert len(inh.events) >= len(own.events)
+
+
+@pytest.mark.parametrize("name", ["entropy_2", "gini_3", "entropy_2_inherited"])
 def test_split_instants(name):
     """Chunks that stop one instance before and at every split of the reference:
     treelab splits at exactly the same instance."""

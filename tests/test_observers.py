@@ -28,6 +28,7 @@ import statistics
 import numpy as np
 import pytest
 
+from _stream_reference import assert_same_model
 from test_hoeffding_reference import (
     IS_NOMINAL, N_CATS, NOMINAL_DECL, ReferenceHT, argmax_first, make_stream, raw_rows,
 )
@@ -42,28 +43,11 @@ class _ValueRef(ReferenceHT):
     """Common part: rows are values (nominal: codes), numeric leaves keep raw values."""
 
     def code(self, row):
-        out = []
-        for f, x in enumerate(row):
-            if math.isnan(x):
-                out.append(None)
-            elif self.is_nominal[f]:
-                c = int(x)
-                out.append(c if c == x and 0 <= c < self.n_cats[f] else None)
-            else:
-                out.append(x)
-        return out
+        return [None if math.isnan(x) else self.nominal_code(f, x) if self.is_nominal[f] else x
+                for f, x in enumerate(row)]
 
-    def leaf(self, codes):
-        node = self.nodes[0]
-        while node.kind != "leaf":
-            c = codes[node.feature]
-            if c is None:
-                node = node.children[node.missing_child]
-            elif node.kind == "numeric":
-                node = node.children[0 if c <= node.thr else 1]
-            else:
-                node = node.children[c]
-        return node
+    def goes_left(self, node, x):
+        return x <= node.thr
 
     def learn(self, codes, c):
         lf = self.leaf(codes)
@@ -337,7 +321,7 @@ def test_observer_matches_reference(name):
 def test_chunking_does_not_change_the_tree():
     a, _, Xt = _run("adaptive_entropy_2", 2000)
     b, _, _ = _run("adaptive_entropy_2", 37)
-    np.testing.assert_array_equal(a._forest.threshold, b._forest.threshold)
+    assert_same_model(a, b)
     np.testing.assert_array_equal(a.predict_proba(Xt), b.predict_proba(Xt))
 
 
@@ -470,3 +454,42 @@ def test_fast_frame_encoding_matches_the_validator():
     with pytest.raises(ValueError, match="infinity"):
         m.predict(inf)
     np.testing.assert_array_equal(m.predict(other), m.predict(chunk))
+
+
+def test_moa_options_validation():
+    X, y = _drift_stream(300, 1)
+    with pytest.raises(TypeError, match="inherited_counts"):
+        HoeffdingTreeClassifier(inherited_counts=1).partial_fit(X, y)
+    with pytest.raises(TypeError, match="resplit"):
+        SGTClassifier(resplit="yes").partial_fit(X, y)
+    with pytest.raises(ValueError, match="resplit=True needs observer='equal_width'"):
+        SGTClassifier(resplit=True, observer="adaptive_range").partial_fit(X, y)
+
+
+def test_sgt_resplit_cuts_subtrees_and_pickles():
+    """A concept change makes resplit replace internal splits: the cut-off
+    nodes leave the counts and predictions, the model pickles, and the
+    default (the paper) never re-splits."""
+    import pickle
+    from treelab._engine.sgt import DEAD
+    from treelab._engine.tree import node_depths_ok
+    rng = np.random.default_rng(0)
+    n = 8000
+    X = rng.random((n, 3))
+    y = np.where(np.arange(n) < n // 2, X[:, 0] > 0.5, X[:, 1] > 0.3).astype(int)
+    kw = dict(grace_period=50, delta=0.1, n_range_samples=200)
+    paper = SGTClassifier(**kw).partial_fit(X, y)
+    m = SGTClassifier(resplit=True, **kw).partial_fit(X, y)
+    t = m._forest
+    dead = t.kind[:int(t.sizes[0])] == DEAD
+    assert not (paper._forest.kind == DEAD).any()
+    assert dead.any()
+    assert m.n_nodes == int(t.sizes[0]) - int(dead.sum())
+    assert (m._state.slot_of[np.flatnonzero(dead)] == -1).all()
+    live = [i for i in range(int(t.sizes[0])) if not dead[i]]
+    assert m.n_leaves == sum(t.kind[i] == LEAF for i in live)
+    assert node_depths_ok(t)
+    Xt = rng.random((500, 3))
+    assert (m.predict(Xt) == (Xt[:, 1] > 0.3)).mean() > 0.9
+    m2 = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(m2.predict_proba(Xt), m.predict_proba(Xt))

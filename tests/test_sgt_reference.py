@@ -52,6 +52,7 @@ from scipy import stats
 from _stream_reference import EqualWidthBinning
 from treelab import SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor
 from treelab.losses import Loss
+from treelab._engine.sgt import DEAD
 from treelab._engine.tree import LEAF, NOMINAL, NUMERIC
 
 INF = math.inf
@@ -204,8 +205,11 @@ class ReferenceSGT(EqualWidthBinning):
     """The SGT algorithm over a stream, one instance at a time, in plain Python."""
 
     def __init__(self, n_trees, loss, is_nominal, n_cats, n_bins=64, lam=0.1, gamma=1.0,
-                 grace=200, delta=1e-7, n_range=1000, form="paper"):
+                 grace=200, delta=1e-7, n_range=1000, form="paper", resplit=False):
         self.K = n_trees
+        self.resplit = resplit
+        self.z = stats.norm.isf(delta)     # resplit: MOA's confidence bound
+        self.resplits = 0
         self.form = form
         self.loss = loss
         self.is_nominal = list(is_nominal)
@@ -257,19 +261,73 @@ class ReferenceSGT(EqualWidthBinning):
 
     def learn(self, codes, y):
         leaves = [self.leaf(j, codes) for j in range(self.K)]
-        gh = self.loss(y, [lf.value for lf in leaves])
+        raw = [lf.value for lf in leaves]
+        gh = self.loss(y, raw)
         self.learned += 1
-        for lf, (g, h) in zip(leaves, gh):
-            self.observe(lf, codes, g, h)
+        if not self.resplit:
+            for lf, (g, h) in zip(leaves, gh):
+                self.observe(lf, codes, g, h)
+            return
+        for j in range(self.K):
+            self.learn_path(j, codes, y, raw)
 
-    def observe(self, lf, codes, g, h):
-        lf.total.add(g, h)
+    def learn_path(self, j, codes, y, raw):
+        """resplit (MOA's current SGT): every node of tree j's path learns, with
+        (g, h) at its own value; at most one split / re-split per instance."""
+        node = self.nodes[j]
+        changed = False
+        while True:
+            r = list(raw)
+            r[j] = node.value
+            g, h = self.loss(y, r)[j]
+            if node.kind == "leaf":
+                self.add(node, codes, g, h)
+                if not changed and node.n % self.grace == 0:
+                    self.attempt(node)
+                break
+            self.add(node, codes, g, h)
+            if not changed and node.n % self.grace == 0:
+                changed = self.try_resplit(node)
+            node = self.child(node, codes[node.feature])
+
+    def add(self, node, codes, g, h):
+        node.total.add(g, h)
         for f in range(self.d):
             if codes[f] is not None:
-                lf.cells[f][codes[f]].add(g, h)
-        lf.n += 1
+                node.cells[f][codes[f]].add(g, h)
+        node.n += 1
+
+    def observe(self, lf, codes, g, h):
+        self.add(lf, codes, g, h)
         if lf.n % self.grace == 0:
             self.attempt(lf)
+
+    def try_resplit(self, node):
+        """The best split replaces the current one (and its subtree) when its upper
+        bound mean + z sqrt(var/n) is below the current split's lower bound."""
+        best = cur = None
+        for cand in self.candidates(node):
+            mean, var, f, b, _ = cand
+            if f < 0:
+                continue
+            if f == node.feature and (node.kind == "nominal" or b == node.bin):
+                cur = cand
+            if best is None or mean < best[0]:
+                best = cand
+        if best is None or cur is None or best is cur:
+            return False
+        n = node.n
+        if not best[0] + self.z * math.sqrt(best[1] / n) < cur[0] - self.z * math.sqrt(cur[1] / n):
+            return False
+        stack = list(node.children)
+        while stack:
+            u = stack.pop()
+            stack.extend(u.children)
+            u.kind, u.children = "dead", []
+        node.children = []
+        self.resplits += 1
+        self.split(node, best[2], best[3], best[4])
+        return True
 
     def learn_bag(self, bag_codes, y):
         """Multi-instance learning (single tree): the bag's score is the maximum of
@@ -280,8 +338,11 @@ class ReferenceSGT(EqualWidthBinning):
             lf = self.leaf(0, codes)
             if best is None or lf.value > best[0].value:
                 best = (lf, codes)
-        (g, h), = logistic(y, [best[0].value])
         self.learned += 1
+        if self.resplit:
+            self.learn_path(0, best[1], y, [best[0].value])
+            return
+        (g, h), = logistic(y, [best[0].value])
         self.observe(best[0], best[1], g, h)
 
     def candidates(self, node):
@@ -333,6 +394,9 @@ class ReferenceSGT(EqualWidthBinning):
             self.events.append((self.learned, "update"))
             node.reset(self.d, self.n_slots)
             return
+        self.split(node, f, b, deltas)
+
+    def split(self, node, f, b, deltas):
         node.kind = "nominal" if self.is_nominal[f] else "numeric"
         node.feature = f
         node.bin = b
@@ -342,7 +406,8 @@ class ReferenceSGT(EqualWidthBinning):
                      self.n_slots)
             self.nodes.append(c)
             node.children.append(c)
-        node.cells = node.total = None
+        if not self.resplit:        # resplit: a split node keeps its statistics
+            node.cells = node.total = None
         self.splits += 1
         self.events.append((self.learned, "split"))
 
@@ -352,7 +417,8 @@ class ReferenceSGT(EqualWidthBinning):
         if self.lo is not None:
             raws = np.array([self.raw(self.code(r)) for r in X_test_rows])
         return dict(n_seen=self.learned + len(self.buffer), splits=self.splits,
-                    updates=self.updates, nodes=len(self.nodes), raw=raws)
+                    updates=self.updates, nodes=sum(nd.kind != "dead" for nd in self.nodes),
+                    raw=raws)
 
 
 # =============================================================================
@@ -418,6 +484,14 @@ CASES = {
     # the paper's defaults except grace period / delta: few, large trees
     "binary_defaults": dict(task="binary", n=5000, seed=5,
                             params=dict(grace_period=100, delta=1e-4)),
+    # MOA's re-splitting of internal nodes (resplit=True)
+    "binary_resplit": dict(task="binary", n=4000, seed=7,
+                           params=dict(grace_period=50, delta=0.1, gamma=0.1, lambda_=0.1,
+                                       n_bins=64, n_range_samples=400, resplit=True)),
+    "multiclass_resplit": dict(task="multiclass", n=3000, seed=8,
+                               params=dict(grace_period=50, delta=0.02, gamma=0.1,
+                                           lambda_=0.5, n_bins=16, n_range_samples=250,
+                                           resplit=True)),
 }
 
 N_TEST = 300
@@ -464,7 +538,7 @@ def make_reference(case, y, form):
     ref = ReferenceSGT(K, loss, is_nominal=[False, False, False, True], n_cats=[0, 0, 0, 4],
                        n_bins=p["n_bins"], lam=p["lambda_"], gamma=p["gamma"],
                        grace=p["grace_period"], delta=p["delta"], n_range=p["n_range_samples"],
-                       form=form)
+                       form=form, resplit=p["resplit"])
     return ref, ycode
 
 
@@ -545,6 +619,9 @@ def check_structure(model, ref):
     np.testing.assert_array_equal(model._roots, np.arange(ref.K))
     for nd in nodes:
         i = nd.id
+        if nd.kind == "dead":           # cut off by a re-split: unreachable, no statistics
+            assert t.kind[i] == DEAD and model._state.slot_of[i] == -1, i
+            continue
         assert t.parent[i] == nd.parent, i
         assert t.depth[i] == nd.depth, i
         assert abs(t.value[i, 0] - nd.value) <= 1e-9 * (1 + abs(nd.value)), i
@@ -664,6 +741,8 @@ def test_reference_makes_splits(name, form):
     assert any(nd.kind == "nominal" for nd in ref.nodes) or name == "binary_defaults"
     assert any(nd.kind == "numeric" for nd in ref.nodes)
     assert max(nd.depth for nd in ref.nodes) >= 2
+    if CASES[name]["params"].get("resplit"):
+        assert ref.resplits >= 1        # the re-split path is exercised
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -722,7 +801,8 @@ def test_fit_equals_one_chunk(form):
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize("name", ["regression", "binary", "multiclass", "pseudo_huber"])
+@pytest.mark.parametrize("name", ["regression", "binary", "multiclass", "pseudo_huber",
+                                  "binary_resplit"])
 def test_split_instants(name, form):
     """Chunks that stop one instance before and at every split / update of the
     reference: treelab's counts change at exactly the same instance."""
@@ -759,11 +839,12 @@ def mil_data(n_bags, seed):
     return np.vstack(X), np.array(y), bag_ids
 
 
+@pytest.mark.parametrize("resplit", [False, True])
 @pytest.mark.parametrize("form", FORMS)
-def test_multi_instance_matches_reference(form):
+def test_multi_instance_matches_reference(form, resplit):
     X, y, bags = mil_data(300, 0)
     params = dict(grace_period=40, delta=1e-3, gamma=0.2, n_bins=16, n_range_samples=200,
-                  n_epochs=4, random_state=3, leaf_value=form)
+                  n_epochs=4, random_state=3, leaf_value=form, resplit=resplit)
     model = SGTMultiInstanceClassifier(**params).fit(X, y, bags)
     # reference: bags in order of first appearance, instances in stream order
     order = list(dict.fromkeys(bags.tolist()))
@@ -773,7 +854,7 @@ def test_multi_instance_matches_reference(form):
         rows[b].append(x)
         label[b] = float(yy)
     ref = ReferenceSGT(1, logistic, [False] * 3, [0] * 3, n_bins=16, lam=0.1, gamma=0.2,
-                       grace=40, delta=1e-3, form=form)
+                       grace=40, delta=1e-3, form=form, resplit=resplit)
     ref.fit_range([r for b in order for r in rows[b]][:200])
     codes = {b: [ref.code(r) for r in rows[b]] for b in order}
     rng = np.random.RandomState(3)

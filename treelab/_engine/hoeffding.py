@@ -308,35 +308,27 @@ def best_split(st, slot, is_nominal, n_cats, n_bins, min_frac, merit_code, built
                 f_best = _merit(parent, pimp, ch, merit_code, builtin, imp_fn, merit_fn)
                 if ch.shape[0] > max_branches:
                     max_branches = ch.shape[0]
-        elif obs == OBS_GAUSSIAN:
-            m_pts = gauss_points(st.stats[slot, f], n_points, pts)
-            for b in range(m_pts):
-                gauss_children(st.stats[slot, f], pts[b], pair)
-                if not _branches_ok(pair, w, min_frac):
-                    continue
-                m = _merit(parent, pimp, pair, merit_code, builtin, imp_fn, merit_fn)
-                if max_branches < 2:
-                    max_branches = 2
-                if m > f_best:
-                    f_second = f_best
-                    f_best = m
-                    f_b = b
-                elif m > f_second:
-                    f_second = m
         else:
+            # numeric: the Gaussian observer's candidate thresholds, or every
+            # threshold between bins (bins 0..b left)
+            m_pts = gauss_points(st.stats[slot, f], n_points, pts) if obs == OBS_GAUSSIAN \
+                else n_bins - 1
             for c in range(k):
                 pair[0, c] = 0.0
-            for b in range(n_bins - 1):
-                wb = 0.0
-                for c in range(k):
-                    v = st.stats[slot, f, b, c]
-                    pair[0, c] += v
-                    wb += v
-                if wb <= 0.0:
-                    continue            # same split as the previous threshold
-                for c in range(k):
-                    r = parent[c] - pair[0, c]
-                    pair[1, c] = r if r > 0.0 else 0.0
+            for b in range(m_pts):
+                if obs == OBS_GAUSSIAN:
+                    gauss_children(st.stats[slot, f], pts[b], pair)
+                else:
+                    wb = 0.0
+                    for c in range(k):
+                        v = st.stats[slot, f, b, c]
+                        pair[0, c] += v
+                        wb += v
+                    if wb <= 0.0:
+                        continue            # same split as the previous threshold
+                    for c in range(k):
+                        r = parent[c] - pair[0, c]
+                        pair[1, c] = r if r > 0.0 else 0.0
                 if not _branches_ok(pair, w, min_frac):
                     continue
                 m = _merit(parent, pimp, pair, merit_code, builtin, imp_fn, merit_fn)
@@ -424,7 +416,7 @@ def _split(t, st, node, slot, f, b, is_nominal, n_cats, n_bins, obs, n_points):
 
 @njit(cache=True)
 def _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, obs, n_points, min_frac,
-                   merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params, ev):
+                   inherited, merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params, ev):
     k = st.totals.shape[1]
     nonzero = 0
     for c in range(k):
@@ -442,7 +434,15 @@ def _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, obs, n_points,
     ev[EV_SECOND] = second - null
     ev[EV_SECOND_ANY] = second_any - null
     ev[EV_MAX_BRANCHES] = max_br
-    ev[EV_N] = st.counts[slot]
+    if inherited:
+        # MOA's HoeffdingTree: n = getWeightSeen(), the leaf's class
+        # distribution with the counts inherited from its parent's split
+        n_seen = 0.0
+        for c in range(k):
+            n_seen += t.value[leaf, c]
+        ev[EV_N] = n_seen
+    else:
+        ev[EV_N] = st.counts[slot]
     ev[EV_VAR] = _jackknife_var(ch, merit_code, builtin, imp_fn, merit_fn)
     ev[EV_DEPTH] = t.depth[leaf]
     ev[EV_T] = st.meta[M_SEEN]
@@ -455,10 +455,11 @@ def _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, obs, n_points,
 
 
 def _learn_py(t, st, Xc, y, is_nominal, n_cats, n_bins, obs, n_points, grace, mode, min_frac,
-              merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params, start, room):
+              inherited, merit_code, builtin, imp_fn, merit_fn, rule_fn, rule_params, start, room):
     """Learn code rows ``Xc[start:]`` with class codes ``y`` in order, in place
     (``obs``: the numeric observer, :mod:`.observers`; ``n_points``: the
-    Gaussian observer's candidate thresholds).
+    Gaussian observer's candidate thresholds; ``inherited``: 1 when the split
+    attempt's ``n`` counts the class counts a leaf inherited at its split).
     Returns the first row not learned: the end, or an earlier row when the model
     lacks ``room`` free nodes / slots (see
     :func:`~treelab._engine.streaming.has_room`); -1 on an unexpected reallocation."""
@@ -503,7 +504,8 @@ def _learn_py(t, st, Xc, y, is_nominal, n_cats, n_bins, obs, n_points, grace, mo
         st.meta[M_SEEN] += 1
         if st.counts[slot] % grace == 0:
             t, st = _attempt_split(t, st, leaf, slot, is_nominal, n_cats, n_bins, obs, n_points,
-                                   min_frac, merit_code, builtin, imp_fn, merit_fn, rule_fn,
+                                   min_frac, inherited, merit_code, builtin, imp_fn, merit_fn,
+                                   rule_fn,
                                    rule_params, ev)
     if capacities(t, st) != shape0:
         return -1
@@ -543,7 +545,7 @@ def get_learn_kernel():
         sig = types.int64(
             T, S, types.float64[:, ::1], types.float64[::1], types.boolean[::1],
             types.int64[::1], types.int64, types.int64, types.int64, types.int64, types.int64,
-            types.float64,
+            types.float64, types.int64,
             types.int64, types.int64, IMPURITY_TYPE, MERIT_TYPE, RULE_TYPE, types.float64[::1],
             types.int64, types.int64)
         disp = njit(sig, cache=True)(_learn_py)

@@ -43,6 +43,15 @@ split when p < delta and L < 0).  Applying
 it either updates the leaf value or turns the leaf into a split whose
 children start at the parent value plus their own v_c, with fresh
 statistics.  Missing values go to child 0.
+
+``resplit`` (not in the paper; MOA's current ``StochasticGradientTree``,
+whose ``disableResplits`` option is off by default): a node that splits keeps
+its statistics slot, and every instance is learned at every node of its path
+(:func:`_observe_path`), an internal node's (g, h) taken at that node's own
+value.  Every ``grace_period`` instances an internal node compares its best
+split with its current one (:func:`_try_resplit`); a re-split cuts the
+subtree off (its nodes stay in the arrays as unreachable ``DEAD`` nodes
+without statistics) and grows fresh leaves at the node's value plus their v_c.
 """
 from __future__ import annotations
 
@@ -61,8 +70,8 @@ from .streaming import (
     new_state as _new_state, release_slot, take_slot,
 )
 from .tree import (
-    NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, forest_predict, leaf_from,
-    new_tree,
+    LEAF, NOMINAL, NUMERIC, _next_node, add_cat_map, add_children, ensure_capacity,
+    forest_predict, leaf_from, new_tree,
 )
 
 __all__ = ["SGTState", "new_state", "new_forest", "forest_leaf", "forest_raw",
@@ -101,14 +110,23 @@ def forest_raw(t, roots, Xc):
 
 
 @njit(cache=True)
-def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, sums, cum, rcum):
-    """Evaluate every candidate of a leaf.  Returns
-    (best_mean, best_var, best_f, best_b, second_mean, v_update)."""
+def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, sums, cum, rcum,
+                    splits_only=False, cur_f=-1, cur_b=-1):
+    """Evaluate every candidate of a node.  Returns (best_mean, best_var,
+    best_f, best_b, second_mean, v_update, cur_mean, cur_var).  ``splits_only``
+    (an internal node re-evaluated by ``resplit``): "update only" is no
+    candidate; ``(cur_mean, cur_var)`` are those of the split on feature
+    ``cur_f`` (threshold bin ``cur_b``), +inf when ``cur_f < 0``."""
     n = float(st.counts[slot])
     d = is_nominal.shape[0]
     v0, mean0, var0, om0 = sgt_leaf_split_stats(st.totals[slot], lam, sums)
     best_mean = mean0 + om0 / n
     best_var = var0
+    if splits_only:
+        best_mean = np.inf
+        best_var = np.inf
+    cur_mean = np.inf
+    cur_var = np.inf
     best_f = -1
     best_b = -1
     second = np.inf
@@ -136,6 +154,9 @@ def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, sums, cum,
             if nonempty >= 2:
                 f_mean = acc_mean + (acc_om + gamma * k) / n
                 f_var = acc_var
+            if f == cur_f:
+                cur_mean = f_mean
+                cur_var = f_var
         else:
             # right sides by backward accumulation: rcum[b] = bins b+1 .. n_bins-1
             rcum[n_bins - 1] = 0.0
@@ -145,6 +166,8 @@ def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, sums, cum,
             for b in range(n_bins - 1):
                 if st.stats[slot, f, b, N] > 0.0:
                     moments_merge(cum, st.stats[slot, f, b], cum)
+                elif not (f == cur_f and b == cur_b):
+                    continue    # the partition of threshold b - 1: counted once (first wins)
                 rest = rcum[b]
                 if cum[N] <= 0.0 or rest[N] <= 0.0:
                     continue
@@ -152,6 +175,9 @@ def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, sums, cum,
                 _, mr, sr, orr = sgt_leaf_split_stats(rest, lam, sums)
                 _, mean, var = combine_mean_var(cum[N], ml, sl, rest[N], mr, sr)
                 mean += (ol + orr + 2.0 * gamma) / n
+                if f == cur_f and b == cur_b:
+                    cur_mean = mean
+                    cur_var = var
                 if mean < f_mean:
                     f_mean = mean
                     f_var = var
@@ -165,13 +191,15 @@ def _best_candidate(st, slot, is_nominal, n_cats, n_bins, lam, gamma, sums, cum,
             best_b = f_b
         elif f_mean < second:
             second = f_mean
-    return best_mean, best_var, best_f, best_b, second, v0
+    return best_mean, best_var, best_f, best_b, second, v0, cur_mean, cur_var
 
 
 @njit(cache=True)
 def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, obs, lam, sums,
-                     cum, rcum):
-    """Update the leaf value (f < 0) or split the leaf on feature f (threshold bin b)."""
+                     cum, rcum, keep=False):
+    """Update the leaf value (f < 0) or split the leaf on feature f (threshold bin b).
+    ``keep`` (``resplit``): the split node keeps its statistics slot and goes
+    on accumulating (MOA's current SGT)."""
     if f < 0:
         t.value[node, 0] += v0
         st.stats[slot] = 0.0
@@ -217,8 +245,9 @@ def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, ob
             t.threshold[node] = b + 0.5
     base = t.value[node, 0]
     ranges = st.aux[slot, AUX_RANGE:].copy()      # the children inherit the ranges
-    release_slot(st, slot)
-    st.slot_of[node] = -1
+    if not keep:
+        release_slot(st, slot)
+        st.slot_of[node] = -1
     for j in range(k):
         c = first + j
         t.value[c, 0] = base + deltas[j]
@@ -230,12 +259,11 @@ def _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, ob
 
 
 @njit(cache=True)
-def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, obs, lam, gamma, sums, min_imp,
-             grace, K, rule_fn, rule_params, ev, cum, rcum):
-    slot = st.slot_of[node]
+def _accumulate(st, slot, x, g, h, is_nominal, n_bins, obs):
+    """Add one instance's (g, h) to a node's moments: in total and in the bin
+    (category) of every feature that is not missing."""
     moments_update(st.totals[slot], g, h)
-    d = is_nominal.shape[0]
-    for f in range(d):
+    for f in range(is_nominal.shape[0]):
         c = x[f]
         if np.isnan(c):
             continue
@@ -249,9 +277,19 @@ def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, obs, lam, gamma, 
         else:
             moments_update(st.stats[slot, f, int(c)], g, h)
     st.counts[slot] += 1
-    if st.counts[slot] % grace != 0:
-        return t, st
-    best_mean, best_var, f, b, second, v0 = _best_candidate(
+
+
+@njit(cache=True)
+def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, obs, lam, gamma, sums, min_imp,
+             grace, K, rule_fn, rule_params, ev, cum, rcum, keep=False, attempt=True):
+    """Learn one instance at leaf ``node``; every ``grace`` instances try its
+    best candidate.  Returns (t, st, changed): whether the leaf was split."""
+    slot = st.slot_of[node]
+    _accumulate(st, slot, x, g, h, is_nominal, n_bins, obs)
+    if not attempt or st.counts[slot] % grace != 0:
+        return t, st, False
+    d = is_nominal.shape[0]
+    best_mean, best_var, f, b, second, v0, _, _ = _best_candidate(
         st, slot, is_nominal, n_cats, n_bins, lam, gamma, sums, cum, rcum)
     ev[EV_MERIT] = -best_mean
     ev[EV_SECOND] = -second
@@ -264,12 +302,98 @@ def _observe(t, st, node, x, g, h, is_nominal, n_cats, n_bins, obs, lam, gamma, 
     ev[EV_BRANCHES] = 0.0 if f < 0 else (float(n_cats[f]) if is_nominal[f] else 2.0)
     if rule_fn(ev, rule_params) and -best_mean > min_imp:
         t, st = _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, obs,
-                                 lam, sums, cum, rcum)
+                                 lam, sums, cum, rcum, keep)
+        return t, st, f >= 0
+    return t, st, False
+
+
+#: ``kind`` of a node cut off by a re-split (unreachable, no statistics)
+DEAD = 3
+
+
+@njit(cache=True)
+def _cut_subtree(t, st, node):
+    """Mark every descendant of ``node`` DEAD and free its statistics slot."""
+    stack = np.empty(t.sizes[0], np.int64)
+    top = 0
+    for j in range(t.n_children[node]):
+        stack[top] = t.first_child[node] + j
+        top += 1
+    while top > 0:
+        top -= 1
+        u = stack[top]
+        if t.kind[u] != LEAF:
+            for j in range(t.n_children[u]):
+                stack[top] = t.first_child[u] + j
+                top += 1
+        if st.slot_of[u] >= 0:
+            release_slot(st, st.slot_of[u])
+            st.slot_of[u] = -1
+        t.kind[u] = DEAD
+        t.parent[u] = -1
+        t.depth[u] = 0
+        t.n_children[u] = 0
+        t.first_child[u] = -1
+
+
+@njit(cache=True)
+def _try_resplit(t, st, node, slot, is_nominal, n_cats, n_bins, obs, lam, gamma, sums, z,
+                 cum, rcum):
+    """MOA's re-split of an internal node (its current ``StochasticGradientTree``,
+    ``trainNode`` / ``findBestSplit``): the best split of the node's statistics
+    replaces the current one (and the whole subtree, by fresh leaves) when
+    its upper confidence bound mean + z sqrt(var / n) is below the current
+    split's lower bound mean - z sqrt(var / n).  Returns (t, st, changed)."""
+    cur_f = t.feature[node]
+    cur_b = int(t.threshold[node]) if t.kind[node] == NUMERIC else -1
+    best_mean, best_var, f, b, _, v0, cur_mean, cur_var = _best_candidate(
+        st, slot, is_nominal, n_cats, n_bins, lam, gamma, sums, cum, rcum, True, cur_f, cur_b)
+    if f < 0 or (f == cur_f and (b == cur_b or is_nominal[f])):
+        return t, st, False
+    n = float(st.counts[slot])
+    if not best_mean + z * np.sqrt(best_var / n) < cur_mean - z * np.sqrt(cur_var / n):
+        return t, st, False
+    _cut_subtree(t, st, node)
+    t.kind[node] = LEAF
+    t, st = _apply_candidate(t, st, node, slot, f, b, v0, is_nominal, n_cats, n_bins, obs, lam,
+                             sums, cum, rcum, True)
+    return t, st, True
+
+
+@njit(cache=True)
+def _observe_path(t, st, root, j, x, yb, raw, G, H, loss_fn, is_nominal, n_cats, n_bins, obs,
+                  lam, gamma, sums, min_imp, grace, K, rule_fn, rule_params, z, ev, cum, rcum):
+    """``resplit``: learn one instance at every node of tree ``j``'s path, as
+    MOA's current SGT: an internal node's (g, h) are taken at its own value
+    (the other trees' raw scores unchanged), so its statistics describe
+    re-splitting it; at most one split or re-split per tree and instance."""
+    node = root
+    changed = False
+    leaf_raw = raw[0, j]
+    while t.kind[node] != LEAF:
+        slot = st.slot_of[node]
+        if slot >= 0:
+            own = raw[0, j]
+            raw[0, j] = t.value[node, 0]
+            loss_fn(yb, raw, G, H)
+            raw[0, j] = own
+            _accumulate(st, slot, x, G[0, j], H[0, j], is_nominal, n_bins, obs)
+            if not changed and st.counts[slot] % grace == 0:
+                t, st, changed = _try_resplit(t, st, node, slot, is_nominal, n_cats, n_bins,
+                                              obs, lam, gamma, sums, z, cum, rcum)
+        node = _next_node(t, node, x[t.feature[node]])
+    if changed:
+        raw[0, j] = t.value[node, 0]          # a new leaf: (g, h) at its own value
+    loss_fn(yb, raw, G, H)
+    t, st, _ = _observe(t, st, node, x, G[0, j], H[0, j], is_nominal, n_cats, n_bins, obs, lam,
+                        gamma, sums, min_imp, grace, K, rule_fn, rule_params, ev, cum, rcum,
+                        True, not changed)
+    raw[0, j] = leaf_raw         # the later trees see this instance's scores as before
     return t, st
 
 
 def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, obs, lam, gamma,
-              sums, min_imp, grace, loss_fn, rule_fn, rule_params, start, room):
+              sums, min_imp, resplit, z, grace, loss_fn, rule_fn, rule_params, start, room):
     """Learn a chunk in place, from row (or bag) ``start`` on.  ``bag_offsets``
     empty: one instance per row with target ``y[i]`` (for several outputs,
     ``loss_fn`` sees all K raw scores).  Otherwise multi-instance bags: rows
@@ -277,7 +401,9 @@ def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, obs,
     bag score is the maximum instance score of the single tree and only the
     arg-max instance is learned.  ``sums``: the leaf-value form (module
     docstring); ``min_imp``: a candidate is applied only when its loss change
-    per instance is below ``-min_imp`` (MOA's ``minImprovement``; 0: the paper).
+    per instance is below ``-min_imp`` (MOA's ``minImprovement``; 0: the paper);
+    ``resplit``: internal nodes keep learning and may be re-split
+    (:func:`_observe_path`, MOA's current SGT) at confidence bound ``z``.
 
     Returns the index of the first row (bag) not learned: the end, or an
     earlier one when the model lacks ``room`` free nodes / slots (what one
@@ -306,9 +432,15 @@ def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, obs,
             loss_fn(yb, raw, G, H)
             st.meta[M_SEEN] += 1
             for j in range(K):
-                t, st = _observe(t, st, leaves[j], x, G[0, j], H[0, j], is_nominal, n_cats,
-                                 n_bins, obs, lam, gamma, sums, min_imp, grace, K, rule_fn,
-                                 rule_params, ev, cum, rcum)
+                if resplit:
+                    t, st = _observe_path(t, st, roots[j], j, x, yb, raw, G, H, loss_fn,
+                                          is_nominal, n_cats, n_bins, obs, lam, gamma, sums,
+                                          min_imp, grace, K, rule_fn, rule_params, z, ev, cum,
+                                          rcum)
+                else:
+                    t, st, _ = _observe(t, st, leaves[j], x, G[0, j], H[0, j], is_nominal,
+                                        n_cats, n_bins, obs, lam, gamma, sums, min_imp, grace,
+                                        K, rule_fn, rule_params, ev, cum, rcum)
     else:
         for bag in range(start, bag_offsets.shape[0] - 1):
             if not has_room(t, st, room, room):
@@ -329,9 +461,14 @@ def _learn_py(t, st, roots, Xc, y, bag_offsets, is_nominal, n_cats, n_bins, obs,
             yb[0] = y[bag]
             loss_fn(yb, raw, G, H)
             st.meta[M_SEEN] += 1
-            t, st = _observe(t, st, best_leaf, Xc[best_i], G[0, 0], H[0, 0], is_nominal, n_cats,
-                             n_bins, obs, lam, gamma, sums, min_imp, grace, K, rule_fn,
-                             rule_params, ev, cum, rcum)
+            if resplit:
+                t, st = _observe_path(t, st, roots[0], 0, Xc[best_i], yb, raw, G, H, loss_fn,
+                                      is_nominal, n_cats, n_bins, obs, lam, gamma, sums, min_imp,
+                                      grace, K, rule_fn, rule_params, z, ev, cum, rcum)
+            else:
+                t, st, _ = _observe(t, st, best_leaf, Xc[best_i], G[0, 0], H[0, 0], is_nominal,
+                                    n_cats, n_bins, obs, lam, gamma, sums, min_imp, grace, K,
+                                    rule_fn, rule_params, ev, cum, rcum)
     if capacities(t, st) != shape0:
         return -1
     return Xc.shape[0] if bag_offsets.shape[0] == 0 else bag_offsets.shape[0] - 1
@@ -354,8 +491,8 @@ def get_learn_kernel():
         sig = types.int64(
             T, S, types.int64[::1], types.float64[:, ::1], types.float64[::1],
             types.int64[::1], types.boolean[::1], types.int64[::1], types.int64, types.int64,
-            types.float64, types.float64, types.boolean, types.float64, types.int64,
-            GRAD_HESS_TYPE, RULE_TYPE, types.float64[::1], types.int64, types.int64)
+            types.float64, types.float64, types.boolean, types.float64, types.boolean,
+            types.float64, types.int64, GRAD_HESS_TYPE, RULE_TYPE, types.float64[::1], types.int64, types.int64)
         disp = njit(sig, cache=True)(_learn_py)
         # the compiled entry point skips the dispatcher's per-call type resolution
         # (tens of microseconds with named-tuple arguments: it matters for learn_one);

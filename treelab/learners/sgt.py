@@ -55,6 +55,12 @@ from ._streaming import (
 __all__ = ["SGTClassifier", "SGTRegressor", "SGTMultiInstanceClassifier", "TTestRule"]
 
 
+def _normal_isf(p):
+    """z with P(Z > z) = p for a standard normal Z."""
+    from statistics import NormalDist
+    return -NormalDist().inv_cdf(p)
+
+
 class _SmallDataScores:
     """With the paper's defaults (a split test every 200 instances a leaf sees,
     at delta = 1e-7) an SGT grows a few nodes per thousand instances: on the
@@ -90,6 +96,11 @@ class _BaseSGT(StreamingTreeBase):
         check_positive_int("n_range_samples", self.n_range_samples, 1)
         self._obs_code()
         check_nonneg_float("min_improvement", self.min_improvement)
+        if not isinstance(self.resplit, (bool, np.bool_)):
+            raise TypeError(f"resplit must be a bool, got {self.resplit!r}")
+        if self.resplit and self.observer != "equal_width":
+            raise ValueError("resplit=True needs observer='equal_width' (an internal node's "
+                             "threshold must stay a bin edge, as MOA's fixed discretiser)")
         rule, merit = learner_rule(self.rule, LOSS_REDUCTION, "ttest", delta=delta)
         if merit is not LOSS_REDUCTION:
             raise ValueError(f"rule {self.rule!r} needs the {merit!r} merit, which SGT does not "
@@ -130,13 +141,15 @@ class _BaseSGT(StreamingTreeBase):
         n_bins, lam, gamma = int(self.n_bins), float(self.lambda_), float(self.gamma)
         obs = self._obs_code()
         min_imp = float(self.min_improvement)
+        resplit = bool(self.resplit)
+        z = float(_normal_isf(self.delta))
         sums = self._leaf_sums()
         grace = int(self.grace_period)
         loss = function_pointer(self._loss.grad_hess, GRAD_HESS_SIG)
         self._run_learn(
             lambda start, room: kernel(
                 self._forest, self._state, self._roots, Xc, y, bag_offsets, is_nominal,
-                n_cats, n_bins, obs, lam, gamma, sums, min_imp, grace, loss, rule_fn,
+                n_cats, n_bins, obs, lam, gamma, sums, min_imp, resplit, z, grace, loss, rule_fn,
                 rule_params, start, room),
             Xc.shape[0] if bag_offsets.shape[0] == 0 else bag_offsets.shape[0] - 1)
 
@@ -154,6 +167,15 @@ class _BaseSGT(StreamingTreeBase):
         codes = {}
         value = self._forest.value
         return [float(value[self._leaf_one(row, root, codes), 0]) for root in self._roots.tolist()]
+
+    @property
+    def n_nodes(self):
+        """Number of nodes in all trees (not counting subtrees cut off by re-splits)."""
+        self._flush()
+        if not hasattr(self, "_forest"):
+            return self._initial_trees()
+        t = self._forest
+        return int(np.count_nonzero(t.kind[:int(t.sizes[0])] != _sgt.DEAD))
 
     @property
     def n_leaf_updates(self):
@@ -183,6 +205,17 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
         Apply a candidate (split or leaf update) only when its loss change per
         instance is below ``-min_improvement``: MOA's ``StochasticGradientTree``
         option ``minImprovement`` (1e-3 there); 0 is the paper (the t-test alone).
+    resplit : bool, default False
+        Re-split internal nodes, as MOA's current ``StochasticGradientTree``
+        does (not in the paper; option ``disableResplits`` off by default in
+        MOA 24.x / capymoa): a split node keeps its statistics and keeps
+        learning, its (g, h) taken at its own value; every ``grace_period``
+        instances its best split replaces the current one, with its whole
+        subtree, when the best split's upper confidence bound
+        ``mean + z sqrt(var / n)`` lies below the current split's lower bound
+        ``mean - z sqrt(var / n)``, ``z`` the standard normal quantile of
+        ``1 - delta`` (MOA's ``trainNode``).  Leaves follow the paper.  Needs
+        ``observer="equal_width"``.
     rule : str or object, optional
         Split decision rule: a registry name or a rule object (module
         docstring); default: the t-test at ``delta``.
@@ -196,7 +229,7 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
     def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
                  n_range_samples=1000, rule=None, nominal_features=None, loss=None,
                  leaf_value="paper", observer="equal_width",
-                 min_improvement=0.0):
+                 min_improvement=0.0, resplit=False):
         self.delta = delta
         self.grace_period = grace_period
         self.lambda_ = lambda_
@@ -209,6 +242,7 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
         self.leaf_value = leaf_value
         self.observer = observer
         self.min_improvement = min_improvement
+        self.resplit = resplit
 
     def _n_trees(self):
         return 1
@@ -278,7 +312,7 @@ class SGTClassifier(_SmallDataScores, StreamingClassifierMixin, ClassifierMixin,
     def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
                  n_range_samples=1000, rule=None, nominal_features=None, classes=None,
                  leaf_value="paper", observer="equal_width",
-                 min_improvement=0.0):
+                 min_improvement=0.0, resplit=False):
         self.delta = delta
         self.grace_period = grace_period
         self.lambda_ = lambda_
@@ -291,6 +325,7 @@ class SGTClassifier(_SmallDataScores, StreamingClassifierMixin, ClassifierMixin,
         self.leaf_value = leaf_value
         self.observer = observer
         self.min_improvement = min_improvement
+        self.resplit = resplit
 
     def _n_trees(self):
         return 1 if len(self.classes_) == 2 else len(self.classes_) - 1
@@ -345,7 +380,7 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
     def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
                  n_range_samples=1000, rule=None, nominal_features=None, n_epochs=10,
                  random_state=None, leaf_value="paper", observer="equal_width",
-                 min_improvement=0.0):
+                 min_improvement=0.0, resplit=False):
         self.delta = delta
         self.grace_period = grace_period
         self.lambda_ = lambda_
@@ -359,6 +394,7 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
         self.leaf_value = leaf_value
         self.observer = observer
         self.min_improvement = min_improvement
+        self.resplit = resplit
 
     def _n_trees(self):
         return 1

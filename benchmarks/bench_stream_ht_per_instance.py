@@ -1,0 +1,34 @@
+"""HT variants at chunks of 1 (per-instance prequential, MOA's protocol) on the
+quick grid; MOA's per-instance accuracies are re-read from the chunk-100 run's log.
+
+Run:  python benchmarks/bench_stream_ht_per_instance.py docs/figures/stream_accuracy_quick_chunk100.log
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np
+from bench_stream_accuracy import tree_stream, preq_treelab, HT, _grid_from_log, paired
+from treelab import HoeffdingTreeClassifier
+V = {"HT equal_width": dict(), "HT gaussian": dict(observer="gaussian"),
+     "HT gaussian inherited": dict(observer="gaussian", inherited_counts=True),
+     "HT adaptive_range inherited": dict(observer="adaptive_range", inherited_counts=True),
+     "HT equal_width inherited": dict(inherited_counts=True)}
+moa = _grid_from_log(sys.argv[1])
+res = []
+i = 0
+for d in (5, 20):
+    for depth in (4, 8):
+        for noise in (0.0, 0.15):
+            for seed in range(4):
+                X, y = tree_stream(5000, d, depth, noise, seed)
+                out = {v: preq_treelab(lambda: HoeffdingTreeClassifier(classes=[0, 1], **HT, **kw), X, y, 1) for v, kw in V.items()}
+                out["MOA HT"] = moa[i]["MOA HT"]
+                i += 1
+                res.append(out)
+                print(f"d={d} depth={depth} noise={noise:.2f} s={seed}", "  ".join(f"{k} {v['acc']:.4f}" for k, v in out.items()), flush=True)
+print(len(res), "streams, chunks of 1; paired vs MOA HT per instance")
+for v in V:
+    p = paired(res, v, "MOA HT")
+    print(f"{v:28s} {100*p['mean']:+.2f} +- {100*p['se']:.2f}  {p['wins']}/{p['losses']}/{p['ties']}  mean {np.mean([r[v]['acc'] for r in res]):.4f}")
+print("MOA HT mean", np.mean([r["MOA HT"]["acc"] for r in res]))
