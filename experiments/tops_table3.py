@@ -78,19 +78,17 @@ def load(name):
     raise ValueError(name)
 
 
-def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, lr_depth=None):
-    from sklearn.ensemble import (
-        AdaBoostClassifier, AdaBoostRegressor, GradientBoostingClassifier,
-        GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
-    )
+def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, lr_depth=None,
+            screen=None):
     from sklearn.linear_model import LinearRegression, LogisticRegression
 
     from treelab import (
-        DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier as TLGBC,
-        GradientBoostingRegressor as TLGBR, ToPsClassifier, ToPsRegressor,
+        AdaBoostClassifier, AdaBoostRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
+        GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
+        RandomForestRegressor, ToPsClassifier, ToPsRegressor,
     )
     from treelab.node_models import LinearModel, LogisticModel
-    small = ens_size if ens_size is not None else (5 if quick else 50)
+    small = ens_size if ens_size is not None else (5 if quick else 20)
     if quick and ens_depth is None:
         ens_depth = 1                     # quick: ToPs/ensemble grows one split level
     out = {}
@@ -104,11 +102,12 @@ def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, 
                                LinearModel(), LogisticModel(),
                                GradientBoostingClassifier(n_estimators=small, max_depth=2),
                                RandomForestClassifier(n_estimators=small, min_samples_leaf=5)],
-                loss=loss, max_depth=ens_depth, n_jobs=n_jobs, random_state=0)
+                loss=loss, max_depth=ens_depth, n_jobs=n_jobs, screen_candidates=screen,
+                random_state=0)
         out["DTree"] = lambda: DecisionTreeClassifier(min_samples_leaf=5, random_state=0)
         out["Random Forest"] = lambda: RandomForestClassifier(n_estimators=100, random_state=0)
         out["AdaBoost"] = lambda: AdaBoostClassifier(n_estimators=100, random_state=0)
-        out["Gradient boosting"] = lambda: TLGBC(random_state=0)
+        out["Gradient boosting"] = lambda: GradientBoostingClassifier(random_state=0)
         out["LR"] = lambda: LinearRegression()
         out["Logit"] = lambda: LogisticRegression(max_iter=2000)
     else:
@@ -120,11 +119,11 @@ def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, 
                 base_learners=[AdaBoostRegressor(n_estimators=small), LinearModel(),
                                GradientBoostingRegressor(n_estimators=small, max_depth=2),
                                RandomForestRegressor(n_estimators=small, min_samples_leaf=5)],
-                max_depth=ens_depth, n_jobs=n_jobs, random_state=0)
+                max_depth=ens_depth, n_jobs=n_jobs, screen_candidates=screen, random_state=0)
         out["DTree"] = lambda: DecisionTreeRegressor(min_samples_leaf=5, random_state=0)
         out["Random Forest"] = lambda: RandomForestRegressor(n_estimators=100, random_state=0)
         out["AdaBoost"] = lambda: AdaBoostRegressor(n_estimators=100, random_state=0)
-        out["Gradient boosting"] = lambda: TLGBR(random_state=0)
+        out["Gradient boosting"] = lambda: GradientBoostingRegressor(random_state=0)
         out["LR"] = lambda: LinearRegression()
     return out
 
