@@ -455,6 +455,10 @@ class NodeModel(BaseEstimator):
     """Base of treelab's node models (see the module docstring for the protocol)."""
 
     _public_task = REGRESSION
+    # True where ``_fit_cuts`` is a sufficient-statistics path (all cuts of a
+    # feature for about the price of one fit): ToPs's ``screen_candidates``
+    # ranks candidate splits with these learners
+    _exact_cut_path = False
 
     # ---- public scikit-learn face
     def fit(self, X, y, sample_weight=None):
@@ -543,6 +547,8 @@ class ConstantModel(NodeModel):
     proportions (classification) of the node's rows; sufficient statistics:
     the weight and weighted target (class) sums."""
 
+    _exact_cut_path = True
+
     def __init__(self):
         pass
 
@@ -589,6 +595,8 @@ class LinearModel(NodeModel):
     On a classification task it is the linear probability model: the fit of
     the class-1 indicator (two classes) or of each one-hot column.
     """
+
+    _exact_cut_path = True
 
     def __init__(self, alpha=1.0):
         self.alpha = alpha
