@@ -11,8 +11,10 @@ experiments' data.
    features (target < 60 s on 2 cores).
 3. ``mnist``: ToPs/LR, error rate, the 1,991 fours and nines of the MNIST test
    set, central 20 x 20 pixels = 400 features (the paper's 400; target < 10 min);
-   ``--ensemble`` adds ToPs/ensemble (target < 30 min), ``--max-depth`` times a
-   truncated tree (a fraction of the fit).
+   ``--ensemble`` adds ToPs/ensemble (AdaBoost, linear, logistic, gradient
+   boosting, random forest: treelab's own, ``--ens-size`` members each, default
+   10; ``screen_candidates=--screen``, default 10; target < 30 min),
+   ``--max-depth`` times a truncated tree (a fraction of the fit).
 4. ``--profile``: cProfile of the Caravan run (where the time goes).
 
 Each line prints the wall time, the CPU time of the process (the fit is
@@ -119,7 +121,7 @@ def bench_caravan(profile=False):
         _time_fit(make, X, y, "Caravan ToPs/LR (5822 x 85, 1 - AUC)", "60 s")
 
 
-def bench_mnist(max_depth=None, ensemble=False, n_jobs=None):
+def bench_mnist(max_depth=None, ensemble=False, n_jobs=None, ens_size=10, screen=10):
     """ToPs/LR (and ToPs/ensemble) on MNIST 4-vs-9; ``max_depth`` times a
     truncated tree (a fraction of the full fit, to extrapolate from)."""
     import tops_table3 as t3
@@ -135,14 +137,15 @@ def bench_mnist(max_depth=None, ensemble=False, n_jobs=None):
                                      max_depth=max_depth, n_jobs=n_jobs, random_state=0),
               X, y, f"MNIST 4-vs-9 ToPs/LR (1991 x 400, error rate{lim})", "10 min")
     if ensemble:
-        make = t3.methods("classification", "error_rate", False, n_jobs, True)["ToPs/ensemble"]
+        make = t3.methods("classification", "error_rate", False, n_jobs, True, ens_size=ens_size,
+                          screen=screen)["ToPs/ensemble"]
 
         def mk():
             est = make()
             est.set_params(max_depth=max_depth)
             return est
-        _time_fit(mk, X, y, f"MNIST 4-vs-9 ToPs/ensemble (1991 x 400, error rate{lim})",
-                  "30 min")
+        _time_fit(mk, X, y, f"MNIST 4-vs-9 ToPs/ensemble (1991 x 400, error rate, {ens_size}-member "
+                  f"ensembles, screen_candidates={screen}{lim})", "30 min")
 
 
 def main():
@@ -154,13 +157,16 @@ def main():
                     help="MNIST: grow only to this depth (time a fraction of the fit)")
     ap.add_argument("--ensemble", action="store_true", help="MNIST: also ToPs/ensemble")
     ap.add_argument("--n-jobs", type=int, default=None)
+    ap.add_argument("--ens-size", type=int, default=10, help="members of each ensemble learner")
+    ap.add_argument("--screen", type=int, default=10,
+                    help="ToPs/ensemble screen_candidates (0: the exact search)")
     args = ap.parse_args()
     if "literal" in args.only:
         bench_literal(args.n)
     if "caravan" in args.only:
         bench_caravan(args.profile)
     if "mnist" in args.only:
-        bench_mnist(args.max_depth, args.ensemble, args.n_jobs)
+        bench_mnist(args.max_depth, args.ensemble, args.n_jobs, args.ens_size, args.screen or None)
 
 
 if __name__ == "__main__":

@@ -99,6 +99,45 @@ def test_cut_path_equals_refitting_each_side(model, task, high, reg, clf):
             np.testing.assert_allclose(got._scores(X), ref._scores(X), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("task,K", [("regression", 1), ("classification", 2),
+                                    ("classification", 3)])
+def test_linear_cut_path_dual_sides_equal_refitting(task, K):
+    """High dimension (40 features, 90 rows): sides with fewer rows than features
+    are solved in the dual (kernel) system, the others in the primal; every side
+    equals a from-scratch ridge fit (and sklearn's Ridge), zero weights included."""
+    from treelab import node_models as nm
+    rng = np.random.RandomState(3)
+    n, d = 90, 40
+    X = rng.rand(n, d)
+    X[:, 5] = 0.0                                   # a constant column
+    y = X @ rng.randn(d) + 0.1 * rng.randn(n)
+    if task == "classification":
+        y = np.digitize(y, np.quantile(y, np.linspace(0, 1, K + 1)[1:-1]))
+    w = rng.rand(n) + 0.2
+    w[::11] = 0.0
+    order = np.argsort(X[:, 2], kind="stable")
+    cuts = np.array([3, 9, 20, 39, 45, 52, 70, 85])
+    assert (cuts < d).any() and (n - cuts < d).any() and ((cuts >= d) & (n - cuts >= d)).any()
+    model = LinearModel(alpha=0.7)
+    cache = {}
+    lefts, rights = model._fit_cuts(X, y, w, task, K, order, cuts, cache=cache)
+    assert ("linear-kernel",) in cache              # the dual path ran
+    for p, lm, rm in zip(cuts, lefts, rights):
+        for rows, got in ((order[:p], lm), (order[p:], rm)):
+            ref = model._fresh()._fit_task(X[rows], y[rows], w[rows], task, K)
+            np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-7, atol=1e-9)
+            np.testing.assert_allclose(got.intercept_, ref.intercept_, rtol=1e-7, atol=1e-9)
+            if task == "regression":
+                r = sklm.Ridge(alpha=0.7).fit(X[rows], y[rows], sample_weight=w[rows])
+                np.testing.assert_allclose(got.coef_[0], r.coef_, rtol=1e-6, atol=1e-8)
+    # one primal-needing cut (at row 39 of 90): accumulated from the left (39 rows)
+    need = np.array([False] * 3 + [True] + [False] * 4)
+    assert nm._accumulation_range(cuts, n, need) == (3, len(cuts))
+    # all cuts: from the left up to cut 2 and from the right down to cut 3
+    # (20 + 90 - 39 rows, fewer than either end alone: 85 or 87)
+    assert nm._accumulation_range(cuts, n, np.ones(8, bool)) == (2, 3)
+
+
 def test_linear_classification_is_linear_probability_model(clf):
     X, y, w = clf
     m = LinearModel(alpha=0.0)._fit_task(X, y, w, "classification", 2)

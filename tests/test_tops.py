@@ -280,6 +280,7 @@ def test_string_labels_multiclass_and_nominal_columns():
     (dict(validation_fraction=(0.5, 0.6)), ValueError, "validation_fraction"),
     (dict(max_depth=-1), ValueError, "max_depth"),
     (dict(min_samples_leaf=0), ValueError, "min_samples_leaf"),
+    (dict(screen_candidates=0), ValueError, "screen_candidates"),
 ])
 def test_bad_parameters(kw, exc, msg):
     X, y, _ = _data("log_loss", 0)
@@ -337,6 +338,29 @@ def test_percentile_thresholds_are_numpys():
                 x = np.sort(np.round(x))
             np.testing.assert_array_equal(_sorted_percentiles(x),
                                           np.percentile(x, np.arange(10, 100, 10)))
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "auc"])
+def test_screen_candidates_exact_when_wide_and_never_better_than_exact(loss):
+    """``screen_candidates``: a screen wider than the candidate list, or only
+    cheap learners, is the exact search; a narrow screen searches only the
+    splits the cheap learners rank first, so its root split is never better
+    (on V1) than the exact one's."""
+    cls, learners, _ = CASES[loss]                  # logistic (costly) + linear (+ constant)
+    X, y, sets = _data(loss, 0)
+    exact = cls(base_learners=learners, loss=loss).fit(X, y, sets=sets)
+    wide = cls(base_learners=learners, loss=loss, screen_candidates=10_000).fit(X, y, sets=sets)
+    _same_fit(exact, wide)
+    cheap = [m for m in learners if not isinstance(m, LogisticModel)]
+    _same_fit(cls(base_learners=cheap, loss=loss).fit(X, y, sets=sets),
+              cls(base_learners=cheap, loss=loss, screen_candidates=1).fit(X, y, sets=sets))
+    for k in (1, 3):
+        one = cls(base_learners=learners, loss=loss, screen_candidates=k).fit(X, y, sets=sets)
+        assert not one.nodes_[0].is_leaf
+        assert one.nodes_[0].split_loss >= exact.nodes_[0].split_loss - 1e-12
+        for nd in one.nodes_:
+            if not nd.is_leaf:
+                assert nd.split_loss < nd.loss
 
 
 # ------------------------------------------------------------------ sample weights

@@ -167,31 +167,163 @@ def _block_grams(X, Y, w, order, bounds):
 
 
 @njit(cache=True, nogil=True)
-def _ridge_cut_path(Gs, Cs, Gt, Ct, alpha, from_left):
+def _ridge_cut_path(GsL, CsL, GsR, CsR, Gt, Ct, alpha, needL, needR):
     """Left / right ridge coefficients at each cut from the statistics of the
-    blocks between consecutive cuts and the node's totals ``(Gt, Ct)``.
-    ``from_left``: block b = rows between cut b-1 and cut b (block 0 starts at
-    the first row), the left side of cut c is blocks ``0..c``; otherwise block b
-    = rows between cut b and cut b+1 (the last ends at the last row), the right
-    side of cut c is blocks ``c..``.  The other side is total minus that side."""
-    nc = Gs.shape[0]
-    p = Gs.shape[1]
-    k = Cs.shape[2]
+    row blocks between consecutive cuts and the node's totals ``(Gt, Ct)``.
+
+    ``GsL[c]`` (c = 0..a): rows between cut c-1 and cut c (cut -1 = the first
+    row); accumulated from the left they give the left side of cuts 0..a.
+    ``GsR[j]``: rows between cut b+j and cut b+j+1 (the last block ends at the
+    last row), ``b = nc - len(GsR)``; accumulated from the right they give the
+    right side of cuts b..nc-1.  The other side of a cut is total minus the
+    accumulated one.  Only the sides flagged in ``needL`` / ``needR`` are
+    solved (the others stay zero: the caller fits them another way)."""
+    nc = needL.shape[0]
+    p = Gt.shape[0]
+    k = Ct.shape[1]
+    a = GsL.shape[0] - 1
+    b = nc - GsR.shape[0]
     left = np.zeros((nc, p, k))
     right = np.zeros((nc, p, k))
+    done = np.zeros(nc, dtype=np.bool_)
     GA = np.zeros((p, p))
     CA = np.zeros((p, k))
-    for step in range(nc):
-        c = step if from_left else nc - 1 - step
-        GA += Gs[c]
-        CA += Cs[c]
-        if from_left:
+    for c in range(a + 1):
+        GA += GsL[c]
+        CA += CsL[c]
+        if needL[c]:
             left[c] = _ridge_solve_fast(GA, CA, alpha)
+        if needR[c]:
             right[c] = _ridge_solve_fast(Gt - GA, Ct - CA, alpha)
-        else:
+        done[c] = True
+    GA[:, :] = 0.0
+    CA[:, :] = 0.0
+    for c in range(nc - 1, b - 1, -1):
+        GA += GsR[c - b]
+        CA += CsR[c - b]
+        if done[c]:
+            continue
+        if needR[c]:
             right[c] = _ridge_solve_fast(GA, CA, alpha)
+        if needL[c]:
             left[c] = _ridge_solve_fast(Gt - GA, Ct - CA, alpha)
     return left, right
+
+
+def _accumulation_range(cut_pos, n, need):
+    """``(a, b)``: accumulate block statistics from the left over cuts 0..a and
+    from the right over cuts b..nc-1 so that every cut flagged in ``need`` is
+    covered, with the fewest rows (``cut_pos[a] + n - cut_pos[b]``)."""
+    nc = cut_pos.shape[0]
+    best = None
+    for a in range(-1, nc):
+        for b in range(a + 1, nc + 1):
+            if any(need[c] for c in range(a + 1, b)):
+                continue
+            cost = (cut_pos[a] if a >= 0 else 0) + (n - cut_pos[b] if b < nc else 0)
+            if best is None or cost < best[0]:
+                best = (cost, a, b)
+    return best[1], best[2]
+
+
+@njit(cache=True, nogil=True)
+def _dual_ridge(K, X, Y, w, rows, alpha):
+    """Ridge with an unpenalised intercept on ``rows`` through the dual (kernel)
+    system: with ``X~``, ``y~`` centred by the weighted means and
+    ``Z = W^(1/2) X~``, ``b = Z' (Z Z' + alpha I)^(-1) W^(1/2) y~`` (the
+    push-through identity, the same ``b`` as the normal equations) and
+    ``c = ybar - xbar' b``.  ``Z Z'`` is the doubly centred block of the node's
+    kernel ``K = X X'``: an ``m x m`` Cholesky instead of ``(d+1) x (d+1)``,
+    cheaper when the side holds fewer rows than features.  Needs ``alpha > 0``;
+    ``ok`` False when the weights sum to zero or the system is not numerically
+    positive definite (the caller then uses the primal solve)."""
+    m = rows.shape[0]
+    d = X.shape[1]
+    k = Y.shape[1]
+    beta = np.zeros((d + 1, k))
+    W = 0.0
+    for i in range(m):
+        W += w[rows[i]]
+    if not (W > 0.0 and alpha > 0.0):
+        return beta, False
+    kw = np.zeros(m)
+    for i in range(m):
+        ri = rows[i]
+        t = 0.0
+        for j in range(m):
+            t += K[ri, rows[j]] * w[rows[j]]
+        kw[i] = t / W
+    s = 0.0
+    for i in range(m):
+        s += w[rows[i]] * kw[i]
+    s /= W
+    sq = np.empty(m)
+    for i in range(m):
+        sq[i] = np.sqrt(w[rows[i]])
+    M = np.empty((m, m))
+    for i in range(m):
+        ri = rows[i]
+        for j in range(m):
+            M[i, j] = sq[i] * sq[j] * (K[ri, rows[j]] - kw[i] - kw[j] + s)
+        M[i, i] += alpha
+    ybar = np.zeros(k)
+    xbar = np.zeros(d)
+    for i in range(m):
+        ri = rows[i]
+        for c in range(k):
+            ybar[c] += w[ri] * Y[ri, c]
+        for j in range(d):
+            xbar[j] += w[ri] * X[ri, j]
+    ybar /= W
+    xbar /= W
+    R = np.empty((m, k))
+    for i in range(m):
+        for c in range(k):
+            R[i, c] = sq[i] * (Y[rows[i], c] - ybar[c])
+    A, ok = _chol_solve(M, R)
+    if not ok:
+        return beta, False
+    for c in range(k):
+        su = 0.0
+        for i in range(m):
+            u = sq[i] * A[i, c]
+            su += u
+            ri = rows[i]
+            for j in range(d):
+                beta[j, c] += u * X[ri, j]
+        icpt = ybar[c]
+        for j in range(d):
+            beta[j, c] -= xbar[j] * su
+            icpt -= xbar[j] * beta[j, c]
+        beta[d, c] = icpt
+    return beta, True
+
+
+@njit(cache=True, nogil=True)
+def _dual_cut_sides(K, X, Y, w, order, cut_pos, alpha, dualL, dualR, left, right):
+    """Fill ``left[c]`` / ``right[c]`` by :func:`_dual_ridge` for the flagged
+    sides (left = ``order[:cut_pos[c]]``); returns the flags of the sides whose
+    dual system failed (to be solved in the primal)."""
+    nc = cut_pos.shape[0]
+    failL = np.zeros(nc, dtype=np.bool_)
+    failR = np.zeros(nc, dtype=np.bool_)
+    for c in range(nc):
+        if dualL[c]:
+            beta, ok = _dual_ridge(K, X, Y, w, order[:cut_pos[c]], alpha)
+            left[c] = beta
+            failL[c] = not ok
+        if dualR[c]:
+            beta, ok = _dual_ridge(K, X, Y, w, order[cut_pos[c]:], alpha)
+            right[c] = beta
+            failR[c] = not ok
+    return failL, failR
+
+
+# the dual (kernel) solve serves sides with fewer rows than features, in at
+# least this many dimensions, when the node's kernel matrix has at most
+# _DUAL_MAX_KERNEL entries (128 MB)
+_DUAL_MIN_FEATURES = 32
+_DUAL_MAX_KERNEL = 16_000_000
 
 
 @njit(cache=True)
@@ -323,6 +455,10 @@ class NodeModel(BaseEstimator):
     """Base of treelab's node models (see the module docstring for the protocol)."""
 
     _public_task = REGRESSION
+    # True where ``_fit_cuts`` is a sufficient-statistics path (all cuts of a
+    # feature for about the price of one fit): ToPs's ``screen_candidates``
+    # ranks candidate splits with these learners
+    _exact_cut_path = False
 
     # ---- public scikit-learn face
     def fit(self, X, y, sample_weight=None):
@@ -411,6 +547,8 @@ class ConstantModel(NodeModel):
     proportions (classification) of the node's rows; sufficient statistics:
     the weight and weighted target (class) sums."""
 
+    _exact_cut_path = True
+
     def __init__(self):
         pass
 
@@ -458,6 +596,8 @@ class LinearModel(NodeModel):
     the class-1 indicator (two classes) or of each one-hot column.
     """
 
+    _exact_cut_path = True
+
     def __init__(self, alpha=1.0):
         self.alpha = alpha
 
@@ -496,12 +636,18 @@ class LinearModel(NodeModel):
     def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
         """Sufficient-statistics path: the node's ``X'WX`` / ``X'WY`` (kept in
         ``cache`` across the features of a node) and the statistics of the rows
-        between consecutive cuts, accumulated from the end with fewer rows to
-        the far cut; the other side of each cut is total minus that side."""
+        between consecutive cuts, accumulated from the left over the first cuts
+        and from the right over the last ones (whichever covers the cuts with
+        the fewest rows); the other side of each cut is total minus that side.
+        In high dimension (``d >= 32``, ``alpha > 0``) a side with fewer rows
+        than features is solved in the dual (:func:`_dual_ridge`, from the
+        node's kernel matrix ``X X'``, cached), and the block statistics are
+        accumulated only over the cuts that still need the primal solve."""
         alpha = _check_nonneg_number("alpha", self.alpha)
         X = np.ascontiguousarray(X, dtype=np.float64)
         w = np.ascontiguousarray(w, dtype=np.float64)
         Y = _targets_matrix(y, task, n_classes)
+        order = np.ascontiguousarray(order, dtype=np.int64)
         key = ("linear-gram", task, n_classes)
         if cache is not None and key in cache:
             Gt, Ct = cache[key]
@@ -509,21 +655,43 @@ class LinearModel(NodeModel):
             Gt, Ct = _gram(X, Y, w)
             if cache is not None:
                 cache[key] = (Gt, Ct)
-        n = order.shape[0]
-        cut_pos = np.asarray(cut_pos, np.int64)
-        from_left = cut_pos[-1] <= n - cut_pos[0]
-        if from_left:
-            bounds = np.concatenate([[0], cut_pos]).astype(np.int64)
-        else:
-            bounds = np.concatenate([cut_pos, [n]]).astype(np.int64)
-        Gs, Cs = _block_grams(X, Y, w, np.ascontiguousarray(order, dtype=np.int64),
-                              np.ascontiguousarray(bounds))
-        left, right = _ridge_cut_path(Gs, Cs, Gt, Ct, alpha, from_left)
-        d = X.shape[1]
+        n, d = X.shape
+        cut_pos = np.ascontiguousarray(np.asarray(cut_pos, np.int64))
+        nc = cut_pos.shape[0]
+        dual = alpha > 0 and d >= _DUAL_MIN_FEATURES and n * n <= _DUAL_MAX_KERNEL
+        dualL = np.asarray(dual & (cut_pos < d), dtype=np.bool_)
+        dualR = np.asarray(dual & (n - cut_pos < d), dtype=np.bool_)
+        left = right = None
+        if dualL.any() or dualR.any():
+            kkey = ("linear-kernel",)
+            K = cache.get(kkey) if cache is not None else None
+            if K is None:
+                K = np.ascontiguousarray(X @ X.T)
+                if cache is not None:
+                    cache[kkey] = K
+            left = np.zeros((nc, d + 1, Y.shape[1]))
+            right = np.zeros((nc, d + 1, Y.shape[1]))
+            failL, failR = _dual_cut_sides(K, X, Y, w, order, cut_pos, alpha, dualL, dualR,
+                                           left, right)
+            dualL &= ~failL
+            dualR &= ~failR
+        needL, needR = ~dualL, ~dualR
+        if needL.any() or needR.any():
+            a, b = _accumulation_range(cut_pos, n, needL | needR)
+            boundsL = np.concatenate([[0], cut_pos[:a + 1]]).astype(np.int64)
+            boundsR = np.concatenate([cut_pos[b:], [n]]).astype(np.int64)
+            GsL, CsL = _block_grams(X, Y, w, order, boundsL)
+            GsR, CsR = _block_grams(X, Y, w, order, boundsR)
+            pl, pr = _ridge_cut_path(GsL, CsL, GsR, CsR, Gt, Ct, alpha, needL, needR)
+            if left is None:
+                left, right = pl, pr
+            else:
+                left[needL] = pl[needL]
+                right[needR] = pr[needR]
         lefts = [LinearModel(self.alpha)._from_beta(left[c], task, n_classes, d)
-                 for c in range(len(cut_pos))]
+                 for c in range(nc)]
         rights = [LinearModel(self.alpha)._from_beta(right[c], task, n_classes, d)
-                  for c in range(len(cut_pos))]
+                  for c in range(nc)]
         return lefts, rights
 
     def _describe(self):
