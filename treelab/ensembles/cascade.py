@@ -28,14 +28,20 @@ output of one level as input to another level", a form of stacking).
   (``final_estimator=None``) or comes from any estimator trained on the
   original features plus the last level's class vectors.
 
-Memory: the raw features are quantile-binned once (``max_bin``, as deep-forest
-does with 255 bins; the forests then split bin codes, the same order as the
-values) and written once into one preallocated array
-``[raw | class vectors]``; every level overwrites the class-vector columns in
-place, so the raw features are never copied per level (each fold fit still
-takes its training rows, which any estimator that accepts a plain ``X``
-needs).  Hook for forests that accept pre-binned data later: all fitting and
-predicting goes through :func:`_fit_slot` and :func:`_slot_vectors`.
+Memory and speed: the raw features are quantile-binned once (``max_bin``, as
+deep-forest does with 255 bins; the forests then split bin codes, the same
+order as the values).  With treelab's own forests (the default) the cascade
+grows the trees itself (:mod:`._cascade_fast`): one uint8 code matrix
+``[raw | binned class vectors]`` per phase whose class-vector columns every
+level overwrites, fold models as lists of row ids into it (no copies), the
+histogram builder on the codes, trees grown on threads, and the k fold forests
+of a slot kept as one compact multi-root tree (int32 / float32 nodes, float32
+leaf values: about a third of scikit-learn's node size); the out-of-fold class
+vectors are one prediction call per fold.  Any other estimator goes through
+the generic path: one preallocated array ``[raw | class vectors]`` (raw
+written once, class-vector columns overwritten in place), each fold fit
+receiving its training rows as a new ``X`` (:func:`_fit_slot`,
+:func:`_slot_vectors`).
 """
 from __future__ import annotations
 
@@ -749,8 +755,9 @@ _DOC = """
         Quantile bins of the raw features (computed once, shared by all levels);
         None keeps the raw values.
     n_jobs : int or None
-        Threads fitting the (forest, fold) models of a level in parallel; the model
-        is the same whatever ``n_jobs`` (every model's seed is drawn beforehand).
+        Threads fitting the (forest, fold) models of a level in parallel (treelab's
+        forests: the trees of a forest's fold models); the model is the same
+        whatever ``n_jobs`` (every seed is drawn beforehand).
     random_state : int, RandomState or None
     verbose : bool
         Progress bar over the levels (tqdm).
@@ -760,7 +767,8 @@ _DOC = """
     levels_ : list of :class:`CascadeLevel` (the kept levels), n_levels_,
     history_ : list of dicts per grown level (phase "grow" or "refit"): train_score
         (out-of-fold / out-of-bag), val_score (held out), fit_time (s), rss_mb and
-        peak_rss_mb (process memory after the level), n_features_in.
+        peak_rss_mb (process memory after the level), n_features_in, and with
+        treelab's forests model_mb (size of the level's stored trees).
 """
 
 
