@@ -37,11 +37,12 @@ def _row(name, r, paper=""):
         return f"| {name:<28} | error: {r['error']} |"
     lv = "" if r.get("levels") is None else f"{r['levels']} (grown {r['grown']})"
     return (f"| {name:<28} | {100 * r['score']:7.2f} | {paper:>8} | {r['fit_s']:8.1f} | "
-            f"{r['predict_s']:7.1f} | {r['peak_mb']:8.0f} | {lv:>12} |")
+            f"{r['fit_cpu_s']:8.1f} | {r['load']:4.1f} | {r['predict_s']:7.1f} | "
+            f"{r['peak_mb']:8.0f} | {lv:>12} |")
 
 
-HEAD = ("| model                        | score % |   paper  |  fit (s) | pred (s) | "
-        "peak MB |   levels     |\n|---|---|---|---|---|---|---|")
+HEAD = ("| model                        | score % |   paper  |  fit (s) | fit CPU (s) | load | "
+        "pred (s) | peak MB |   levels     |\n|---|---|---|---|---|---|---|---|---|")
 
 
 def main():

@@ -436,3 +436,163 @@ def test_verbose_progress_bar(capsys):
                             validation="kfold", verbose=True, random_state=0).fit(X, y)
     err = capsys.readouterr().err
     assert "CascadeForestClassifier" in err and "level" in err
+
+
+# ------------------------------------------------------- treelab forests (fast path)
+def _treelab_forests(n=5):
+    from treelab.ensembles.forest import (
+        CompletelyRandomForestClassifier as CRF, RandomForestClassifier as TRF,
+    )
+    return [TRF(n, random_state=0), CRF(n, random_state=0)]
+
+
+def _int_data(n=300, d=5, seed=0):
+    """Few distinct values per column: every fold sees every code."""
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, 6, size=(n, d)).astype(float)
+    y = (X[:, 0] + X[:, 1] + rng.randint(0, 3, n) > 6).astype(int) + (X[:, 2] > 3)
+    return X, y
+
+
+def test_fast_path_fold_models_are_the_forests_fitted_on_their_rows():
+    """The cascade grows treelab's forests itself on shared codes: each fold model
+    must equal ``Forest(random_state=seed, splitter="hist").fit(codes[rows], y[rows])``
+    and the out-of-fold class vectors must come from the fold model that did not
+    see the row (reference recomputed here with the public forests)."""
+    from treelab.ensembles.cascade import _SEED_MAX, _fold_ids
+    from treelab.ensembles.forest import (
+        CompletelyRandomForestClassifier as CRF, RandomForestClassifier as TRF,
+    )
+    X, y = _int_data()
+    Xt, _ = _int_data(seed=1)
+    c = CascadeForestClassifier(forests=_treelab_forests(), validation="kfold", max_levels=1,
+                                random_state=0, n_jobs=1).fit(X, y)
+    assert c._fast and c.n_levels_ == 1
+    codes = c._raw_codes(X, False).astype(float)
+    codes_t = c._raw_codes(Xt, False).astype(float)
+    # the cascade's draws, replayed: binning seed, model seeds, fold ids
+    rng = np.random.RandomState(0)
+    rng.randint(_SEED_MAX)
+    seeds = rng.randint(_SEED_MAX, size=(2, 3))
+    fold = _fold_ids(y, 3, rng, True)
+    oof = np.zeros((X.shape[0], 3))
+    new = np.zeros((Xt.shape[0], 3))
+    for f, cls in enumerate([TRF, CRF]):
+        for j in range(3):
+            tr = fold != j
+            assert all(np.unique(codes[tr, col]).size == np.unique(codes[:, col]).size
+                       for col in range(X.shape[1]))
+            ref = cls(5, splitter="hist", random_state=int(seeds[f, j])).fit(codes[tr], y[tr])
+            oof[~tr] += ref.predict_proba(codes[~tr]) / 2
+            new += ref.predict_proba(codes_t) / 6
+    np.testing.assert_allclose(c.predict_proba(Xt), new, rtol=1e-6, atol=1e-7)
+    assert c.history_[0]["train_score"] == pytest.approx(np.mean(oof.argmax(1) == y))
+
+
+def test_fast_path_compact_trees_predict_as_the_full_trees(monkeypatch):
+    from treelab.ensembles import _cascade_fast as fast
+    X, y = _data(n=300, seed=2)
+    kw = dict(forests=_treelab_forests(), max_levels=2, n_tolerant_rounds=2, random_state=0)
+    a = CascadeForestClassifier(**kw).fit(X, y)
+    monkeypatch.setattr(fast, "NARROW", False)
+    b = CascadeForestClassifier(**kw).fit(X, y)
+    assert a.levels_[0].estimators[0].forest.value.dtype == np.float32
+    assert b.levels_[0].estimators[0].forest.value.dtype == np.float64
+    assert a.levels_[0].estimators[0].nbytes < 0.5 * b.levels_[0].estimators[0].nbytes
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-5, atol=1e-6)
+    assert [r["train_score"] for r in a.history_] == [r["train_score"] for r in b.history_]
+
+
+def test_fast_path_trees_do_not_read_the_placeholder_values():
+    """binned_data's X only carries the shape: a tree grown with it filled with NaN
+    equals one grown with the codes as values."""
+    from treelab.ensembles import _cascade_fast as fast
+    from treelab.split_criteria import get_criterion
+    from treelab._engine.builder import make_params
+    from treelab._engine.merit import TASK_CLASSIFICATION
+    from treelab.ensembles.forest import CompletelyRandomForestClassifier as CRF
+    from treelab.ensembles.forest import RandomForestClassifier as TRF
+    X, y = _int_data()
+    Xb = X.astype(np.uint8)
+    for proto in (TRF(), CRF()):
+        data = fast.binned_data(Xb, np.full(X.shape[1], 6), False)
+        crit = get_criterion("gini", "classification")
+        tpl = proto._template(None)
+        bp = make_params(TASK_CLASSIFICATION, 3, multiway=0, seed=0,
+                         merit_code=crit.merit_code, builtin=crit.builtin_code,
+                         split_mode=proto._split_mode, **tpl._resolve_params(300, 5, 300.0))
+        rows = np.arange(300)
+        args = (y.astype(np.int64), np.zeros((0, 3)), bp, crit, (1, 2), rows, True,
+                tpl._value_from_stats)
+        t1, _ = fast._grow_one(data._replace(X=np.full(X.shape, np.nan)), *args)
+        t2, _ = fast._grow_one(data._replace(X=X.copy()), *args)
+        for a, b in zip(t1, t2):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_fast_path_bins_raw_features_once_and_appends_vectors_in_place(monkeypatch):
+    from treelab.ensembles import _cascade_fast as fast
+    from treelab.ensembles import cascade as cmod
+    calls = {"raw": 0, "Xb": []}
+    real_codes = cmod._BaseCascade._raw_codes
+    real_data = fast.binned_data
+
+    def raw_codes(self, Xf, fitting, seed=None):
+        calls["raw"] += bool(fitting)
+        return real_codes(self, Xf, fitting, seed)
+
+    def binned(Xb, nvb, miss):
+        calls["Xb"].append(Xb)
+        return real_data(Xb, nvb, miss)
+    monkeypatch.setattr(cmod._BaseCascade, "_raw_codes", raw_codes)
+    monkeypatch.setattr(fast, "binned_data", binned)
+    X, y = _data(n=200)
+    c = CascadeForestClassifier(forests=_treelab_forests(3), max_levels=3, n_tolerant_rounds=3,
+                                validation="kfold", random_state=0).fit(X, y)
+    assert calls["raw"] == 1 and len(calls["Xb"]) == 3
+    # level 1 trains on the raw codes; levels 2 and 3 on one [raw | vectors] matrix
+    assert calls["Xb"][0].shape == (200, 6) and calls["Xb"][1] is calls["Xb"][2]
+    assert calls["Xb"][1].shape == (200, 6 + 2 * 3) and calls["Xb"][1].dtype == np.uint8
+    np.testing.assert_array_equal(calls["Xb"][1][:, :6], calls["Xb"][0])
+    assert [r["n_features_in"] for r in c.history_] == [6, 12, 12]
+
+
+@pytest.mark.parametrize("cv", ["kfold", "oob"])
+def test_fast_path_vectors_do_not_leak_and_do_not_depend_on_n_jobs(cv):
+    rng = np.random.RandomState(0)
+    n = 200
+    X = np.column_stack([np.arange(n, dtype=float), rng.normal(size=(n, 2))])
+    y = rng.randint(0, 2, n)                 # noise: only memorising the id column fits it
+    from treelab.ensembles.forest import RandomForestClassifier as TRF
+    assert TRF(20, random_state=0).fit(X, y).score(X, y) > 0.95
+    kw = dict(forests=_treelab_forests(10), class_vectors=cv, validation="kfold", max_levels=2,
+              n_tolerant_rounds=2, random_state=0)
+    a = CascadeForestClassifier(n_jobs=1, **kw).fit(X, y)
+    assert a._fast
+    for rec in a.history_:
+        assert rec["train_score"] < 0.7
+    b = CascadeForestClassifier(n_jobs=2, **kw).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert [r["train_score"] for r in a.history_] == [r["train_score"] for r in b.history_]
+
+
+def test_fast_path_regression_missing_values_final_estimator_and_pickle():
+    from treelab.ensembles.forest import (
+        CompletelyRandomForestRegressor as CRR, RandomForestRegressor as TRR,
+    )
+    X, _ = _data(n=300, seed=4)
+    yr = X[:, 0] * 3 + X[:, 1]
+    Xn = X.copy()
+    Xn[::7, 2] = np.nan
+    r = CascadeForestRegressor(forests=[TRR(10), CRR(10)], max_levels=2, random_state=0).fit(
+        Xn, yr)
+    assert r._fast and r.score(Xn, yr) > 0.7
+    r2 = pickle.loads(pickle.dumps(r))
+    np.testing.assert_array_equal(r.predict(Xn), r2.predict(Xn))
+    X, y = _data()
+    c = CascadeForestClassifier(forests=_treelab_forests(), max_levels=2, validation="kfold",
+                                final_estimator=RandomForestClassifier(5, n_jobs=1),
+                                random_state=0).fit(X, y)
+    assert c.final_estimator_.n_features_in_ == X.shape[1] + 2 * 3
+    _, Z = c._vectors_of(X)
+    np.testing.assert_allclose(c.predict_proba(X), c.final_estimator_.predict_proba(Z))

@@ -28,14 +28,20 @@ output of one level as input to another level", a form of stacking).
   (``final_estimator=None``) or comes from any estimator trained on the
   original features plus the last level's class vectors.
 
-Memory: the raw features are quantile-binned once (``max_bin``, as deep-forest
-does with 255 bins; the forests then split bin codes, the same order as the
-values) and written once into one preallocated array
-``[raw | class vectors]``; every level overwrites the class-vector columns in
-place, so the raw features are never copied per level (each fold fit still
-takes its training rows, which any estimator that accepts a plain ``X``
-needs).  Hook for forests that accept pre-binned data later: all fitting and
-predicting goes through :func:`_fit_slot` and :func:`_slot_vectors`.
+Memory and speed: the raw features are quantile-binned once (``max_bin``, as
+deep-forest does with 255 bins; the forests then split bin codes, the same
+order as the values).  With treelab's own forests (the default) the cascade
+grows the trees itself (:mod:`._cascade_fast`): one uint8 code matrix
+``[raw | binned class vectors]`` per phase whose class-vector columns every
+level overwrites, fold models as lists of row ids into it (no copies), the
+histogram builder on the codes, trees grown on threads, and the k fold forests
+of a slot kept as one compact multi-root tree (int32 / float32 nodes, float32
+leaf values: about a third of scikit-learn's node size); the out-of-fold class
+vectors are one prediction call per fold.  Any other estimator goes through
+the generic path: one preallocated array ``[raw | class vectors]`` (raw
+written once, class-vector columns overwritten in place), each fold fit
+receiving its training rows as a new ``X`` (:func:`_fit_slot`,
+:func:`_slot_vectors`).
 """
 from __future__ import annotations
 
@@ -48,6 +54,7 @@ import time
 import numpy as np
 
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
+from . import _cascade_fast as _fast
 from ..data import (
     check_classification_targets, check_random_state, check_regression_targets,
     encode_X, fit_encode_X, set_fitted_encoding,
@@ -315,6 +322,17 @@ class _BaseCascade(BaseEstimator):
         return p
 
     # ---------------------------------------------------------- input
+    def _raw_codes(self, Xf, fitting, seed=None):
+        """uint8 bin codes of the raw features (missing = 255), for the fast path."""
+        from .._engine.binning import bin_matrix, quantile_bin_edges
+        isnom = np.ascontiguousarray(self._encoding.is_nominal, dtype=np.bool_)
+        if fitting:
+            self._bin_edges = quantile_bin_edges(Xf, isnom, int(self.max_bin),
+                                                 random_state=seed)
+        edges, offsets = self._bin_edges
+        return bin_matrix(np.ascontiguousarray(Xf, np.float64), edges, offsets, isnom,
+                          _fast.MISSING)
+
     def _raw_block(self, Xf, fitting, seed=None):
         """The raw-feature columns of the cascade's input: bin codes (NaN kept) or values."""
         if self.max_bin is None:
@@ -365,7 +383,13 @@ class _BaseCascade(BaseEstimator):
         self._vec_width = self.n_classes_ if self._task == "classification" else 1
         n_vec = self.n_forests_ * self._vec_width
         self._dtype = np.float32 if all(_is_sklearn(e) for e in forests) else np.float64
-        raw = self._raw_block(Xf, True, int(rng.randint(_SEED_MAX)))
+        self._fast = _fast.supported(forests, self.max_bin) and not bool(
+            np.any(enc.is_nominal))
+        if self._fast:
+            # treelab's forests: uint8 codes, binned once, grown on by the engine
+            raw = self._raw_codes(Xf, True, int(rng.randint(_SEED_MAX)))
+        else:
+            raw = self._raw_block(Xf, True, int(rng.randint(_SEED_MAX)))
         del Xf                                  # the levels read only the (binned) block
         self.forests_ = forests
 
@@ -410,6 +434,14 @@ class _BaseCascade(BaseEstimator):
         return self
 
     def _grow(self, raw, y, strat, raw_val, y_val, p, rng, bar, n_vec, phase, fixed_levels):
+        if self._fast:
+            return self._grow_fast(raw, y, strat, raw_val, y_val, p, rng, bar, n_vec, phase,
+                                   fixed_levels)
+        return self._grow_generic(raw, y, strat, raw_val, y_val, p, rng, bar, n_vec, phase,
+                                  fixed_levels)
+
+    def _grow_generic(self, raw, y, strat, raw_val, y_val, p, rng, bar, n_vec, phase,
+                      fixed_levels):
         """Grow levels on ``raw`` (optionally scoring each on ``raw_val``); with
         ``fixed_levels`` grow exactly that many.  Returns (levels, n_best, Z)
         where ``Z`` holds the raw block and the class vectors of level ``n_best``
@@ -493,6 +525,120 @@ class _BaseCascade(BaseEstimator):
             self.best_score_ = best_score
         return levels, best, Z
 
+    def _grow_fast(self, raw, y, strat, raw_val, y_val, p, rng, bar, n_vec, phase,
+                   fixed_levels):
+        """:meth:`_grow_generic` for treelab's forests (see :mod:`._cascade_fast`):
+        ``raw`` are uint8 codes (or ``(codes, rows)``); the trees grow on one code
+        matrix ``[raw | binned class vectors]`` per phase."""
+        def take(r):
+            if isinstance(r, tuple):
+                return np.ascontiguousarray(r[0][r[1]])
+            return np.ascontiguousarray(r)
+        codes = take(raw)
+        n, d = codes.shape
+        K = self._vec_width
+        F = self.n_forests_
+        k = p["n_folds"]
+        oob = self.class_vectors == "oob"
+        n_codes = self._n_codes()
+        raw_bins = np.diff(self._bin_edges[1]) + 1
+        has_missing = bool((codes == _fast.MISSING).any())
+        Zv = None
+        if raw_val is not None:
+            Zv = np.zeros((raw_val[1].shape[0], d + n_vec))
+            Zv[:, :d] = _fast.codes_to_float(take(raw_val))
+        Xw = None                  # [raw | class vectors] codes, from the second level on
+        vec_bins = None
+        best_vec = None
+        levels, best, best_score, bad = [], 0, -np.inf, 0
+        max_levels = p["max_levels"] if fixed_levels is None else fixed_levels
+        stratified = self._task == "classification"
+        for lev in range(max_levels):
+            t0 = time.perf_counter()
+            cols = d if lev == 0 else d + n_vec
+            data = _fast.binned_data(codes, raw_bins, has_missing) if lev == 0 else \
+                _fast.binned_data(Xw, np.concatenate([raw_bins, vec_bins]), has_missing)
+            if oob:
+                seeds = rng.randint(_SEED_MAX, size=(F, 1))
+                folds = [np.arange(n)]
+            else:
+                seeds = rng.randint(_SEED_MAX, size=(F, k))
+                fold = _fold_ids(strat, k, rng, stratified)
+                folds = [np.flatnonzero(fold != j) for j in range(k)]
+            slots = []
+            vec = np.empty((n, n_vec))
+            for f in range(F):
+                slot, in_bag = _fast.fit_slot(self.forests_[f], self._task, seeds[f], data, y,
+                                              n_codes, folds, oob, self.n_jobs)
+                sl = slice(f * K, (f + 1) * K)
+                if oob:
+                    vec[:, sl] = _fast.oob_vectors(slot, _fast.codes_to_float(data.Xb), in_bag,
+                                                   self._task, y, n_codes)
+                else:
+                    # the rows of fold j only by the model that did not see them
+                    for j in range(k):
+                        rows = np.flatnonzero(fold == j)
+                        vec[rows, sl] = slot.mean(_fast.codes_to_float(data.Xb[rows]), model=j,
+                                                  n_jobs=self.n_jobs)
+                slots.append(slot)
+            del data
+            train_score = self._vector_score(vec, y)
+            val_score = None
+            vval = None
+            if Zv is not None:
+                vval = self._fast_level_vectors(slots, Zv)
+                val_score = self._vector_score(vval, y_val)
+            # the next level's input: the class-vector columns, binned, overwritten in place
+            vcodes, vedges, vec_bins = _fast.bin_vectors(vec, self.max_bin)
+            if Xw is None:
+                Xw = np.empty((n, d + n_vec), np.uint8)
+                Xw[:, :d] = codes
+            Xw[:, d:] = vcodes
+            del vcodes
+            if Zv is not None:
+                Zv[:, d:] = _fast.bin_vectors(vval, self.max_bin, edges=vedges)[0]
+            cur, peak = _memory_mb()
+            record = {"level": lev + 1, "phase": phase, "train_score": train_score,
+                      "val_score": val_score, "fit_time": time.perf_counter() - t0,
+                      "rss_mb": cur, "peak_rss_mb": peak, "n_features_in": cols,
+                      "model_mb": sum(s.nbytes for s in slots) / 2 ** 20}
+            self.history_.append(record)
+            throwaway = phase == "grow" and Zv is not None and self.refit
+            level = CascadeLevel(None if throwaway else slots, record)
+            level.out_edges = vedges
+            levels.append(level)
+            del slots
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(train=f"{train_score:.4f}", val=(
+                    "-" if val_score is None else f"{val_score:.4f}"))
+            if fixed_levels is not None:
+                best = lev + 1
+                best_vec = vec if self.final_estimator is not None else None
+                continue
+            score = train_score if val_score is None else val_score
+            if score > best_score + float(self.delta):
+                best_score, best, bad = score, lev + 1, 0
+                best_vec = vec if self.final_estimator is not None else None
+            else:
+                bad += 1
+                if bad >= p["n_tolerant_rounds"]:
+                    break
+        if fixed_levels is None:
+            self.best_score_ = best_score
+        Z = None
+        if self.final_estimator is not None:
+            Z = np.hstack([_fast.codes_to_float(codes), best_vec])
+        return levels, best, Z
+
+    def _fast_level_vectors(self, slots, Z):
+        """Class vectors of (new) rows ``Z`` (float codes) from one fast-path level."""
+        K = self._vec_width
+        out = np.empty((Z.shape[0], len(slots) * K))
+        for f, slot in enumerate(slots):
+            out[:, f * K:(f + 1) * K] = slot.mean(Z, n_jobs=self.n_jobs)
+        return out
+
     def _level_vectors(self, models, Z, cols):
         """Class vectors of (new) rows from one level: each forest's fold models averaged."""
         K = self._vec_width
@@ -510,6 +656,8 @@ class _BaseCascade(BaseEstimator):
         and the cascade input array after that level."""
         check_is_fitted(self, "levels_")
         Xf = encode_X(X, self._encoding, type(self).__name__, allow_nan=True)
+        if getattr(self, "_fast", False):
+            return self._vectors_of_fast(Xf, upto)
         raw = self._raw_block(Xf, False)
         d = raw.shape[1]
         n_vec = self.n_forests_ * self._vec_width
@@ -519,6 +667,23 @@ class _BaseCascade(BaseEstimator):
         for lev, level in enumerate(levels):
             vec = self._level_vectors(level.estimators, Z, d if lev == 0 else d + n_vec)
             Z[:, d:] = vec
+        return vec, Z
+
+    def _vectors_of_fast(self, Xf, upto):
+        codes = self._raw_codes(Xf, False)
+        n, d = codes.shape
+        n_vec = self.n_forests_ * self._vec_width
+        Z = np.zeros((n, d + n_vec))
+        Z[:, :d] = _fast.codes_to_float(codes)
+        del codes
+        levels = self.levels_ if upto is None else self.levels_[:upto]
+        vec = None
+        for lev, level in enumerate(levels):
+            vec = self._fast_level_vectors(level.estimators, Z)
+            if lev + 1 < len(levels):
+                Z[:, d:] = _fast.bin_vectors(vec, self.max_bin, edges=level.out_edges)[0]
+        if self.final_estimator_ is not None:
+            Z = np.hstack([Z[:, :d], vec])
         return vec, Z
 
     def __sklearn_tags__(self):
@@ -590,8 +755,9 @@ _DOC = """
         Quantile bins of the raw features (computed once, shared by all levels);
         None keeps the raw values.
     n_jobs : int or None
-        Threads fitting the (forest, fold) models of a level in parallel; the model
-        is the same whatever ``n_jobs`` (every model's seed is drawn beforehand).
+        Threads fitting the (forest, fold) models of a level in parallel (treelab's
+        forests: the trees of a forest's fold models); the model is the same
+        whatever ``n_jobs`` (every seed is drawn beforehand).
     random_state : int, RandomState or None
     verbose : bool
         Progress bar over the levels (tqdm).
@@ -601,7 +767,8 @@ _DOC = """
     levels_ : list of :class:`CascadeLevel` (the kept levels), n_levels_,
     history_ : list of dicts per grown level (phase "grow" or "refit"): train_score
         (out-of-fold / out-of-bag), val_score (held out), fit_time (s), rss_mb and
-        peak_rss_mb (process memory after the level), n_features_in.
+        peak_rss_mb (process memory after the level), n_features_in, and with
+        treelab's forests model_mb (size of the level's stored trees).
 """
 
 

@@ -1,0 +1,256 @@
+"""The cascade's own path for treelab's forests (used by :mod:`.cascade`).
+
+A generic cascade hands every (forest, fold) model its training rows as a new
+``X`` and asks it for ``predict_proba``: each fold fit copies the rows, the
+forest re-bins (or presorts) them, and every level copies the raw features
+again.  For treelab's random / extra / completely-random forests the cascade
+instead grows the trees itself on the engine (:func:`~treelab._engine.builder.build_tree`),
+on data prepared once:
+
+* the raw features are quantile-binned **once** (uint8 codes, ``max_bin`` bins,
+  as deep-forest 0.1.x) and written once into the ``[raw | class vectors]``
+  code matrix of a phase; every level overwrites only the class-vector columns,
+  which are binned per level (255 quantile bins of the training vectors, the
+  edges kept for prediction, as deep-forest bins its augmented features);
+* a fold model is a list of row ids into that matrix (the builder's ``rows``),
+  never a copy; a bootstrap sample is integer weights on those rows;
+* trees split bin codes with the histogram splitter: on integer codes this is
+  the forest's ``splitter="hist"`` (for the raw columns the same partitions of
+  the training rows as the exact splitter, thresholds at bin boundaries);
+* the k fold forests of a slot are stored as **one** multi-root tree (only
+  what prediction reads, :func:`~treelab.ensembles.forest._compact`); the
+  class vector of a training row is one :func:`~treelab._engine.tree.forest_sum`
+  call over the roots of the fold that did not see it, the out-of-bag vectors
+  one :func:`~treelab._engine.tree.forest_oob_sum`; new rows are averaged over
+  all k x T roots (= the mean of the k fold forests' means, all of size T);
+* the trees of a slot grow on joblib threads over the engine's ``nogil``
+  kernels; every tree's seeds are drawn beforehand (same model whatever
+  ``n_jobs``).
+
+A fold model with seed ``s`` is exactly ``Forest(random_state=s,
+splitter="hist").fit(codes[rows], y[rows])`` whenever every code of a column
+occurs in the fold's rows (the forest would otherwise place its bin edges
+between the codes present, which moves thresholds but not the partition of
+the training rows); the tests check this equality.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine.binning import BinnedData, bin_matrix, quantile_bin_edges
+from .._engine.builder import build_tree, make_params
+from .._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
+from .._engine.tree import concat_trees, forest_oob_sum, forest_sum, forest_sum_serial, trim
+from ..split_criteria import get_criterion
+from .forest import _MAX_SEED, _BaseForest, _compact, _numba_threads
+
+#: the bin code of a missing value in every code matrix of the cascade
+MISSING = 255
+#: store the fitted trees compactly (:func:`narrow`); False only in tests
+NARROW = True
+#: rows x trees below which prediction runs without threads
+_PARALLEL_MIN_WORK = 50_000
+
+
+def supported(forests, max_bin):
+    """True when every forest is a treelab forest the fast path reproduces
+    (no class weights, nominal features, ``max_samples`` or
+    ``min_weight_fraction_leaf``; those go through the generic path)."""
+    if max_bin is None:
+        return False
+    for f in forests:
+        if not isinstance(f, _BaseForest):
+            return False
+        p = f.get_params(deep=False)
+        if (p.get("class_weight") is not None or p.get("nominal_features") is not None
+                or p.get("max_samples") is not None
+                or float(p.get("min_weight_fraction_leaf", 0.0)) != 0.0):
+            return False
+    return True
+
+
+def identity_edges(n_value_bins):
+    """Bin edges ``k + 0.5`` for columns whose values are already bin codes
+    ``0 .. n_value_bins[c] - 1``: a histogram split "bins <= b" is the threshold
+    ``code <= b + 0.5`` on the codes themselves."""
+    n_value_bins = np.asarray(n_value_bins, np.int64)
+    offsets = np.zeros(n_value_bins.shape[0] + 1, np.int64)
+    offsets[1:] = np.cumsum(np.maximum(n_value_bins - 1, 0))
+    edges = np.concatenate([np.arange(max(b - 1, 0)) + 0.5 for b in n_value_bins]) \
+        if n_value_bins.shape[0] else np.zeros(0)
+    return np.ascontiguousarray(edges, np.float64), offsets
+
+
+def binned_data(Xb, n_value_bins, has_missing):
+    """:data:`BinnedData` over the code matrix ``Xb`` (uint8, missing = 255) for the
+    histogram builder.  Its ``X`` field only carries the shape: with numeric
+    features the histogram builder reads ``Xb`` alone (``np.empty`` maps no
+    memory until written; a test checks that the trees do not depend on it).
+    The histograms have as many bins as :func:`~treelab._engine.binning.bin_data`
+    would give (most value bins + 1 for missing values; 256 when a value is
+    missing, so that code 255 is the missing bin)."""
+    n, d = Xb.shape
+    edges, offsets = identity_edges(n_value_bins)
+    B = MISSING + 1 if has_missing else int(np.max(n_value_bins, initial=1)) + 1
+    return BinnedData(np.empty((n, d)), Xb, np.zeros((d, 0), np.int64), np.zeros((d, 0)),
+                      np.zeros(d, np.bool_), np.zeros(d, np.int64), edges, offsets, True,
+                      B - 1, B)
+
+
+def codes_to_float(Xb):
+    """Codes as float64 for the traversal kernels (thresholds are ``k + 0.5``),
+    missing as NaN."""
+    X = Xb.astype(np.float64)
+    X[Xb == MISSING] = np.nan
+    return X
+
+
+def bin_vectors(vec, max_bin, edges=None, seed=None):
+    """Class vectors -> uint8 codes (255 quantile bins of the training vectors).
+    Returns ``(codes, (edges, offsets), n_value_bins)``."""
+    vec = np.ascontiguousarray(vec, np.float64)
+    isnom = np.zeros(vec.shape[1], np.bool_)
+    if edges is None:
+        edges = quantile_bin_edges(vec, isnom, int(max_bin), random_state=seed)
+    e, off = edges
+    codes = bin_matrix(vec, e, off, isnom, MISSING)
+    return codes, edges, np.diff(off) + 1
+
+
+class PackedSlot:
+    """One slot (forest) of a level: its ``n_models`` fold forests (or one
+    out-of-bag forest) of ``n_trees`` trees each, stored as one multi-root tree
+    (``forest``, ``roots``; model ``j`` owns roots ``j * n_trees ..``)."""
+
+    def __init__(self, forest, roots, n_trees, n_models, kind):
+        self.forest = forest
+        self.roots = roots
+        self.n_trees = n_trees
+        self.n_models = n_models
+        self.kind = kind                     # name of the prototype's class
+
+    def __len__(self):
+        return self.n_models
+
+    def __repr__(self):
+        return (f"PackedSlot({self.kind}, {self.n_models} model(s) x {self.n_trees} trees, "
+                f"{int(self.forest.sizes[0])} nodes)")
+
+    @property
+    def nbytes(self):
+        return int(sum(a.nbytes for a in self.forest))
+
+    def mean(self, X, model=None, n_jobs=None):
+        """Mean leaf value over the trees of ``model`` (None: of all models)."""
+        roots = self.roots if model is None else \
+            self.roots[model * self.n_trees:(model + 1) * self.n_trees]
+        w = np.full(roots.shape[0], 1.0 / roots.shape[0])
+        X = np.ascontiguousarray(X, np.float64)
+        if X.shape[0] * roots.shape[0] < _PARALLEL_MIN_WORK:
+            return forest_sum_serial(self.forest, roots, w, X)
+        with _numba_threads(n_jobs):
+            return forest_sum(self.forest, roots, w, X)
+
+
+def narrow(t):
+    """A compact tree holds only what the traversal reads, in the narrowest exact
+    types: features and child ids int32, thresholds float32 (they are ``k + 0.5``
+    with ``k < 255``: exact), missing-value slots int8, leaf values float32
+    (class proportions / means to 7 significant digits; the sums over trees run
+    in float64).  Every node is numeric (the cascade's codes), so the category
+    tables are never read and shrink to one entry.  The engine's traversal
+    kernels run on it unchanged (numba compiles them once for these types)."""
+    one = np.zeros(1, np.int64)
+    return t._replace(feature=t.feature.astype(np.int32), threshold=t.threshold.astype(
+        np.float32), first_child=t.first_child.astype(np.int32),
+        missing_child=t.missing_child.astype(np.int8), cat_offset=one, cat_count=one,
+        cat_map=np.full(1, -1, np.int64), value=t.value.astype(np.float32))
+
+
+def _grow_one(data, yc, sstats, bp, crit, seeds, rows, bootstrap, value_fn):
+    """One tree on ``rows`` of ``data`` (bootstrap: integer weights drawn over
+    the positions of ``rows``, as the forest's ``_bootstrap_counts``).
+    Returns (compact tree, in-bag mask over ``rows`` or None)."""
+    N = data.Xb.shape[0]
+    m = rows.shape[0]
+    w = np.zeros(N)
+    in_bag = None
+    s = sstats
+    if bootstrap:
+        counts = np.bincount(np.random.RandomState(int(seeds[0])).randint(0, m, m),
+                             minlength=m)
+        in_bag = counts > 0
+        trows = rows[in_bag]
+        w[trows] = counts[in_bag]
+        if sstats.shape[0]:
+            s = np.zeros_like(sstats)
+            s[trows] = sstats[trows] * counts[in_bag][:, None]
+    else:
+        trows = rows
+        w[rows] = 1.0
+    t = build_tree(data, yc, s, w, bp._replace(seed=int(seeds[1])), crit.impurity, crit.merit,
+                   cp=crit.params, rows=trows)
+    t = trim(t)
+    t = _compact(t._replace(value=np.ascontiguousarray(value_fn(t.value))))
+    return (narrow(t) if NARROW else t), in_bag
+
+
+def fit_slot(proto, task, seeds, data, y, n_classes, folds, oob, n_jobs):
+    """Grow the fold forests (``folds``: list of training row arrays) of one slot,
+    or its out-of-bag forest (``oob``: one bootstrap forest on ``folds[0]``).
+    ``seeds[j]``: the seed of model ``j`` (a forest's ``random_state``); ``y``: class
+    codes ``0 .. n_classes - 1`` or regression targets of all rows of ``data``.
+    Returns ``(PackedSlot, in_bag (T, n) uint8 or None)``."""
+    from joblib import Parallel, delayed
+    n_trees = proto._check_forest_params()
+    template = proto._template(None)
+    n, d = data.Xb.shape
+    if task == "classification":
+        yc, sstats, n_stats = np.ascontiguousarray(y, np.int64), np.zeros((0, n_classes)), \
+            n_classes
+    else:
+        yf = np.asarray(y, np.float64)
+        yc, sstats, n_stats = np.zeros(0, np.int64), np.ascontiguousarray(
+            np.stack([np.ones_like(yf), yf, yf * yf], axis=1)), 3
+    crit = get_criterion(proto.criterion, task)
+    bootstrap = bool(proto.bootstrap) or oob
+    jobs = []
+    for j, rows in enumerate(folds):
+        m = rows.shape[0]
+        params = template._resolve_params(m, d, float(m))
+        bp = make_params(TASK_CLASSIFICATION if task == "classification" else TASK_DENSE,
+                         n_stats, multiway=template._nominal_mode(), seed=0,
+                         merit_code=crit.merit_code, builtin=crit.builtin_code,
+                         split_mode=proto._split_mode, **params)
+        rs = np.random.RandomState(int(seeds[j]))
+        rs.randint(0, _MAX_SEED)                 # the forest's bin seed (unused here)
+        tree_seeds = rs.randint(0, _MAX_SEED, size=(n_trees, 2))
+        jobs += [(bp, tuple(tree_seeds[i]), rows) for i in range(n_trees)]
+    out = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(_grow_one)(data, yc, sstats, bp, crit, sd, rows, bootstrap,
+                           template._value_from_stats) for bp, sd, rows in jobs)
+    forest, roots = concat_trees([t for t, _ in out])
+    if NARROW:
+        forest = narrow(forest)
+    in_bag = None
+    if oob:
+        in_bag = np.zeros((n_trees, n), np.uint8)
+        rows = folds[0]
+        for i, (_, b) in enumerate(out):
+            in_bag[i, rows[b]] = 1
+    del out
+    return PackedSlot(forest, roots, n_trees, len(folds), type(proto).__name__), in_bag
+
+
+def oob_vectors(slot, X, in_bag, task, y, n_classes):
+    """Out-of-bag class vectors of the training rows ``X`` (rows never out of bag
+    get the class prior / the mean target, as the generic path)."""
+    sums, cnt = forest_oob_sum(slot.forest, slot.roots, np.ascontiguousarray(X), in_bag)
+    v = sums / np.maximum(cnt, 1)[:, None]
+    bad = cnt == 0
+    if task == "classification":
+        fill = np.bincount(y, minlength=n_classes) / y.shape[0]
+    else:
+        fill = float(np.mean(y))
+    v[bad] = fill
+    return v
