@@ -85,7 +85,7 @@ def load(name):
 
 
 def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, lr_depth=None,
-            screen=None):
+            screen=None, lr_alpha=1.0):
     from sklearn.linear_model import LinearRegression, LogisticRegression
 
     from treelab import (
@@ -100,7 +100,7 @@ def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, 
     out = {}
     if task == "classification":
         tops = ToPsClassifier
-        out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel()], loss=loss, n_jobs=n_jobs,
+        out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel(alpha=lr_alpha)], loss=loss, n_jobs=n_jobs,
                                       max_depth=lr_depth, random_state=0)
         if ensemble:
             out["ToPs/ensemble"] = lambda: tops(
@@ -118,7 +118,7 @@ def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, 
         out["Logit"] = lambda: LogisticRegression(max_iter=2000)
     else:
         tops = ToPsRegressor
-        out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel()], n_jobs=n_jobs,
+        out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel(alpha=lr_alpha)], n_jobs=n_jobs,
                                       max_depth=lr_depth, random_state=0)
         if ensemble:
             out["ToPs/ensemble"] = lambda: tops(
@@ -148,7 +148,8 @@ def test_loss(model, X, y, loss, task):
 
 
 def run(name, runs, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, out=None,
-        resume=False, only=None, max_rows=None, lr_depth=None, screen=None):
+        resume=False, only=None, max_rows=None, lr_depth=None, screen=None,
+        lr_alpha=1.0):
     import json
 
     from sklearn.model_selection import train_test_split
@@ -162,7 +163,8 @@ def run(name, runs, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, out=
     if max_rows and X.shape[0] > max_rows:
         keep = np.random.RandomState(0).permutation(X.shape[0])[:max_rows]
         X, y = X[keep], y[keep]
-    ms = methods(task, loss, quick, n_jobs, ensemble, ens_size, ens_depth, lr_depth, screen)
+    ms = methods(task, loss, quick, n_jobs, ensemble, ens_size, ens_depth, lr_depth, screen,
+                 lr_alpha)
     if only:
         ms = {m: f for m, f in ms.items() if m in only}
     res = {m: {} for m in ms}
@@ -276,6 +278,9 @@ def main():
     ap.add_argument("--ens-size", type=int, default=None, help="members of each ensemble learner")
     ap.add_argument("--ens-depth", type=int, default=None, help="max_depth of ToPs/ensemble")
     ap.add_argument("--max-rows", type=int, default=None, help="subsample the data set")
+    ap.add_argument("--lr-alpha", type=float, default=1.0,
+                    help="ridge penalty of ToPs/LR's LinearModel (0: ordinary least squares, "
+                         "the paper's linear regression)")
     ap.add_argument("--lr-depth", type=int, default=None, help="max_depth of ToPs/LR")
     ap.add_argument("--screen", type=int, default=None,
                     help="ToPs/ensemble screen_candidates (None: the exact search)")
@@ -292,7 +297,7 @@ def main():
     for name in args.data:
         run(name, runs, args.quick, args.n_jobs, not args.no_ensemble, args.ens_size,
             args.ens_depth, args.out, args.resume, args.methods, args.max_rows, args.lr_depth,
-            args.screen)
+            args.screen, args.lr_alpha)
 
 
 if __name__ == "__main__":
