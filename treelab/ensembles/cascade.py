@@ -165,6 +165,40 @@ def _holdout_mask(y_codes, fraction, rng, stratified):
     return mask
 
 
+class _LevelStopper:
+    """The cascade's growth rule (slides 6.10; Zhou & Feng 2017, Sec. 3.1): add
+    levels while the estimated accuracy (validation score, else training
+    score) improves by more than ``delta``, tolerating ``n_tolerant`` levels
+    without improvement; with ``fixed`` levels every level is kept.  Tracks the
+    best level and, when ``keep_vectors``, its class vectors (a final
+    estimator's input)."""
+
+    def __init__(self, delta, n_tolerant, fixed, keep_vectors):
+        self.delta, self.n_tolerant = float(delta), int(n_tolerant)
+        self.fixed, self.keep_vectors = fixed is not None, keep_vectors
+        self.best, self.best_score, self.bad, self.best_vec = 0, -np.inf, 0, None
+
+    def add(self, lev, train_score, val_score, vec):
+        """Record level ``lev`` (0-based); True when growth stops."""
+        score = train_score if val_score is None else val_score
+        if self.fixed or score > self.best_score + self.delta:
+            if not self.fixed:
+                self.best_score, self.bad = score, 0
+            self.best = lev + 1
+            self.best_vec = vec if self.keep_vectors else None
+            return False
+        self.bad += 1
+        return self.bad >= self.n_tolerant
+
+
+def _show_level(bar, train_score, val_score):
+    """Advance the progress bar by one level, showing its scores."""
+    if bar is not None:
+        bar.update(1)
+        bar.set_postfix(train=f"{train_score:.4f}", val=(
+            "-" if val_score is None else f"{val_score:.4f}"))
+
+
 class _NoBar:
     def update(self, n=1):
         pass
@@ -454,8 +488,9 @@ class _BaseCascade(BaseEstimator):
         F = self.n_forests_
         k = p["n_folds"]
         oob = self.class_vectors == "oob"
-        best_vectors = None
-        levels, best, best_score, bad = [], 0, -np.inf, 0
+        levels = []
+        stop = _LevelStopper(self.delta, p["n_tolerant_rounds"], fixed_levels,
+                             self.final_estimator is not None)
         max_levels = p["max_levels"] if fixed_levels is None else fixed_levels
         stratified = self._task == "classification"
         for lev in range(max_levels):
@@ -504,25 +539,14 @@ class _BaseCascade(BaseEstimator):
             throwaway = phase == "grow" and Zv is not None and self.refit
             levels.append(CascadeLevel(None if throwaway else models, record))
             del models, fitted
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(train=f"{train_score:.4f}", val=(
-                    "-" if val_score is None else f"{val_score:.4f}"))
-            if fixed_levels is not None:
-                best = lev + 1
-                continue
-            score = train_score if val_score is None else val_score
-            if score > best_score + float(self.delta):
-                best_score, best, bad = score, lev + 1, 0
-                best_vectors = vec if self.final_estimator is not None else None
-            else:
-                bad += 1
-                if bad >= p["n_tolerant_rounds"]:
-                    break
+            _show_level(bar, train_score, val_score)
+            if stop.add(lev, train_score, val_score, vec):
+                break
+        best = stop.best
         if self.final_estimator is not None and fixed_levels is None and best < len(levels):
-            Z[:, d:] = best_vectors
+            Z[:, d:] = stop.best_vec
         if fixed_levels is None:
-            self.best_score_ = best_score
+            self.best_score_ = stop.best_score
         return levels, best, Z
 
     def _grow_fast(self, raw, y, strat, raw_val, y_val, p, rng, bar, n_vec, phase,
@@ -549,8 +573,9 @@ class _BaseCascade(BaseEstimator):
             Zv[:, :d] = _fast.codes_to_float(take(raw_val))
         Xw = None                  # [raw | class vectors] codes, from the second level on
         vec_bins = None
-        best_vec = None
-        levels, best, best_score, bad = [], 0, -np.inf, 0
+        levels = []
+        stop = _LevelStopper(self.delta, p["n_tolerant_rounds"], fixed_levels,
+                             self.final_estimator is not None)
         max_levels = p["max_levels"] if fixed_levels is None else fixed_levels
         stratified = self._task == "classification"
         for lev in range(max_levels):
@@ -608,28 +633,15 @@ class _BaseCascade(BaseEstimator):
             level.out_edges = vedges
             levels.append(level)
             del slots
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(train=f"{train_score:.4f}", val=(
-                    "-" if val_score is None else f"{val_score:.4f}"))
-            if fixed_levels is not None:
-                best = lev + 1
-                best_vec = vec if self.final_estimator is not None else None
-                continue
-            score = train_score if val_score is None else val_score
-            if score > best_score + float(self.delta):
-                best_score, best, bad = score, lev + 1, 0
-                best_vec = vec if self.final_estimator is not None else None
-            else:
-                bad += 1
-                if bad >= p["n_tolerant_rounds"]:
-                    break
+            _show_level(bar, train_score, val_score)
+            if stop.add(lev, train_score, val_score, vec):
+                break
         if fixed_levels is None:
-            self.best_score_ = best_score
+            self.best_score_ = stop.best_score
         Z = None
         if self.final_estimator is not None:
-            Z = np.hstack([_fast.codes_to_float(codes), best_vec])
-        return levels, best, Z
+            Z = np.hstack([_fast.codes_to_float(codes), stop.best_vec])
+        return levels, stop.best, Z
 
     def _fast_level_vectors(self, slots, Z):
         """Class vectors of (new) rows ``Z`` (float codes) from one fast-path level."""
