@@ -185,13 +185,18 @@ def run(name, runs, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, out=
             est = make()
             if "random_state" in est.get_params():
                 est.set_params(random_state=r)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             est.fit(Xtr, ytr)
             tim[m][r] = time.perf_counter() - t0
+            cpu = time.process_time() - c0
             res[m][r] = test_loss(est, Xte, yte, loss, task)
-            extra = {}
+            extra = {"cpu_s": cpu}
             if hasattr(est, "nodes_"):
-                extra = {"nodes": len(est.nodes_), "depth": max(nd.depth for nd in est.nodes_)}
+                extra.update(nodes=len(est.nodes_), depth=max(nd.depth for nd in est.nodes_))
+            if m == "ToPs/ensemble":
+                extra.update(ens_size=ens_size, screen=screen, ens_depth=ens_depth)
+            elif m == "ToPs/LR":
+                extra.update(lr_alpha=lr_alpha, lr_depth=lr_depth)
             if out:
                 with open(out, "a") as fh:
                     fh.write(json.dumps(dict(data=name, method=m, run=r, loss=res[m][r],

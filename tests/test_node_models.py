@@ -164,6 +164,23 @@ def test_estimator_model_wraps_any_estimator(clf):
     assert EstimatorModel(sklm.LogisticRegression()).fit(X, y).predict_proba(X).shape == (150, 2)
 
 
+def test_estimator_model_scores_no_rows(clf, reg):
+    """A ToPs leaf can hold no validation-2 rows: scoring 0 rows gives an empty score
+    matrix, even with treelab estimators, which reject 0-row input (a crash in
+    Table III's diabetes run before)."""
+    from treelab import DecisionTreeClassifier, DecisionTreeRegressor
+    X, y, w = clf
+    m = EstimatorModel(DecisionTreeClassifier(max_depth=2))._fit_task(X, y, w, "classification", 3)
+    assert m._scores(X[:0]).shape == (0, 3)
+    lin = EstimatorModel(DecisionTreeRegressor(max_depth=2))._fit_task(X, y, w, "classification", 3)
+    assert lin._scores(X[:0]).shape == (0, 3)
+    Xr, yr, wr = reg
+    r = EstimatorModel(DecisionTreeRegressor(max_depth=2))._fit_task(Xr, yr, wr, "regression", 0)
+    assert r._scores(Xr[:0]).shape == (0,) + r._scores(Xr[:1]).shape[1:]
+    with pytest.raises(ValueError, match="0 sample"):
+        DecisionTreeRegressor(max_depth=2).fit(Xr, yr).predict(Xr[:0])
+
+
 def test_protocol_pickle_and_bad_input(reg):
     X, y, w = reg
     m = LinearModel().fit(X, y)

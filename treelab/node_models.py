@@ -854,8 +854,12 @@ class EstimatorModel(NodeModel):
             return np.tile(self._const, (n, 1))
         if self.task_ == CLASSIFICATION and _is_classifier(self.estimator):
             S = np.zeros((n, self.n_classes_))
-            S[:, self._cols] = self.estimators_[0].predict_proba(X)
+            if n:                      # estimators reject 0 rows (a leaf without V2 rows)
+                S[:, self._cols] = self.estimators_[0].predict_proba(X)
             return S
+        if n == 0:
+            return _expand_scores(np.zeros((0, len(self.estimators_))), self.task_,
+                                  self.n_classes_)
         raw = np.column_stack([np.asarray(e.predict(X), np.float64).reshape(n) for e in self.estimators_])
         return _expand_scores(raw, self.task_, self.n_classes_)
 
