@@ -218,22 +218,35 @@ def _confusion_section(out):
     out.append("(The slides print 95.52 % as the accuracy; their own counts give 95.42 %.)")
 
 
-def _cart_section(out):
-    from . import CARTClassifier
-    from .evaluation import cross_val_accuracy, stratified_kfold
-    from .teaching import text_table
+def _breast_cancer_split(out):
+    """Breast cancer (scikit-learn's copy) with the demo's fixed stratified 3/4 - 1/4 split.
 
-    _title("5. CART with minimal cost-complexity pruning: breast cancer (scikit-learn data)", out)
+    Returns ``(X, X_train, X_test, y_train, y_test)``, or None (and says why in
+    ``out``) when scikit-learn is not installed.
+    """
+    from .evaluation import stratified_kfold
     try:
         from sklearn.datasets import load_breast_cancer
     except ImportError:
         out.append("scikit-learn is not installed: install treelab with the 'test' extra "
                    "(pip install -e '.[test]') to run this part.")
-        return
+        return None
     data = load_breast_cancer(as_frame=True)
     X, y = data.data, data.target.map(dict(enumerate(data.target_names)))
     train, test = stratified_kfold(y.to_numpy(), n_splits=4, random_state=0)[0]
-    Xtr, Xte, ytr, yte = X.iloc[train], X.iloc[test], y.iloc[train], y.iloc[test]
+    return X, X.iloc[train], X.iloc[test], y.iloc[train], y.iloc[test]
+
+
+def _cart_section(out):
+    from . import CARTClassifier
+    from .evaluation import cross_val_accuracy
+    from .teaching import text_table
+
+    _title("5. CART with minimal cost-complexity pruning: breast cancer (scikit-learn data)", out)
+    split = _breast_cancer_split(out)
+    if split is None:
+        return
+    X, Xtr, Xte, ytr, yte = split
     full = CARTClassifier(random_state=0).fit(Xtr, ytr)
     path = full.cost_complexity_pruning_path(Xtr, ytr)
     candidates = np.unique(np.round(path["ccp_alphas"][:-1], 6))
@@ -283,21 +296,14 @@ def _cart_section(out):
 
 def _boosting_section(out):
     from . import GradientBoostingClassifier
-    from .evaluation import stratified_kfold
     from .teaching import text_table
 
     _title("6. Gradient boosting: first order (GBDT) against second order (XGBoost), "
            "breast cancer", out)
-    try:
-        from sklearn.datasets import load_breast_cancer
-    except ImportError:
-        out.append("scikit-learn is not installed: install treelab with the 'test' extra "
-                   "(pip install -e '.[test]') to run this part.")
+    split = _breast_cancer_split(out)
+    if split is None:
         return
-    data = load_breast_cancer(as_frame=True)
-    X, y = data.data, data.target.map(dict(enumerate(data.target_names)))
-    train, test = stratified_kfold(y.to_numpy(), n_splits=4, random_state=0)[0]
-    Xtr, Xte, ytr, yte = X.iloc[train], X.iloc[test], y.iloc[train], y.iloc[test]
+    _, Xtr, Xte, ytr, yte = split
     out.say("Same training / test rows as section 5; logistic loss, 100 rounds of depth-3 "
             "trees, learning rate 0.1, starting from the log-odds of the training classes. "
             "GBDT (slides 6.8, method='gradient'): each tree fits the negative gradient "
