@@ -18,6 +18,7 @@ run of the script before treelab's forests exist: ratios are then ~1 by
 construction).
 
 Run:  python benchmarks/bench_cascade.py [--n-trees 50] [--max-levels 3] [--only synthetic mnist]
+      [--n-train 8000 --n-test 2000]   (MNIST rows; e.g. --n-train 2000 for a quick run)
 """
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ def main():
     ap.add_argument("--max-levels", type=int, default=3)
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--only", nargs="*", default=["synthetic", "mnist"])
+    ap.add_argument("--n-train", type=int, default=8000,
+                    help="MNIST training rows (quick subset: e.g. 2000)")
+    ap.add_argument("--n-test", type=int, default=2000, help="MNIST test rows")
     args = ap.parse_args()
     ours = "sklearn" if args.stand_in_forests else "treelab"
     print(f"cascade: 2 RF + 2 completely-random forests x {args.n_trees} trees, k = 3, 20 % "
@@ -48,7 +52,7 @@ def main():
     for data in args.only:
         spec = {"data": "classification50k" if data == "synthetic" else "mnist",
                 "model": "cascade", "n_trees": args.n_trees, "max_levels": args.max_levels,
-                "n_jobs": args.n_jobs}
+                "n_jobs": args.n_jobs, "n_train": args.n_train, "n_test": args.n_test}
         res = {}
         for src in (ours, "sklearn"):
             label = "treelab" if src == "treelab" else (

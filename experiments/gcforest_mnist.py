@@ -18,7 +18,8 @@ RandomForest + ExtraTrees(max_features=1) instead (for trial runs before
 treelab's forests exist).
 
 Run:  python experiments/gcforest_mnist.py [--n-trees 50] [--max-levels 4]
-          [--only mnist digits regression]
+          [--only mnist digits regression] [--mnist-models rf cascade gcforest gb]
+          [--n-train 8000 --n-test 2000]
 """
 from __future__ import annotations
 
@@ -59,6 +60,8 @@ def main():
     ap.add_argument("--max-train-windows", type=int, default=20_000)
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--only", nargs="*", default=["mnist", "digits", "regression"])
+    ap.add_argument("--mnist-models", nargs="*", default=["rf", "cascade", "gcforest", "gb"],
+                    help="MNIST rows to run (rf cascade gcforest gb)")
     args = ap.parse_args()
     src = "sklearn" if args.stand_in_forests else "treelab"
     common = {"forests": src, "n_trees": args.n_trees, "max_levels": args.max_levels,
@@ -77,6 +80,8 @@ def main():
                  {"max_train_windows": args.max_train_windows, "pooling": "mean",
                   "pool_size": 3}),
                 ("gradient boosting (treelab)", "gb", {"colsample": 0.3})]:
+            if model not in args.mnist_models:
+                continue
             r = run_isolated({**common, **dm, **extra, "model": model})
             mnist[model] = r
             print(_row(name, r, PAPER.get(model, "")), flush=True)

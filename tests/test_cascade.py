@@ -524,8 +524,9 @@ def test_fast_path_trees_do_not_read_the_placeholder_values():
         rows = np.arange(300)
         args = (y.astype(np.int64), np.zeros((0, 3)), bp, crit, (1, 2), rows, True,
                 tpl._value_from_stats)
-        t1, _ = fast._grow_one(data._replace(X=np.full(X.shape, np.nan)), *args)
-        t2, _ = fast._grow_one(data._replace(X=X.copy()), *args)
+        t1, _ = fast._grow_one(data._replace(D=data.D._replace(X=np.full(X.shape, np.nan))),
+                               *args)
+        t2, _ = fast._grow_one(data._replace(D=data.D._replace(X=X.copy())), *args)
         for a, b in zip(t1, t2):
             np.testing.assert_array_equal(a, b)
 

@@ -4,19 +4,25 @@ A generic cascade hands every (forest, fold) model its training rows as a new
 ``X`` and asks it for ``predict_proba``: each fold fit copies the rows, the
 forest re-bins (or presorts) them, and every level copies the raw features
 again.  For treelab's random / extra / completely-random forests the cascade
-instead grows the trees itself on the engine (:func:`~treelab._engine.builder.build_tree`),
-on data prepared once:
+instead grows the trees itself on the engine
+(:func:`~treelab._engine.column_builder.grow_codes`), on data prepared once:
 
 * the raw features are quantile-binned **once** (uint8 codes, ``max_bin`` bins,
   as deep-forest 0.1.x) and written once into the ``[raw | class vectors]``
-  code matrix of a phase; every level overwrites only the class-vector columns,
+  code matrix of a phase, stored column-major (a tree reads one feature of
+  many rows at a time); every level overwrites only the class-vector columns,
   which are binned per level (255 quantile bins of the training vectors, the
   edges kept for prediction, as deep-forest bins its augmented features);
 * a fold model is a list of row ids into that matrix (the builder's ``rows``),
   never a copy; a bootstrap sample is integer weights on those rows;
-* trees split bin codes with the histogram splitter: on integer codes this is
-  the forest's ``splitter="hist"`` (for the raw columns the same partitions of
-  the training rows as the exact splitter, thresholds at bin boundaries);
+* trees split bin codes as the forest's ``splitter="hist"`` does (for the raw
+  columns the same partitions of the training rows as the exact splitter,
+  thresholds at bin boundaries), but only the drawn features are read: a
+  random forest's node histograms (or sorts) its sqrt(d) drawn features, a
+  completely-random tree's node reads the [min, max] code range of its one
+  feature -- no histogram over all d columns, no histogram pool (on MNIST's
+  824 columns this was most of the fit's time and memory); the trees equal
+  the histogram builder's (tested in ``tests/test_column_builder.py``);
 * the k fold forests of a slot are stored as **one** multi-root tree (only
   what prediction reads, :func:`~treelab.ensembles.forest._compact`); the
   class vector of a training row is one :func:`~treelab._engine.tree.forest_sum`
@@ -35,11 +41,14 @@ the training rows); the tests check this equality.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from .._engine.binning import BinnedData, bin_matrix, quantile_bin_edges
-from .._engine.builder import build_tree, make_params
-from .._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
+from .._engine.builder import make_params
+from .._engine.column_builder import get_codes_kernel
+from .._engine.merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, TASK_DENSE
 from .._engine.tree import concat_trees, forest_oob_sum, forest_sum, forest_sum_serial, trim
 from ..split_criteria import get_criterion
 from .forest import _MAX_SEED, _BaseForest, _compact, _numba_threads
@@ -54,8 +63,8 @@ _PARALLEL_MIN_WORK = 50_000
 
 def supported(forests, max_bin):
     """True when every forest is a treelab forest the fast path reproduces
-    (no class weights, nominal features, ``max_samples`` or
-    ``min_weight_fraction_leaf``; those go through the generic path)."""
+    (no class weights, nominal features, ``max_samples``,
+    ``min_weight_fraction_leaf`` or gain ratio; those go through the generic path)."""
     if max_bin is None:
         return False
     for f in forests:
@@ -66,6 +75,11 @@ def supported(forests, max_bin):
                 or p.get("max_samples") is not None
                 or float(p.get("min_weight_fraction_leaf", 0.0)) != 0.0):
             return False
+        try:
+            if get_criterion(p.get("criterion"), f._task).merit_code == MERIT_GAIN_RATIO:
+                return False            # C4.5's choice rule: the builder's generic search
+        except (TypeError, ValueError):
+            return False                # a bad criterion: the forest itself says so
     return True
 
 
@@ -81,20 +95,28 @@ def identity_edges(n_value_bins):
     return np.ascontiguousarray(edges, np.float64), offsets
 
 
+#: the data the trees of a level grow on: ``D`` (:data:`BinnedData`: edges, bins,
+#: missing code; its ``X`` only carries the shape and its ``Xb`` is a placeholder)
+#: and ``XT``, the codes column-major (``d x n`` uint8, read by
+#: :func:`~treelab._engine.column_builder.grow_codes`)
+CodeData = namedtuple("CodeData", ["D", "XT"])
+
+
 def binned_data(Xb, n_value_bins, has_missing):
-    """:data:`BinnedData` over the code matrix ``Xb`` (uint8, missing = 255) for the
-    histogram builder.  Its ``X`` field only carries the shape: with numeric
-    features the histogram builder reads ``Xb`` alone (``np.empty`` maps no
-    memory until written; a test checks that the trees do not depend on it).
-    The histograms have as many bins as :func:`~treelab._engine.binning.bin_data`
-    would give (most value bins + 1 for missing values; 256 when a value is
-    missing, so that code 255 is the missing bin)."""
+    """:data:`CodeData` over the code matrix ``Xb`` (``n x d`` uint8, missing = 255;
+    best a transposed C-contiguous ``d x n`` array, which is used without a copy).
+    ``D.X`` only carries the shape (``np.empty`` maps no memory until written; a
+    test checks that the trees do not depend on it).  The histograms have as many
+    bins as :func:`~treelab._engine.binning.bin_data` would give (most value bins
+    + 1 for missing values; 256 when a value is missing, so that code 255 is the
+    missing bin)."""
     n, d = Xb.shape
     edges, offsets = identity_edges(n_value_bins)
     B = MISSING + 1 if has_missing else int(np.max(n_value_bins, initial=1)) + 1
-    return BinnedData(np.empty((n, d)), Xb, np.zeros((d, 0), np.int64), np.zeros((d, 0)),
-                      np.zeros(d, np.bool_), np.zeros(d, np.int64), edges, offsets, True,
-                      B - 1, B)
+    D = BinnedData(np.empty((n, d)), np.zeros((1, d), np.uint8), np.zeros((d, 0), np.int64),
+                   np.zeros((d, 0)), np.zeros(d, np.bool_), np.zeros(d, np.int64), edges,
+                   offsets, True, B - 1, B)
+    return CodeData(D, np.ascontiguousarray(Xb.T))
 
 
 def codes_to_float(Xb):
@@ -167,11 +189,16 @@ def narrow(t):
         cat_map=np.full(1, -1, np.int64), value=t.value.astype(np.float32))
 
 
+def _cp(crit):
+    cp = crit.params
+    return np.zeros(1) if cp is None else np.ascontiguousarray(cp, np.float64)
+
+
 def _grow_one(data, yc, sstats, bp, crit, seeds, rows, bootstrap, value_fn):
     """One tree on ``rows`` of ``data`` (bootstrap: integer weights drawn over
     the positions of ``rows``, as the forest's ``_bootstrap_counts``).
     Returns (compact tree, in-bag mask over ``rows`` or None)."""
-    N = data.Xb.shape[0]
+    N = data.XT.shape[1]
     m = rows.shape[0]
     w = np.zeros(N)
     in_bag = None
@@ -188,8 +215,9 @@ def _grow_one(data, yc, sstats, bp, crit, seeds, rows, bootstrap, value_fn):
     else:
         trows = rows
         w[rows] = 1.0
-    t = build_tree(data, yc, s, w, bp._replace(seed=int(seeds[1])), crit.impurity, crit.merit,
-                   cp=crit.params, rows=trows)
+    t = get_codes_kernel()(data.D, data.XT, yc, s, w, np.ascontiguousarray(trows, np.int64),
+                           bp._replace(seed=int(seeds[1])), _cp(crit), crit.impurity,
+                           crit.merit)
     t = trim(t)
     t = _compact(t._replace(value=np.ascontiguousarray(value_fn(t.value))))
     return (narrow(t) if NARROW else t), in_bag
@@ -204,7 +232,7 @@ def fit_slot(proto, task, seeds, data, y, n_classes, folds, oob, n_jobs):
     from joblib import Parallel, delayed
     n_trees = proto._check_forest_params()
     template = proto._template(None)
-    n, d = data.Xb.shape
+    d, n = data.XT.shape
     if task == "classification":
         yc, sstats, n_stats = np.ascontiguousarray(y, np.int64), np.zeros((0, n_classes)), \
             n_classes

@@ -33,8 +33,9 @@ deep-forest does with 255 bins; the forests then split bin codes, the same
 order as the values).  With treelab's own forests (the default) the cascade
 grows the trees itself (:mod:`._cascade_fast`): one uint8 code matrix
 ``[raw | binned class vectors]`` per phase whose class-vector columns every
-level overwrites, fold models as lists of row ids into it (no copies), the
-histogram builder on the codes, trees grown on threads, and the k fold forests
+level overwrites, fold models as lists of row ids into it (no copies), trees
+that read only their drawn features' codes (``_engine/column_builder.py``)
+grown on threads, and the k fold forests
 of a slot kept as one compact multi-root tree (int32 / float32 nodes, float32
 leaf values: about a third of scikit-learn's node size); the out-of-fold class
 vectors are one prediction call per fold.  Any other estimator goes through
@@ -474,6 +475,42 @@ class _BaseCascade(BaseEstimator):
         return self._grow_generic(raw, y, strat, raw_val, y_val, p, rng, bar, n_vec, phase,
                                   fixed_levels)
 
+    # -- the parts both level loops (generic and fast) share
+    def _level_plan(self, p, fixed_levels):
+        """The growth rule of a phase and its largest number of levels."""
+        stop = _LevelStopper(self.delta, p["n_tolerant_rounds"], fixed_levels,
+                             self.final_estimator is not None)
+        return stop, (p["max_levels"] if fixed_levels is None else fixed_levels)
+
+    def _draw_level(self, rng, strat, p, n):
+        """A level's random draws, in one order for both loops: the seeds of its
+        models (forest x fold), the fold of every row (None: out-of-bag, one model
+        per forest on all rows) and the training rows of each fold model."""
+        F = self.n_forests_
+        if self.class_vectors == "oob":
+            return rng.randint(_SEED_MAX, size=(F, 1)), None, [np.arange(n)]
+        k = p["n_folds"]
+        seeds = rng.randint(_SEED_MAX, size=(F, k))
+        fold = _fold_ids(strat, k, rng, self._task == "classification")
+        return seeds, fold, [np.flatnonzero(fold != j) for j in range(k)]
+
+    def _end_level(self, levels, models, stop, bar, lev, phase, t0, cols, train_score,
+                   val_score, vec, held_out, **extra):
+        """Record a grown level (history, progress bar) and apply the growth rule:
+        returns ``(level, stop growing?)``.  A growth run that will be refitted only
+        needs its models until the held-out vectors are computed: they are not
+        kept (peak memory)."""
+        cur, peak = _memory_mb()
+        record = {"level": lev + 1, "phase": phase, "train_score": train_score,
+                  "val_score": val_score, "fit_time": time.perf_counter() - t0,
+                  "rss_mb": cur, "peak_rss_mb": peak, "n_features_in": cols, **extra}
+        self.history_.append(record)
+        throwaway = phase == "grow" and held_out and self.refit
+        level = CascadeLevel(None if throwaway else models, record)
+        levels.append(level)
+        _show_level(bar, train_score, val_score)
+        return level, stop.add(lev, train_score, val_score, vec)
+
     def _grow_generic(self, raw, y, strat, raw_val, y_val, p, rng, bar, n_vec, phase,
                       fixed_levels):
         """Grow levels on ``raw`` (optionally scoring each on ``raw_val``); with
@@ -489,20 +526,13 @@ class _BaseCascade(BaseEstimator):
         k = p["n_folds"]
         oob = self.class_vectors == "oob"
         levels = []
-        stop = _LevelStopper(self.delta, p["n_tolerant_rounds"], fixed_levels,
-                             self.final_estimator is not None)
-        max_levels = p["max_levels"] if fixed_levels is None else fixed_levels
-        stratified = self._task == "classification"
+        stop, max_levels = self._level_plan(p, fixed_levels)
         for lev in range(max_levels):
             t0 = time.perf_counter()
             cols = d if lev == 0 else d + n_vec
-            if oob:
-                seeds = rng.randint(_SEED_MAX, size=(F, 1))
-                jobs = [(f, 0, None) for f in range(F)]
-            else:
-                seeds = rng.randint(_SEED_MAX, size=(F, k))
-                fold = _fold_ids(strat, k, rng, stratified)
-                jobs = [(f, j, np.flatnonzero(fold != j)) for f in range(F) for j in range(k)]
+            seeds, fold, folds = self._draw_level(rng, strat, p, n)
+            jobs = [(f, j, None if oob else rows) for f in range(F)
+                    for j, rows in enumerate(folds)]
             fitted = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(_fit_slot)(self.forests_[f], seeds[f, j], Z, cols, y, rows, oob,
                                    self._task) for f, j, rows in jobs)
@@ -529,18 +559,10 @@ class _BaseCascade(BaseEstimator):
             Z[:, d:] = vec
             if Zv is not None:
                 Zv[:, d:] = vval
-            cur, peak = _memory_mb()
-            record = {"level": lev + 1, "phase": phase, "train_score": train_score,
-                      "val_score": val_score, "fit_time": time.perf_counter() - t0,
-                      "rss_mb": cur, "peak_rss_mb": peak, "n_features_in": cols}
-            self.history_.append(record)
-            # a growth run that will be refitted only needs the models until its
-            # held-out vectors are computed: drop them now (peak memory)
-            throwaway = phase == "grow" and Zv is not None and self.refit
-            levels.append(CascadeLevel(None if throwaway else models, record))
+            done = self._end_level(levels, models, stop, bar, lev, phase, t0, cols,
+                                   train_score, val_score, vec, Zv is not None)[1]
             del models, fitted
-            _show_level(bar, train_score, val_score)
-            if stop.add(lev, train_score, val_score, vec):
+            if done:
                 break
         best = stop.best
         if self.final_estimator is not None and fixed_levels is None and best < len(levels):
@@ -571,42 +593,42 @@ class _BaseCascade(BaseEstimator):
         if raw_val is not None:
             Zv = np.zeros((raw_val[1].shape[0], d + n_vec))
             Zv[:, :d] = _fast.codes_to_float(take(raw_val))
-        Xw = None                  # [raw | class vectors] codes, from the second level on
+        # [raw | class vectors] codes, column-major (the trees read one feature of
+        # many rows at a time): raw rows written once, class-vector rows per level;
+        # Xw / X0 are its (n, cols) views of levels >= 2 / of level 1
+        XTw = np.empty((d + n_vec, n), np.uint8)
+        XTw[:d] = codes.T
+        del codes
+        Xw = XTw.T
+        X0 = XTw[:d].T
         vec_bins = None
         levels = []
-        stop = _LevelStopper(self.delta, p["n_tolerant_rounds"], fixed_levels,
-                             self.final_estimator is not None)
-        max_levels = p["max_levels"] if fixed_levels is None else fixed_levels
-        stratified = self._task == "classification"
+        stop, max_levels = self._level_plan(p, fixed_levels)
         for lev in range(max_levels):
             t0 = time.perf_counter()
             cols = d if lev == 0 else d + n_vec
-            data = _fast.binned_data(codes, raw_bins, has_missing) if lev == 0 else \
+            Xl = X0 if lev == 0 else Xw
+            data = _fast.binned_data(X0, raw_bins, has_missing) if lev == 0 else \
                 _fast.binned_data(Xw, np.concatenate([raw_bins, vec_bins]), has_missing)
-            if oob:
-                seeds = rng.randint(_SEED_MAX, size=(F, 1))
-                folds = [np.arange(n)]
-            else:
-                seeds = rng.randint(_SEED_MAX, size=(F, k))
-                fold = _fold_ids(strat, k, rng, stratified)
-                folds = [np.flatnonzero(fold != j) for j in range(k)]
-            slots = []
-            vec = np.empty((n, n_vec))
-            for f in range(F):
-                slot, in_bag = _fast.fit_slot(self.forests_[f], self._task, seeds[f], data, y,
-                                              n_codes, folds, oob, self.n_jobs)
-                sl = slice(f * K, (f + 1) * K)
-                if oob:
-                    vec[:, sl] = _fast.oob_vectors(slot, _fast.codes_to_float(data.Xb), in_bag,
-                                                   self._task, y, n_codes)
-                else:
-                    # the rows of fold j only by the model that did not see them
-                    for j in range(k):
-                        rows = np.flatnonzero(fold == j)
-                        vec[rows, sl] = slot.mean(_fast.codes_to_float(data.Xb[rows]), model=j,
-                                                  n_jobs=self.n_jobs)
-                slots.append(slot)
+            seeds, fold, folds = self._draw_level(rng, strat, p, n)
+            fitted = [_fast.fit_slot(self.forests_[f], self._task, seeds[f], data, y, n_codes,
+                                     folds, oob, self.n_jobs) for f in range(F)]
             del data
+            slots = [slot for slot, _ in fitted]
+            vec = np.empty((n, n_vec))
+            # the rows of fold j only by the model that did not see them (out of bag:
+            # by the trees whose bootstrap missed them); rows as floats once per fold
+            for j in range(1 if oob else k):
+                rows = None if oob else np.flatnonzero(fold == j)
+                Xj = _fast.codes_to_float(Xl if oob else Xl[rows])
+                for f, (slot, in_bag) in enumerate(fitted):
+                    sl = slice(f * K, (f + 1) * K)
+                    if oob:
+                        vec[:, sl] = _fast.oob_vectors(slot, Xj, in_bag, self._task, y, n_codes)
+                    else:
+                        vec[rows, sl] = slot.mean(Xj, model=j, n_jobs=self.n_jobs)
+                del Xj
+            del fitted
             train_score = self._vector_score(vec, y)
             val_score = None
             vval = None
@@ -615,32 +637,22 @@ class _BaseCascade(BaseEstimator):
                 val_score = self._vector_score(vval, y_val)
             # the next level's input: the class-vector columns, binned, overwritten in place
             vcodes, vedges, vec_bins = _fast.bin_vectors(vec, self.max_bin)
-            if Xw is None:
-                Xw = np.empty((n, d + n_vec), np.uint8)
-                Xw[:, :d] = codes
-            Xw[:, d:] = vcodes
+            XTw[d:] = vcodes.T
             del vcodes
             if Zv is not None:
                 Zv[:, d:] = _fast.bin_vectors(vval, self.max_bin, edges=vedges)[0]
-            cur, peak = _memory_mb()
-            record = {"level": lev + 1, "phase": phase, "train_score": train_score,
-                      "val_score": val_score, "fit_time": time.perf_counter() - t0,
-                      "rss_mb": cur, "peak_rss_mb": peak, "n_features_in": cols,
-                      "model_mb": sum(s.nbytes for s in slots) / 2 ** 20}
-            self.history_.append(record)
-            throwaway = phase == "grow" and Zv is not None and self.refit
-            level = CascadeLevel(None if throwaway else slots, record)
+            level, done = self._end_level(levels, slots, stop, bar, lev, phase, t0, cols,
+                                          train_score, val_score, vec, Zv is not None,
+                                          model_mb=sum(s.nbytes for s in slots) / 2 ** 20)
             level.out_edges = vedges
-            levels.append(level)
             del slots
-            _show_level(bar, train_score, val_score)
-            if stop.add(lev, train_score, val_score, vec):
+            if done:
                 break
         if fixed_levels is None:
             self.best_score_ = stop.best_score
         Z = None
         if self.final_estimator is not None:
-            Z = np.hstack([_fast.codes_to_float(codes), stop.best_vec])
+            Z = np.hstack([_fast.codes_to_float(X0), stop.best_vec])
         return levels, stop.best, Z
 
     def _fast_level_vectors(self, slots, Z):

@@ -1,0 +1,99 @@
+"""The column-major code builder (treelab/_engine/column_builder.py) against the
+histogram builder it replaces in the cascade: the same BuildParams and seed must
+give the same tree, node for node, while it does only the drawn features' work."""
+import numpy as np
+import pytest
+
+from treelab._engine.builder import build_tree, make_params
+from treelab._engine.column_builder import build_tree_codes
+from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
+from treelab._engine.splitter import SPLIT_BEST, SPLIT_RANDOM
+from treelab.ensembles import _cascade_fast as fast
+from treelab.split_criteria import get_criterion
+
+
+def _codes(n, d, n_codes, seed, missing):
+    rng = np.random.RandomState(seed)
+    Xb = rng.randint(0, n_codes, size=(n, d)).astype(np.uint8)
+    Xb[:, 0] = 0                                   # a constant feature (never counted)
+    if missing:
+        Xb[rng.rand(n, d) < 0.1] = fast.MISSING
+    return Xb
+
+
+def _both(Xb, n_value_bins, yc, sstats, w, rows, bp, crit):
+    cd = fast.binned_data(Xb, n_value_bins, bool((Xb == fast.MISSING).any()))
+    D = cd.D._replace(Xb=np.ascontiguousarray(Xb))        # the builder reads row-major codes
+    cp = np.zeros(1) if crit.params is None else crit.params
+    t1 = build_tree(D, yc, sstats, w, bp, crit.impurity, crit.merit, cp=cp, rows=rows)
+    t2 = build_tree_codes(cd.D, cd.XT, yc, sstats, w, bp, crit.impurity, crit.merit, cp=cp,
+                          rows=rows)
+    return t1, t2
+
+
+def _same(t1, t2):
+    n = int(t1.sizes[0])
+    assert int(t2.sizes[0]) == n and n > 3
+    for name in ("feature", "threshold", "first_child", "missing_child", "n_samples",
+                 "value", "impurity", "depth"):
+        a = getattr(t1, name)[:n]
+        b = getattr(t2, name)[:n]
+        np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+@pytest.mark.parametrize("mode,max_features,criterion,missing,msl,boot", [
+    (SPLIT_BEST, 5, "gini", False, 1, False),        # random forest: sqrt(d) features
+    (SPLIT_BEST, 5, "entropy", True, 3, True),       # missing codes, bootstrap weights
+    (SPLIT_BEST, 30, "gini", True, 1, False),        # every feature
+    (SPLIT_RANDOM, 1, "gini", False, 1, False),      # completely-random trees
+    (SPLIT_RANDOM, 1, "gini", True, 2, True),
+    (SPLIT_RANDOM, 5, "entropy", True, 1, False),    # extra trees: best of 5 random cuts
+])
+def test_classification_trees_equal_the_histogram_builder(mode, max_features, criterion,
+                                                          missing, msl, boot):
+    n, d, k = 700, 30, 3
+    Xb = _codes(n, d, 40, 0, missing)
+    rng = np.random.RandomState(1)
+    y = ((Xb[:, 1] % 7) + (Xb[:, 2] % 5) + rng.randint(0, 4, n)) % k
+    rows = np.sort(rng.choice(n, 500, replace=False)).astype(np.int64)
+    w = np.zeros(n)
+    w[rows] = rng.randint(1, 4, rows.shape[0]) if boot else 1.0
+    crit = get_criterion(criterion, "classification")
+    bp = make_params(TASK_CLASSIFICATION, k, max_depth=np.iinfo(np.int64).max,
+                     min_samples_split=2, min_samples_leaf=msl, min_weight_leaf=0.0,
+                     min_impurity_decrease=0.0, max_features=max_features, multiway=0,
+                     merit_code=crit.merit_code, builtin=crit.builtin_code, seed=123,
+                     split_mode=mode)
+    t1, t2 = _both(Xb, np.full(d, 40), y.astype(np.int64), np.zeros((0, k)), w, rows, bp, crit)
+    _same(t1, t2)
+
+
+@pytest.mark.parametrize("mode,max_features", [(SPLIT_BEST, 30), (SPLIT_RANDOM, 1)])
+def test_regression_trees_equal_the_histogram_builder_on_integer_targets(mode, max_features):
+    # integer targets: every sum is exact, so the two builders' sums agree bit for bit
+    n, d = 600, 30
+    Xb = _codes(n, d, 20, 2, True)
+    yf = (Xb[:, 1].astype(float) % 9) + (Xb[:, 3] % 4)
+    sstats = np.ascontiguousarray(np.stack([np.ones(n), yf, yf * yf], axis=1))
+    crit = get_criterion("squared_error", "regression")
+    bp = make_params(TASK_DENSE, 3, max_depth=8, min_samples_split=2, min_samples_leaf=2,
+                     min_weight_leaf=0.0, min_impurity_decrease=0.0, max_features=max_features,
+                     multiway=0, merit_code=crit.merit_code, builtin=crit.builtin_code, seed=7,
+                     split_mode=mode)
+    t1, t2 = _both(Xb, np.full(d, 20), np.zeros(0, np.int64), sstats, np.ones(n),
+                   np.arange(n, dtype=np.int64), bp, crit)
+    _same(t1, t2)
+
+
+def test_bad_input():
+    cd = fast.binned_data(np.zeros((10, 3), np.uint8), np.full(3, 2), False)
+    crit = get_criterion("gini", "classification")
+    bp = make_params(TASK_CLASSIFICATION, 2, 5, 2, 1, 0.0, 0.0, 3, 0, crit.merit_code)
+    args = (np.zeros(10, np.int64), np.zeros((0, 2)), np.ones(10))
+    with pytest.raises(ValueError, match="numeric features only"):
+        build_tree_codes(cd.D, np.zeros((4, 10), np.uint8), *args, bp, crit.impurity,
+                         crit.merit)
+    gr = get_criterion("gain_ratio", "classification")
+    with pytest.raises(ValueError, match="gain ratio"):
+        build_tree_codes(cd.D, cd.XT, *args, bp._replace(merit_code=gr.merit_code),
+                         gr.impurity, gr.merit)

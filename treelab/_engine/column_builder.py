@@ -1,0 +1,315 @@
+"""Depth-first trees on column-major bin codes that read only the drawn features.
+
+The histogram builder (:mod:`.builder`) keeps, for every node, the histogram
+of **all** ``d`` features (the larger child's by subtraction) and copies all
+``d`` features of a small node's rows before sorting: O(d) work per node even
+when the tree examines ``max_features`` of them.  A random forest examines
+sqrt(d) features per node (Breiman 2001) and a completely-random tree one
+(Zhou & Feng 2017, section 2.1): on wide inputs (MNIST: 784 pixels + the
+cascade's class vectors) the unused features dominate the time, and the
+per-tree histogram pool (slots x d x bins x classes) the memory.
+
+:func:`grow_codes` grows the same trees as
+``builder.build_tree(..., splitter="hist")`` from the same ``BuildParams`` and
+seed, doing only the drawn features' work:
+
+* the codes are stored column-major (``XT[f]`` = feature ``f`` of every row,
+  contiguous), so gathering one feature of a node's rows stays in cache;
+* best splits (``SPLIT_BEST``): per drawn feature, a histogram of that feature
+  alone over the node's rows (nodes of at least ``small`` rows) or its
+  gathered, sorted codes (smaller nodes), scored by the splitter's
+  :func:`~.splitter.best_numeric_hist` / :func:`~.splitter.best_numeric_sorted`
+  -- the builder's two paths, so the same thresholds and merits;
+* random splits (``SPLIT_RANDOM``: extra trees, completely-random trees): no
+  histogram at all -- the node's [min, max] code range of the drawn feature,
+  one cut ``b ~ U{lo, ..., hi - 1}`` (the draw of
+  :func:`~.splitter.random_numeric`), the children's statistics, partition;
+* features are drawn by the builder's partial Fisher-Yates shuffle (one
+  ``randint`` per visited feature, the permutation carried from node to node,
+  constant features not counted), nodes are visited in the same order and the
+  same numba RNG is seeded with ``P.seed``: for classification (integer sums)
+  the trees equal the builder's node for node (tested); for regression the
+  per-node sums may differ in the last bit from the builder's subtracted
+  histograms.
+
+Numeric features only (the cascade's codes; no nominal features, no feature
+mask, no gain ratio: its C4.5 choice rule needs every visited feature's gain).  Cost per node: O(n_node x features visited) instead of O(n_node x d).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from .builder import (
+    _dummy_data, _grow_i64, _node_stats, _partition_values, _random_numeric_i, children_stats,
+    is_leaf_node, make_children, make_params, new_workspace, split_ok,
+)
+from .merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, better, impurity_of, stats_weight
+from .signatures import IMPURITY_TYPE, MERIT_TYPE
+from .splitter import SPLIT_RANDOM, best_numeric_hist, best_numeric_sorted
+from .tree import new_tree
+
+__all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
+
+_INLINE = dict(cache=True, nogil=True, inline="always")
+_children_stats_i = njit(**_INLINE)(children_stats.py_func)
+_make_children_i = njit(**_INLINE)(make_children.py_func)
+_is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
+
+
+@njit(**_INLINE)
+def _column_hist(col, samples, start, end, yc, sstats, w, task, hist, cnt):
+    """Histogram of one feature (``col`` = its codes) over ``samples[start:end]``;
+    ``hist`` / ``cnt`` arrive zeroed.  Returns the (lowest, highest) code seen."""
+    lo = 1 << 30
+    hi = -1
+    S = hist.shape[1]
+    for p in range(start, end):
+        i = samples[p]
+        b = col[i]
+        if b < lo:
+            lo = b
+        if b > hi:
+            hi = b
+        if task == TASK_CLASSIFICATION:
+            hist[b, yc[i]] += w[i]
+        else:
+            for s in range(S):
+                hist[b, s] += sstats[i, s]
+        cnt[b] += 1
+    return lo, hi
+
+
+@njit(**_INLINE)
+def _sorted_codes(col, samples, start, end, missing_bin, keys, ids):
+    """``keys[:m]`` = the node's codes of one feature in ascending order (stable;
+    missing values last, as NaN), ``ids[:m]`` their rows (the builder's
+    ``_gather_block`` + ``_sort_block_row`` for that feature alone)."""
+    m = end - start
+    for p in range(m):
+        i = samples[start + p]
+        c = col[i]
+        keys[p] = np.inf if c == missing_bin else float(c)
+        ids[p] = i
+    if m <= 24:
+        for p in range(1, m):
+            k = keys[p]
+            r = ids[p]
+            q = p - 1
+            while q >= 0 and keys[q] > k:
+                keys[q + 1] = keys[q]
+                ids[q + 1] = ids[q]
+                q -= 1
+            keys[q + 1] = k
+            ids[q + 1] = r
+    else:
+        perm = np.argsort(keys[:m], kind="mergesort")
+        tk = keys[:m].copy()
+        ti = ids[:m].copy()
+        for p in range(m):
+            keys[p] = tk[perm[p]]
+            ids[p] = ti[perm[p]]
+    for p in range(m - 1, -1, -1):
+        if np.isinf(keys[p]) and keys[p] > 0:
+            keys[p] = np.nan
+        else:
+            break
+
+
+@njit(**_INLINE)
+def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn, merit_fn,
+                hist, cnt, keys, ids, gvals):
+    """The builder's ``find_best_split`` restricted to numeric codes and merits other
+    than the gain ratio (the best merit wins, ties to the first visited feature),
+    doing the work of the visited features only.  Returns the feature (-1: none);
+    its split is in ``ws.feat_thr / feat_mslot / feat_key`` (the last code going
+    left) and the node's codes of it in ``gvals[ws.gsel[0]]`` (NaN = missing)."""
+    d = XT.shape[0]
+    task = P.task
+    missing_bin = D.missing_bin
+    edges = D.edges
+    eo = D.edge_offsets
+    samples = ws.samples
+    features = ws.features
+    max_features = P.max_features
+    msl = P.min_samples_leaf
+    mwl = P.min_weight_leaf
+    merit_code = P.merit_code
+    builtin = P.builtin
+    n_node = end - start
+    random = P.split_mode == SPLIT_RANDOM
+    Xb = XT.T                    # (rows, features) view: splitter.random_numeric reads it
+    gsel = ws.gsel
+    ws.proxy_best[0] = -np.inf
+    n_visited = 0
+    found_any = False
+    # the best feature so far: the builder's choice (first best in visiting order)
+    best_f = -1
+    best_val = -np.inf
+    for j in range(d):
+        if max_features < d:
+            r = j + np.random.randint(0, d - j)
+            tmpf = features[j]
+            features[j] = features[r]
+            features[r] = tmpf
+        f = features[j]
+        col = XT[f]
+        edges_f = edges[eo[f]:eo[f + 1]]
+        key = 0.0
+        if random:
+            # the extra-trees draw on this feature's codes; its gathered values go to
+            # the spare row of ws.gvals (kept if it becomes the best, as the builder)
+            status, score, ratio, thr, mslot, key = _random_numeric_i(
+                D.X, Xb, True, missing_bin, f, samples, start, end, edges_f, yc, sstats, w,
+                parent, imp, ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin,
+                imp_fn, merit_fn, cp, gvals[1 - gsel[0]])
+        elif n_node < ws.small:
+            _sorted_codes(col, samples, start, end, missing_bin, keys, ids)
+            status, score, ratio, thr, mslot = best_numeric_sorted(
+                keys, ids, 0, n_node, True, edges_f, yc, sstats, w, parent, imp, ws.left,
+                ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn, cp,
+                ws.proxy_best)
+        else:
+            lo, hi = _column_hist(col, samples, start, end, yc, sstats, w, task, hist, cnt)
+            status, score, ratio, thr, mslot = best_numeric_hist(
+                hist, cnt, eo[f + 1] - eo[f] + 1, edges_f, missing_bin, parent, imp, n_node,
+                ws.left, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn, cp,
+                ws.proxy_best)
+            # back to zero: only the bins this node touched
+            hist[lo:hi + 1] = 0.0
+            cnt[lo:hi + 1] = 0
+        if status >= 0:
+            n_visited += 1
+        if status == 1:
+            found_any = True
+            if better(score, best_val):
+                best_val = score
+                best_f = f
+                ws.feat_thr[f] = thr
+                ws.feat_mslot[f] = mslot
+                ws.feat_key[f] = key
+                if random:
+                    gsel[0] = 1 - gsel[0]
+        if max_features < d and n_visited >= max_features and found_any:
+            break
+        if status == 1 and n_node == 2 and max_features >= d:
+            break
+    if best_f >= 0 and not random:
+        # the last code going left (the number of the feature's edges below the
+        # threshold, as builder._partition_binned) and the node's codes of it
+        a = eo[best_f]
+        b = eo[best_f + 1]
+        thr = ws.feat_thr[best_f]
+        while a < b:
+            mid = (a + b) >> 1
+            if edges[mid] < thr:
+                a = mid + 1
+            else:
+                b = mid
+        ws.feat_key[best_f] = a - eo[best_f]
+        col = XT[best_f]
+        vals = gvals[gsel[0]]
+        for p in range(start, end):
+            c = col[samples[p]]
+            vals[p] = np.nan if c == missing_bin else c
+    return best_f
+
+
+def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
+    """Grow one tree depth-first (the builder's order) on rows ``rows`` of the
+    column-major codes ``XT`` (``d x N`` uint8; ``D`` gives edges, bins and the
+    missing code); targets / weights as :func:`.builder.grow_depth_first`."""
+    np.random.seed(P.seed)
+    ws = new_workspace(D, rows, P)
+    n = rows.shape[0]
+    hist = np.zeros((D.n_bins, P.n_stats), np.float64)
+    cnt = np.zeros(D.n_bins, np.int64)
+    keys = np.empty(ws.small, np.float64)
+    ids = np.empty(ws.small, np.int64)
+    gvals = np.empty((2, n), np.float64)
+    t = new_tree(64, P.n_stats, 64)
+    t.sizes[0] = 1
+    _node_stats(ws.samples, 0, n, yc, sstats, w, P.task, t.value[0])
+    t.n_samples[0] = n
+    t.weighted_n_samples[0] = stats_weight(t.value[0], P.task)
+    t.impurity[0] = impurity_of(t.value[0], P.merit_code, P.builtin, imp_fn, cp)
+    w_total = t.weighted_n_samples[0]
+    cap = 64
+    st_node = np.empty(cap, np.int64)
+    st_start = np.empty(cap, np.int64)
+    st_end = np.empty(cap, np.int64)
+    st_node[0] = 0
+    st_start[0] = 0
+    st_end[0] = n
+    top = 1
+    while top > 0:
+        top -= 1
+        node = st_node[top]
+        start = st_start[top]
+        end = st_end[top]
+        n_node = end - start
+        wn = t.weighted_n_samples[node]
+        imp = t.impurity[node]
+        if _is_leaf_node_i(P, t.depth[node], n_node, wn, imp):
+            continue
+        f = _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, t.value[node], imp,
+                        imp_fn, merit_fn, hist, cnt, keys, ids, gvals)
+        if f < 0:
+            continue
+        if _partition_values(ws.samples, ws.tmp, ws.child_n, ws.child_start, start, end,
+                             gvals[ws.gsel[0]], ws.feat_key[f], ws.feat_mslot[f] == 0) == 0:
+            continue
+        improvement = _children_stats_i(P, cp, ws, yc, sstats, w, 2, wn, imp, w_total, imp_fn)
+        if not split_ok(P, improvement):
+            continue
+        ws.feat_k[f] = 2
+        t, first = _make_children_i(t, node, D, P, ws, f, 2)
+        if top + 2 > cap:
+            cap *= 2
+            st_node = _grow_i64(st_node, cap, 0)
+            st_start = _grow_i64(st_start, cap, 0)
+            st_end = _grow_i64(st_end, cap, 0)
+        for j in range(1, -1, -1):
+            st_node[top] = first + j
+            st_start[top] = ws.child_start[j]
+            st_end[top] = ws.child_start[j] + ws.child_n[j]
+            top += 1
+    return t
+
+
+_KERNEL = []
+
+
+def get_codes_kernel():
+    """:func:`grow_codes` compiled with its explicit signature (cached on disk)."""
+    if not _KERNEL:
+        from numba import typeof
+        T = typeof(new_tree(1, 1, 1))
+        sig = T(
+            typeof(_dummy_data()), types.uint8[:, ::1], types.int64[::1],
+            types.float64[:, ::1], types.float64[::1], types.int64[::1],
+            typeof(make_params(0, 1, 1, 2, 1, 0.0, 0.0, 1, False, 0,
+                               feature_mask=np.zeros((1, 1), np.bool_))),
+            types.float64[::1], IMPURITY_TYPE, MERIT_TYPE,
+        )
+        _KERNEL.append(njit(sig, cache=True, nogil=True)(grow_codes))
+    return _KERNEL[0]
+
+
+def build_tree_codes(data, XT, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None):
+    """:func:`grow_codes` with :func:`.builder.build_tree`'s arguments plus the
+    column-major codes ``XT`` (``data.Xb`` is not read; numeric features only)."""
+    d, N = XT.shape
+    if data.X.shape[1] != d or np.any(data.is_nominal):
+        raise ValueError("build_tree_codes: numeric features only, XT must be (d, n_rows)")
+    if params.feature_mask.shape[0] != 0:
+        raise ValueError("build_tree_codes does not take a feature mask")
+    if params.merit_code == MERIT_GAIN_RATIO:
+        raise ValueError("build_tree_codes does not take the gain ratio (C4.5's choice rule)")
+    if rows is None:
+        rows = np.arange(N, dtype=np.int64)
+    if cp is None:
+        cp = np.zeros(1)
+    return get_codes_kernel()(data, np.ascontiguousarray(XT, np.uint8), yc, sstats, w,
+                              np.ascontiguousarray(rows, dtype=np.int64), params,
+                              np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn)
