@@ -775,17 +775,18 @@ def children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn):
 
 
 @njit(cache=True, nogil=True)
-def binned_children_stats(D, P, ws, yc, sstats, w, start, end, f):
-    """:func:`partition_node` + the statistics part of :func:`children_stats` for a
-    numeric split of binned data, *without moving the samples*: ``ws.child_n``,
-    ``ws.child_start`` (where the children will lie) and ``ws.cstats``, each child
-    summed over its samples in their order -- the order a stable partition keeps,
-    so the sums are bit-identical to partitioning first.  Returns 2, or 0 when a
-    child would be empty.  The best-first driver partitions only the leaves it
-    splits (LightGBM / scikit-learn HistGradientBoosting: a leaf is split when
-    popped, not when evaluated)."""
+def binned_children_stats(D, P, ws, yc, sstats, w, start, end, f, move):
+    """:func:`partition_node` + the statistics part of :func:`children_stats` in one
+    pass, for a numeric split of binned data: ``ws.child_n``, ``ws.child_start``
+    and ``ws.cstats``, each child summed over its samples in their order (the
+    order the stable partition keeps: the same sums).  ``move``: also partition
+    the samples (as :func:`partition_node`); without it the samples stay where
+    they are (the best-first driver partitions only the leaves it splits, when
+    it splits them: LightGBM / scikit-learn HistGradientBoosting).  Returns 2, or
+    0 when a child would be empty."""
     Xb = D.Xb
     samples = ws.samples
+    tmp = ws.tmp
     missing_bin = D.missing_bin
     # x <= e_b  <=>  bin(x) <= b (see .binning): tb = number of edges below thr
     tb = np.searchsorted(D.edges[D.edge_offsets[f]:D.edge_offsets[f + 1]], ws.feat_thr[f])
@@ -806,11 +807,15 @@ def binned_children_stats(D, P, ws, yc, sstats, w, start, end, f):
                 l0 += sstats[i, 0]
                 l1 += sstats[i, 1]
                 l2 += sstats[i, 2]
+                if move:
+                    samples[start + nl] = i
                 nl += 1
             else:
                 r0 += sstats[i, 0]
                 r1 += sstats[i, 1]
                 r2 += sstats[i, 2]
+                if move:
+                    tmp[p - start - nl] = i
         cst[0, 0] = l0
         cst[0, 1] = l1
         cst[0, 2] = l2
@@ -823,12 +828,20 @@ def binned_children_stats(D, P, ws, yc, sstats, w, start, end, f):
             i = samples[p]
             c = Xb[i, f]
             j = 0 if (miss_left if c == missing_bin else c <= tb) else 1
+            if move:
+                if j == 0:
+                    samples[start + nl] = i
+                else:
+                    tmp[p - start - nl] = i
             nl += 1 - j
             if P.task == TASK_CLASSIFICATION:
                 cst[j, yc[i]] += w[i]
             else:
                 for s in range(cst.shape[1]):
                     cst[j, s] += sstats[i, s]
+    if move:
+        for q in range(end - start - nl):
+            samples[start + nl + q] = tmp[q]
     ws.child_n[0] = nl
     ws.child_n[1] = end - start - nl
     if nl == 0 or nl == end - start:
@@ -968,6 +981,7 @@ _partition_node_i = njit(**_INLINE)(partition_node.py_func)
 _children_stats_i = njit(**_INLINE)(children_stats.py_func)
 _make_children_i = njit(**_INLINE)(make_children.py_func)
 _is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
+_binned_children_stats_i = njit(**_INLINE)(binned_children_stats.py_func)
 
 
 def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row):
@@ -1016,12 +1030,21 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
             if best_f < 0:
                 is_leaf = True
         if not is_leaf:
-            k = _partition_node_i(D, P, ws, start, end, best_f)
+            fused = D.use_hist and not D.is_nominal[best_f] and P.split_mode == SPLIT_BEST
+            if fused:
+                # binned numeric split: partition and children's sums in one pass
+                k = _binned_children_stats_i(D, P, ws, yc, sstats, w, start, end, best_f,
+                                             True)
+            else:
+                k = _partition_node_i(D, P, ws, start, end, best_f)
             if k == 0:
                 is_leaf = True
             else:
-                improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp, w_total,
-                                             imp_fn)
+                if fused:
+                    improvement = children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn)
+                else:
+                    improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp,
+                                                    w_total, imp_fn)
                 if not split_ok(P, improvement):
                     is_leaf = True
         if is_leaf:
@@ -1162,7 +1185,7 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                 # samples; the leaf is partitioned only if it is split (below)
                 lazy = (D.use_hist and not D.is_nominal[f] and P.split_mode == SPLIT_BEST)
                 if lazy:
-                    k = binned_children_stats(D, P, ws, yc, sstats, w, start, end, f)
+                    k = binned_children_stats(D, P, ws, yc, sstats, w, start, end, f, False)
                 else:
                     k = partition_node(D, P, ws, start, end, f)
                 ok = k > 0

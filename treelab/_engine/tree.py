@@ -502,30 +502,35 @@ def _pack_lockstep(t, roots):
     return True, feat, left, miss, thr, val, depth
 
 
-@njit(cache=True, inline="always", nogil=True)
-def _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, lo, hi, cur,
-                         out):
-    """The rows ``lo .. hi - 1`` through every tree in lockstep: one level of the
-    tree at a time for the whole block, ``depth[j]`` levels (rows already at a
-    leaf stay there).  No data-dependent branch (the child is ``left + (x >
-    thr)``, NaN to ``miss``) and the rows of a level are independent, so their
-    memory accesses overlap; XGBoost / treelite-style blocked prediction.  Same
-    leaves as :func:`_packed_leaf` (``x > thr`` is ``not x <= thr`` for a number)
-    and the same sums in tree order."""
-    m = hi - lo
-    for j in range(roots.shape[0]):
-        r = roots[j]
-        c = root_col[j]
-        for q in range(m):
-            cur[q] = r
-        for _ in range(depth[j]):
+@njit(cache=True, nogil=True)
+def _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, lo, hi, out):
+    """The rows ``lo .. hi - 1`` in blocks of :data:`_ROW_BLOCK`, each block through
+    every tree in lockstep: one level of the tree at a time for the whole block,
+    ``depth[j]`` levels (rows already at a leaf stay there).  No data-dependent
+    branch (the child is ``left + (x > thr)``, NaN to ``miss``) and the rows of a
+    level are independent, so their memory accesses overlap (XGBoost-style
+    blocked prediction).  Same leaves as :func:`_packed_leaf` (``x > thr`` is
+    ``not x <= thr`` for a number) and the same sums, in tree order."""
+    cur = np.empty(_ROW_BLOCK, np.int32)
+    for b0 in range(lo, hi, _ROW_BLOCK):
+        m = min(hi, b0 + _ROW_BLOCK) - b0
+        for j in range(roots.shape[0]):
+            r = roots[j]
+            c = root_col[j]
             for q in range(m):
-                node = cur[q]
-                v = X[lo + q, feat[node]]
-                nxt = left[node] + np.int32(v > thr[node])
-                cur[q] = miss[node] if v != v else nxt
-        for q in range(m):
-            out[lo + q, c] += val[cur[q]]
+                cur[q] = r
+            for _ in range(depth[j]):
+                for q in range(m):
+                    node = cur[q]
+                    v = X[b0 + q, feat[node]]
+                    nxt = left[node] + np.int32(v > thr[node])
+                    cur[q] = miss[node] if v != v else nxt
+            for q in range(m):
+                out[b0 + q, c] += val[cur[q]]
+
+
+#: rows per task of the parallel lockstep traversal (16 blocks)
+_ROW_CHUNK = 16 * _ROW_BLOCK
 
 
 @njit(cache=True, nogil=True)
@@ -535,12 +540,7 @@ def forest_raw_serial(t, roots, root_col, X, n_cols):
     out = np.zeros((n, n_cols), np.float64)
     ok, feat, left, miss, thr, val, depth = _pack_lockstep(t, roots)
     if ok:
-        cur = np.empty(_ROW_BLOCK, np.int32)
-        nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
-        for b in range(nb):
-            lo = b * _ROW_BLOCK
-            _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, lo,
-                                 min(n, lo + _ROW_BLOCK), cur, out)
+        _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, 0, n, out)
         return out
     nodes, thr = pack_forest(t)
     _forest_raw_block(t, nodes, thr, roots, root_col, X, 0, n, out)
@@ -553,21 +553,21 @@ def forest_raw(t, roots, root_col, X, n_cols):
     ``out[i, root_col[j]] += value[leaf of row i in tree j, 0]`` for every tree
     ``j`` (trees in order), ``n_cols`` output columns.  One call predicts a whole
     ensemble (boosting: trees summed per class; SGT: one tree per column).
-    Parallel over blocks of rows; binary numeric trees are walked level by level
-    for a whole block at once (:func:`_forest_raw_lockstep`), others one tree at
-    a time on the packed node layout (:func:`pack_forest`)."""
+    Parallel over chunks of rows; binary numeric trees are walked level by level
+    for a whole block of rows at once (:func:`_forest_raw_lockstep`), others one
+    tree at a time on the packed node layout (:func:`pack_forest`)."""
     n = X.shape[0]
     out = np.zeros((n, n_cols), np.float64)
-    nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
     ok, feat, left, miss, thr, val, depth = _pack_lockstep(t, roots)
     if ok:
-        for b in prange(nb):
-            lo = b * _ROW_BLOCK
-            cur = np.empty(_ROW_BLOCK, np.int32)
+        nc = (n + _ROW_CHUNK - 1) // _ROW_CHUNK
+        for b in prange(nc):
+            lo = b * _ROW_CHUNK
             _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, lo,
-                                 min(n, lo + _ROW_BLOCK), cur, out)
+                                 min(n, lo + _ROW_CHUNK), out)
         return out
     nodes, pthr = pack_forest(t)
+    nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
     for b in prange(nb):
         lo = b * _ROW_BLOCK
         _forest_raw_block(t, nodes, pthr, roots, root_col, X, lo, min(n, lo + _ROW_BLOCK), out)
