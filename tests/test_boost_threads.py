@@ -156,3 +156,29 @@ def test_packed_traversal_reaches_the_walked_leaves():
     np.testing.assert_array_equal(
         forest_predict(forest, roots[1:2], [0], Xf, 1)[:, 0],
         predict_value_serial(trim(ms[1].tree_.arrays), Xf)[:, 0])
+
+
+def test_lockstep_traversal_equals_the_walk():
+    """Numeric binary forests take the level-by-level (lockstep) walk: same leaves
+    and the same sums in tree order as a row-by-row walk, with missing values,
+    trees of uneven depth, roots given out of order and a leaf-only tree."""
+    from treelab import DecisionTreeRegressor
+    rng = np.random.default_rng(3)
+    n = 7000
+    X = rng.normal(size=(n, 5))
+    X[rng.random((n, 5)) < 0.08] = np.nan
+    y = np.nan_to_num(X[:, 0]) * 2 + np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=n)
+    ms = [DecisionTreeRegressor(max_depth=dp, random_state=s).fit(X, y)
+          for s, dp in enumerate([1, 4, 11, None])]
+    ms.append(DecisionTreeRegressor(max_depth=3).fit(X, np.ones(n)))      # a single leaf
+    forest, roots = concat_trees([m.tree_.arrays for m in ms])
+    roots = roots[[3, 0, 4, 1, 2]]
+    cols = np.array([1, 0, 1, 0, 1], np.int64)
+    Xf = np.ascontiguousarray(X)
+    Xf[:3, 0] = [np.inf, -np.inf, np.nan]
+    leaves = np.array([[_walk(forest, r, x) for r in roots] for x in Xf])
+    ref = np.zeros((n, 2))
+    for j in range(roots.shape[0]):                       # tree order, as the kernels add
+        ref[:, cols[j]] += forest.value[leaves[:, j], 0]
+    np.testing.assert_array_equal(forest_raw_serial(forest, roots, cols, Xf, 2), ref)
+    np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 2), ref)

@@ -52,6 +52,7 @@ from .tree import LEAF, NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capa
 
 __all__ = ["BuildParams", "make_params", "LAYOUT_PRESORT", "LAYOUT_SAMPLES", "Workspace", "HistPool", "build_tree", "presort",
            "get_build_kernel", "find_best_split", "partition_node", "children_stats",
+           "children_improvement", "binned_children_stats",
            "children_histograms", "make_children", "grow_depth_first", "grow_best_first"]
 
 EPSILON = np.finfo(np.float64).eps
@@ -748,10 +749,17 @@ def children_stats(P, cp, ws, yc, sstats, w, k, wn, imp, w_total, imp_fn):
     """Statistics and impurities of the ``k`` children (``ws.cstats``, ``ws.cimp``)
     and the split's improvement: the weighted impurity decrease
     (w imp - sum_c w_c imp_c) / W_root, or for Newton the gain (merit module)."""
-    task = P.task
     for j in range(k):
         _node_stats(ws.samples, ws.child_start[j], ws.child_start[j] + ws.child_n[j],
-                    yc, sstats, w, task, ws.cstats[j])
+                    yc, sstats, w, P.task, ws.cstats[j])
+    return children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn):
+    """The impurities of the ``k`` children whose statistics are in ``ws.cstats``
+    (``ws.cimp``) and the split's improvement (see :func:`children_stats`)."""
+    task = P.task
     wsum_imp = 0.0
     for j in range(k):
         ws.cimp[j] = impurity_of(ws.cstats[j], P.merit_code, P.builtin, imp_fn, cp)
@@ -764,6 +772,83 @@ def children_stats(P, cp, ws, yc, sstats, w, k, wn, imp, w_total, imp_fn):
         g -= cp[NEWTON_GAMMA] * (k - 1)
         return g
     return (wn * imp - wsum_imp) / w_total if w_total > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def binned_children_stats(D, P, ws, yc, sstats, w, start, end, f, move):
+    """:func:`partition_node` + the statistics part of :func:`children_stats` in one
+    pass, for a numeric split of binned data: ``ws.child_n``, ``ws.child_start``
+    and ``ws.cstats``, each child summed over its samples in their order (the
+    order the stable partition keeps: the same sums).  ``move``: also partition
+    the samples (as :func:`partition_node`); without it the samples stay where
+    they are (the best-first driver partitions only the leaves it splits, when
+    it splits them: LightGBM / scikit-learn HistGradientBoosting).  Returns 2, or
+    0 when a child would be empty."""
+    Xb = D.Xb
+    samples = ws.samples
+    tmp = ws.tmp
+    missing_bin = D.missing_bin
+    # x <= e_b  <=>  bin(x) <= b (see .binning): tb = number of edges below thr
+    tb = np.searchsorted(D.edges[D.edge_offsets[f]:D.edge_offsets[f + 1]], ws.feat_thr[f])
+    miss_left = ws.feat_mslot[f] == 0
+    cst = ws.cstats
+    nl = 0
+    if P.task != TASK_CLASSIFICATION and P.n_stats == 3:
+        l0 = 0.0
+        l1 = 0.0
+        l2 = 0.0
+        r0 = 0.0
+        r1 = 0.0
+        r2 = 0.0
+        for p in range(start, end):
+            i = samples[p]
+            c = Xb[i, f]
+            if (miss_left if c == missing_bin else c <= tb):
+                l0 += sstats[i, 0]
+                l1 += sstats[i, 1]
+                l2 += sstats[i, 2]
+                if move:
+                    samples[start + nl] = i
+                nl += 1
+            else:
+                r0 += sstats[i, 0]
+                r1 += sstats[i, 1]
+                r2 += sstats[i, 2]
+                if move:
+                    tmp[p - start - nl] = i
+        cst[0, 0] = l0
+        cst[0, 1] = l1
+        cst[0, 2] = l2
+        cst[1, 0] = r0
+        cst[1, 1] = r1
+        cst[1, 2] = r2
+    else:
+        cst[:2] = 0.0
+        for p in range(start, end):
+            i = samples[p]
+            c = Xb[i, f]
+            j = 0 if (miss_left if c == missing_bin else c <= tb) else 1
+            if move:
+                if j == 0:
+                    samples[start + nl] = i
+                else:
+                    tmp[p - start - nl] = i
+            nl += 1 - j
+            if P.task == TASK_CLASSIFICATION:
+                cst[j, yc[i]] += w[i]
+            else:
+                for s in range(cst.shape[1]):
+                    cst[j, s] += sstats[i, s]
+    if move:
+        for q in range(end - start - nl):
+            samples[start + nl + q] = tmp[q]
+    ws.child_n[0] = nl
+    ws.child_n[1] = end - start - nl
+    if nl == 0 or nl == end - start:
+        return 0
+    ws.child_start[0] = start
+    ws.child_start[1] = start + nl
+    return 2
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -896,6 +981,7 @@ _partition_node_i = njit(**_INLINE)(partition_node.py_func)
 _children_stats_i = njit(**_INLINE)(children_stats.py_func)
 _make_children_i = njit(**_INLINE)(make_children.py_func)
 _is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
+_binned_children_stats_i = njit(**_INLINE)(binned_children_stats.py_func)
 
 
 def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row):
@@ -944,12 +1030,21 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
             if best_f < 0:
                 is_leaf = True
         if not is_leaf:
-            k = _partition_node_i(D, P, ws, start, end, best_f)
+            fused = D.use_hist and not D.is_nominal[best_f] and P.split_mode == SPLIT_BEST
+            if fused:
+                # binned numeric split: partition and children's sums in one pass
+                k = _binned_children_stats_i(D, P, ws, yc, sstats, w, start, end, best_f,
+                                             True)
+            else:
+                k = _partition_node_i(D, P, ws, start, end, best_f)
             if k == 0:
                 is_leaf = True
             else:
-                improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp, w_total,
-                                             imp_fn)
+                if fused:
+                    improvement = children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn)
+                else:
+                    improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp,
+                                                    w_total, imp_fn)
                 if not split_ok(P, improvement):
                     is_leaf = True
         if is_leaf:
@@ -1028,9 +1123,10 @@ def _heap_pop(keys, nodes, size):
 
 
 def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row):
-    """Best-first (leaf-wise) growth: every new leaf's best split is found (and its
-    samples partitioned) at once; the leaf whose split improves most is split
-    next, until ``P.max_leaves`` leaves (a split that would exceed it is
+    """Best-first (leaf-wise) growth: every new leaf's best split is found at once
+    (with its children's statistics; the samples of a numeric split of binned
+    data are partitioned only when the leaf is split); the leaf whose split
+    improves most is split next, until ``P.max_leaves`` leaves (a split that would exceed it is
     skipped) or no leaf can split.  Arguments as :func:`grow_depth_first`."""
     np.random.seed(P.seed)
     ws = new_workspace(D, rows, P)
@@ -1045,6 +1141,7 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
     n_end = np.zeros(cap, np.int64)
     n_slot = np.full(cap, -1, np.int64)
     rec_f = np.full(cap, -1, np.int64)
+    rec_lazy = np.zeros(cap, np.bool_)      # samples not yet partitioned
     rec_thr = np.zeros(cap, np.float64)
     rec_mslot = np.zeros(cap, np.int64)
     rec_k = np.zeros(cap, np.int64)
@@ -1082,12 +1179,22 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                 f = find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
                                     t.value[node], imp, imp_fn, merit_fn)
                 ok = f >= 0
+            lazy = False
             if ok:
-                k = partition_node(D, P, ws, start, end, f)
+                # numeric splits of binned data: statistics without moving the
+                # samples; the leaf is partitioned only if it is split (below)
+                lazy = (D.use_hist and not D.is_nominal[f] and P.split_mode == SPLIT_BEST)
+                if lazy:
+                    k = binned_children_stats(D, P, ws, yc, sstats, w, start, end, f, False)
+                else:
+                    k = partition_node(D, P, ws, start, end, f)
                 ok = k > 0
             if ok:
-                improvement = children_stats(P, cp, ws, yc, sstats, w, k, wn, imp, w_total,
-                                             imp_fn)
+                if lazy:
+                    improvement = children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn)
+                else:
+                    improvement = children_stats(P, cp, ws, yc, sstats, w, k, wn, imp,
+                                                 w_total, imp_fn)
                 ok = split_ok(P, improvement)
             if not ok:
                 if hslot >= 0:
@@ -1095,6 +1202,7 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                     n_slot[node] = -1
                 continue
             rec_f[node] = f
+            rec_lazy[node] = lazy
             rec_thr[node] = ws.feat_thr[f]
             rec_mslot[node] = ws.feat_mslot[f]
             rec_k[node] = k
@@ -1122,6 +1230,8 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
         ws.feat_mslot[f] = rec_mslot[node]
         ws.feat_k[f] = k
         ws.feat_cats[f] = rec_cats[node]
+        if rec_lazy[node]:
+            partition_node(D, P, ws, start, n_end[node], f)
         acc = start
         for j in range(k):
             ws.child_n[j] = rec_cn[node, j]
@@ -1140,6 +1250,9 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             n_end = _grow_i64(n_end, c2, 0)
             n_slot = _grow_i64(n_slot, c2, -1)
             rec_f = _grow_i64(rec_f, c2, -1)
+            lz2 = np.zeros(c2, np.bool_)
+            lz2[:cap] = rec_lazy
+            rec_lazy = lz2
             rec_mslot = _grow_i64(rec_mslot, c2, 0)
             rec_k = _grow_i64(rec_k, c2, 0)
             thr2 = np.zeros(c2, np.float64)

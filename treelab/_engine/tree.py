@@ -443,10 +443,105 @@ def _forest_raw_block(t, nodes, thr, roots, root_col, X, lo, hi, out):
 
 
 @njit(cache=True, nogil=True)
+def _pack_lockstep(t, roots):
+    """The forest for :func:`_forest_raw_lockstep`, or ``ok = False`` when a node
+    is not a binary numeric split (nominal nodes take the general walk).  Per
+    node: ``feat`` / ``left`` (first child) / ``miss`` (the node a NaN goes to) as
+    int32, ``thr`` and the leaf value ``val``; a leaf points to itself (``thr`` =
+    +inf, ``miss`` = itself), so a row that reached it stays there.  ``depth[j]``:
+    the longest root-to-leaf path of tree ``j`` (found by walking its nodes)."""
+    n = t.sizes[0]
+    feat = np.zeros(n, np.int32)
+    left = np.empty(n, np.int32)
+    miss = np.empty(n, np.int32)
+    thr = np.empty(n, np.float64)
+    val = np.zeros(n, np.float64)
+    depth = np.zeros(roots.shape[0], np.int64)
+    ok = True
+    for i in range(n):
+        k = t.kind[i]
+        if k == LEAF:
+            left[i] = i
+            miss[i] = i
+            thr[i] = np.inf
+            val[i] = t.value[i, 0]
+        elif k == NUMERIC and t.n_children[i] == 2:
+            feat[i] = t.feature[i]
+            left[i] = t.first_child[i]
+            miss[i] = t.first_child[i] + t.missing_child[i]
+            thr[i] = t.threshold[i]
+        else:
+            ok = False
+    if not ok:
+        return False, feat, left, miss, thr, val, depth
+    stack = np.empty(64, np.int64)
+    sdep = np.empty(64, np.int64)
+    for j in range(roots.shape[0]):
+        top = 1
+        stack[0] = roots[j]
+        sdep[0] = 0
+        while top > 0:
+            top -= 1
+            node = stack[top]
+            dn = sdep[top]
+            if t.kind[node] == LEAF:
+                if dn > depth[j]:
+                    depth[j] = dn
+                continue
+            if top + 2 > stack.shape[0]:
+                s2 = np.empty(2 * stack.shape[0], np.int64)
+                d2 = np.empty(2 * stack.shape[0], np.int64)
+                s2[:top] = stack[:top]
+                d2[:top] = sdep[:top]
+                stack = s2
+                sdep = d2
+            for c in range(2):
+                stack[top] = t.first_child[node] + c
+                sdep[top] = dn + 1
+                top += 1
+    return True, feat, left, miss, thr, val, depth
+
+
+@njit(cache=True, nogil=True)
+def _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, lo, hi, out):
+    """The rows ``lo .. hi - 1`` in blocks of :data:`_ROW_BLOCK`, each block through
+    every tree in lockstep: one level of the tree at a time for the whole block,
+    ``depth[j]`` levels (rows already at a leaf stay there).  No data-dependent
+    branch (the child is ``left + (x > thr)``, NaN to ``miss``) and the rows of a
+    level are independent, so their memory accesses overlap (XGBoost-style
+    blocked prediction).  Same leaves as :func:`_packed_leaf` (``x > thr`` is
+    ``not x <= thr`` for a number) and the same sums, in tree order."""
+    cur = np.empty(_ROW_BLOCK, np.int32)
+    for b0 in range(lo, hi, _ROW_BLOCK):
+        m = min(hi, b0 + _ROW_BLOCK) - b0
+        for j in range(roots.shape[0]):
+            r = roots[j]
+            c = root_col[j]
+            for q in range(m):
+                cur[q] = r
+            for _ in range(depth[j]):
+                for q in range(m):
+                    node = cur[q]
+                    v = X[b0 + q, feat[node]]
+                    nxt = left[node] + np.int32(v > thr[node])
+                    cur[q] = miss[node] if v != v else nxt
+            for q in range(m):
+                out[b0 + q, c] += val[cur[q]]
+
+
+#: rows per task of the parallel lockstep traversal (16 blocks)
+_ROW_CHUNK = 16 * _ROW_BLOCK
+
+
+@njit(cache=True, nogil=True)
 def forest_raw_serial(t, roots, root_col, X, n_cols):
     """:func:`forest_raw` without threads."""
     n = X.shape[0]
     out = np.zeros((n, n_cols), np.float64)
+    ok, feat, left, miss, thr, val, depth = _pack_lockstep(t, roots)
+    if ok:
+        _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, 0, n, out)
+        return out
     nodes, thr = pack_forest(t)
     _forest_raw_block(t, nodes, thr, roots, root_col, X, 0, n, out)
     return out
@@ -458,15 +553,24 @@ def forest_raw(t, roots, root_col, X, n_cols):
     ``out[i, root_col[j]] += value[leaf of row i in tree j, 0]`` for every tree
     ``j`` (trees in order), ``n_cols`` output columns.  One call predicts a whole
     ensemble (boosting: trees summed per class; SGT: one tree per column).
-    Parallel over blocks of rows, each block walking one tree at a time on the
-    packed node layout (:func:`pack_forest`)."""
+    Parallel over chunks of rows; binary numeric trees are walked level by level
+    for a whole block of rows at once (:func:`_forest_raw_lockstep`), others one
+    tree at a time on the packed node layout (:func:`pack_forest`)."""
     n = X.shape[0]
     out = np.zeros((n, n_cols), np.float64)
-    nodes, thr = pack_forest(t)
+    ok, feat, left, miss, thr, val, depth = _pack_lockstep(t, roots)
+    if ok:
+        nc = (n + _ROW_CHUNK - 1) // _ROW_CHUNK
+        for b in prange(nc):
+            lo = b * _ROW_CHUNK
+            _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, lo,
+                                 min(n, lo + _ROW_CHUNK), out)
+        return out
+    nodes, pthr = pack_forest(t)
     nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
     for b in prange(nb):
         lo = b * _ROW_BLOCK
-        _forest_raw_block(t, nodes, thr, roots, root_col, X, lo, min(n, lo + _ROW_BLOCK), out)
+        _forest_raw_block(t, nodes, pthr, roots, root_col, X, lo, min(n, lo + _ROW_BLOCK), out)
     return out
 
 
