@@ -1,7 +1,13 @@
 """HT variants at chunks of 1 (per-instance prequential, MOA's protocol) on the
 quick grid; MOA's per-instance accuracies are re-read from the chunk-100 run's log.
 
+``n_range_samples=1``: the tree exists from the first instance (the Gaussian
+observer needs no range; the adaptive range starts from the first value and
+grows), so the first 1,000 instances are predicted by the tree, as MOA's are,
+not by the class prior.
+
 Run:  python benchmarks/bench_stream_ht_per_instance.py docs/figures/stream_accuracy_quick_chunk100.log
+      [VARIANT,VARIANT,...]   (default: all)
 """
 import os
 import sys
@@ -13,7 +19,13 @@ from treelab import HoeffdingTreeClassifier
 V = {"HT equal_width": dict(), "HT gaussian": dict(observer="gaussian"),
      "HT gaussian inherited": dict(observer="gaussian", inherited_counts=True),
      "HT adaptive_range inherited": dict(observer="adaptive_range", inherited_counts=True),
-     "HT equal_width inherited": dict(inherited_counts=True)}
+     "HT equal_width inherited": dict(inherited_counts=True),
+     "HT gaussian inherited r1": dict(observer="gaussian", inherited_counts=True,
+                                      n_range_samples=1),
+     "HT adaptive_range inherited r1": dict(observer="adaptive_range", inherited_counts=True,
+                                            n_range_samples=1)}
+if len(sys.argv) > 2:
+    V = {k: V[k] for k in sys.argv[2].split(",")}
 moa = _grid_from_log(sys.argv[1])
 res = []
 i = 0
@@ -30,5 +42,5 @@ for d in (5, 20):
 print(len(res), "streams, chunks of 1; paired vs MOA HT per instance")
 for v in V:
     p = paired(res, v, "MOA HT")
-    print(f"{v:28s} {100*p['mean']:+.2f} +- {100*p['se']:.2f}  {p['wins']}/{p['losses']}/{p['ties']}  mean {np.mean([r[v]['acc'] for r in res]):.4f}")
+    print(f"{v:32s} {100*p['mean']:+.2f} +- {100*p['se']:.2f}  {p['wins']}/{p['losses']}/{p['ties']}  mean {np.mean([r[v]['acc'] for r in res]):.4f}")
 print("MOA HT mean", np.mean([r["MOA HT"]["acc"] for r in res]))

@@ -212,21 +212,20 @@ class ReferenceHT(EqualWidthBinning):
             w = sum(parent)
             if w <= 0.0:
                 continue
-            if self.is_nominal[f]:
-                branches = [list(cell) for cell in lf.cells[f]]
-                if self.branches_ok(branches, w):
-                    yield impurity_decrease(self.imp, parent, branches), f, -1, branches
-                continue
-            left = [0.0] * self.k
-            for b in range(self.n_bins - 1):
-                cell = lf.cells[f][b]
-                left = [a + v for a, v in zip(left, cell)]
-                if sum(cell) <= 0.0:
-                    continue
-                right = [p - a for p, a in zip(parent, left)]
-                branches = [left, right]
+            splits = ([(-1, [list(cell) for cell in lf.cells[f]])] if self.is_nominal[f]
+                      else self.numeric_splits(lf, f, parent))
+            for b, branches in splits:
                 if self.branches_ok(branches, w):
                     yield impurity_decrease(self.imp, parent, branches), f, b, branches
+
+    def numeric_splits(self, lf, f, parent):
+        """(bin, [left, right]) of every threshold after a non-empty bin (bins 0..b left)."""
+        left = [0.0] * self.k
+        for b in range(self.n_bins - 1):
+            cell = lf.cells[f][b]
+            left = [a + v for a, v in zip(left, cell)]
+            if sum(cell) > 0.0:
+                yield b, [left, [p - a for p, a in zip(parent, left)]]
 
     def branches_ok(self, branches, w):
         return sum(1 for br in branches if sum(br) > self.min_frac * w and sum(br) > 0) >= 2
@@ -278,17 +277,20 @@ class ReferenceHT(EqualWidthBinning):
 
     # ----- predictions
     def nb_scores(self, lf, codes):
+        """log P(c) + sum_f log P(x_f | c), the prior being the leaf's distribution."""
         tot = sum(lf.value)
         out = [math.log(v / tot) if v > 0.0 else NEG_INF for v in lf.value]
         for f in range(self.d):
-            b = codes[f]
-            if b is None:
-                continue
-            nb = float(self.n_cats[f] if self.is_nominal[f] else self.n_bins)
-            for c in range(self.k):
-                out[c] += math.log((lf.cells[f][b][c] + 1.0)
-                                   / (self.feature_total(lf, f, c) + nb))
+            if codes[f] is not None:
+                for c, lp in enumerate(self.log_likelihoods(lf, f, codes[f])):
+                    out[c] += lp
         return out
+
+    def log_likelihoods(self, lf, f, b):
+        """log P(x_f | c) per class: Laplace-smoothed counts of bin / category b."""
+        nb = float(self.n_cats[f] if self.is_nominal[f] else self.n_bins)
+        return [math.log((lf.cells[f][b][c] + 1.0) / (self.feature_total(lf, f, c) + nb))
+                for c in range(self.k)]
 
     def proba(self, codes, mode):
         lf = self.leaf(codes)

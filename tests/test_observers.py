@@ -96,6 +96,11 @@ class _ValueRef(ReferenceHT):
     def init_child(self, parent, child):
         self.init_leaf(child)
 
+    def nb_scores(self, lf, codes):
+        if not hasattr(lf, "vals"):
+            self.init_leaf(lf)
+        return super().nb_scores(lf, codes)
+
 
 class ReferenceGaussianHT(_ValueRef):
     n_points = 10
@@ -142,48 +147,24 @@ class ReferenceGaussianHT(_ValueRef):
                 right[c] = max(W - lw, 0.0)
         return [left, right]
 
-    def candidates(self, lf):
-        from test_hoeffding_reference import impurity_decrease
-        for f in range(self.d):
-            parent = [self.feature_total(lf, f, c) for c in range(self.k)]
-            w = sum(parent)
-            if w <= 0.0:
-                continue
-            if self.is_nominal[f]:
-                branches = [list(cell) for cell in lf.cells[f]]
-                if self.branches_ok(branches, w):
-                    yield impurity_decrease(self.imp, parent, branches), f, -1, branches
-                continue
-            for b, s in enumerate(self.points(lf, f)):
-                branches = self.branches_at(lf, f, s)
-                if self.branches_ok(branches, w):
-                    yield impurity_decrease(self.imp, parent, branches), f, b, branches
+    def numeric_splits(self, lf, f, parent):
+        for b, s in enumerate(self.points(lf, f)):
+            yield b, self.branches_at(lf, f, s)
 
     def threshold(self, lf, f, b):
         return self.points(lf, f)[b]
 
-    def nb_scores(self, lf, codes):
-        if not hasattr(lf, "vals"):
-            self.init_leaf(lf)
-        tot = sum(lf.value)
-        out = [math.log(v / tot) if v > 0.0 else NEG_INF for v in lf.value]
-        for f in range(self.d):
-            x = codes[f]
-            if x is None:
-                continue
-            if self.is_nominal[f]:
-                nb = float(self.n_cats[f])
-                for c in range(self.k):
-                    out[c] += math.log((lf.cells[f][x][c] + 1.0)
-                                       / (self.feature_total(lf, f, c) + nb))
-                continue
-            for c, st in enumerate(self.class_stats(lf, f)):
-                if st is None:
-                    out[c] = NEG_INF
-                elif st[2] > 0:     # log of the normal density (the pdf may underflow)
-                    out[c] += -0.5 * math.log(2 * math.pi * st[2]) - (x - st[1]) ** 2 / (2 * st[2])
-                elif x != st[1]:
-                    out[c] = NEG_INF
+    def log_likelihoods(self, lf, f, x):
+        if self.is_nominal[f]:
+            return super().log_likelihoods(lf, f, x)
+        out = []
+        for st in self.class_stats(lf, f):
+            if st is None:
+                out.append(NEG_INF)
+            elif st[2] > 0:     # log of the normal density (the pdf may underflow)
+                out.append(-0.5 * math.log(2 * math.pi * st[2]) - (x - st[1]) ** 2 / (2 * st[2]))
+            else:
+                out.append(0.0 if x == st[1] else NEG_INF)
         return out
 
 
@@ -240,23 +221,12 @@ class ReferenceAdaptiveHT(_ValueRef):
         lo, w = lf.ranges[f]
         return lo + (b + 1) * w / self.n_bins
 
-    def nb_scores(self, lf, codes):
-        if not hasattr(lf, "vals"):
-            self.init_leaf(lf)
-        tot = sum(lf.value)
-        out = [math.log(v / tot) if v > 0.0 else NEG_INF for v in lf.value]
-        for f in range(self.d):
-            x = codes[f]
-            if x is None:
-                continue
-            if self.is_nominal[f]:
-                cells, b, nb = lf.cells[f], x, float(self.n_cats[f])
-            else:
-                lo, w = lf.ranges[f]
-                cells, b, nb = self.bins(lf, f), self.bin_of(x, lo, w), float(self.n_bins)
-            for c in range(self.k):
-                out[c] += math.log((cells[b][c] + 1.0) / (self.feature_total(lf, f, c) + nb))
-        return out
+    def log_likelihoods(self, lf, f, x):
+        if self.is_nominal[f]:
+            return super().log_likelihoods(lf, f, x)
+        lo, w = lf.ranges[f]
+        lf.cells[f] = self.bins(lf, f)          # the bins on the current range
+        return super().log_likelihoods(lf, f, self.bin_of(x, lo, w))
 
 
 N = 2000
