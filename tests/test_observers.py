@@ -239,6 +239,14 @@ CASES = {
     "adaptive_entropy_2": (ReferenceAdaptiveHT, dict(BASE, observer="adaptive_range"), 2, 13),
     "adaptive_gini_3": (ReferenceAdaptiveHT,
                         dict(BASE, observer="adaptive_range", merit="gini"), 3, 14),
+    # the tree from the first instance, as MOA's (the recommended settings):
+    # the adaptive range then starts from one value (width 0) and grows
+    "gaussian_entropy_2_r1": (ReferenceGaussianHT,
+                              dict(BASE, observer="gaussian", inherited_counts=True,
+                                   n_range_samples=1), 2, 15),
+    "adaptive_entropy_2_r1": (ReferenceAdaptiveHT,
+                              dict(BASE, observer="adaptive_range", inherited_counts=True,
+                                   n_range_samples=1), 2, 16),
 }
 
 
@@ -251,7 +259,8 @@ def _run(name, chunk):
     p = dict(HoeffdingTreeClassifier().get_params(), **params)
     ref = cls(len(classes), IS_NOMINAL, N_CATS, n_bins=p["n_bins"], grace=p["grace_period"],
               delta=p["delta"], tau=p["tau"], merit=p["merit"], leaf_prediction="nba",
-              min_frac=p["min_branch_fraction"], n_range=p["n_range_samples"])
+              min_frac=p["min_branch_fraction"], n_range=p["n_range_samples"],
+              inherited=p["inherited_counts"])
     for r, yy in zip(raw_rows(Xl), np.searchsorted(classes, yl)):
         ref.feed(r, yy)
     model = HoeffdingTreeClassifier(**params)
@@ -293,6 +302,26 @@ def test_chunking_does_not_change_the_tree():
     b, _, _ = _run("adaptive_entropy_2", 37)
     assert_same_model(a, b)
     np.testing.assert_array_equal(a.predict_proba(Xt), b.predict_proba(Xt))
+
+
+def test_gaussian_tree_from_the_first_instance():
+    """``n_range_samples=1`` with the Gaussian observer (which uses no range):
+    the tree exists after one instance -- so predictions come from it, as
+    MOA's do, not from the class prior -- and it learns exactly what a start
+    buffered over all rows learns."""
+    X, y = make_stream(700, 17, 2)
+    classes = np.unique(y)
+    kw = dict(observer="gaussian", grace_period=50, delta=0.05, nominal_features=NOMINAL_DECL)
+    a = HoeffdingTreeClassifier(n_range_samples=1, **kw)
+    a.partial_fit(X.iloc[:1], y[:1], classes=classes)
+    assert hasattr(a, "_forest")
+    lazy = HoeffdingTreeClassifier(**kw).partial_fit(X.iloc[:1], y[:1], classes=classes)
+    assert not hasattr(lazy, "_forest")
+    for s in range(1, 700, 37):
+        a.partial_fit(X.iloc[s:s + 37], y[s:s + 37])
+    b = HoeffdingTreeClassifier(**kw).fit(X, y, classes=classes)     # 700 < 1000: all at once
+    assert a.n_leaves > 1
+    assert_same_model(a, b)
 
 
 def test_gaussian_candidates_are_moas():
