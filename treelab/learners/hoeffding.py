@@ -37,7 +37,12 @@ bound's ``n`` use only the instances a leaf saw itself; MOA's ``n`` is the
 leaf's ``getWeightSeen()``, which includes the class counts inherited from the
 parent's split (``inherited_counts=True`` does the same; with MOA's default of
 no pre-pruning the merits' differences do not depend on the inherited counts).
-A leaf where "no split" wins is not deactivated.
+A leaf where "no split" wins is not deactivated.  Until ``n_range_samples``
+instances have come the model predicts the class prior, while MOA's tree
+predicts from the first instance; the Gaussian observer needs no range, so
+``observer="gaussian", inherited_counts=True, n_range_samples=1`` grows MOA's
+tree and predicts as it does (README, issue 15: level with MOA per instance on
+the stream study's grid and on Electricity).
 """
 from __future__ import annotations
 
@@ -102,7 +107,9 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         Candidate thresholds of the Gaussian observer (MOA's ``numBins``).
     n_range_samples : int, default 1000
         Instances from which the bin range is estimated (and, without
-        ``classes``, the classes).
+        ``classes``, the classes); until then the model predicts the class
+        prior.  1 with the Gaussian observer (no range needed): the tree from
+        the first instance, as MOA's.
     min_branch_fraction : float, default 0.01
         A split is a candidate only if at least two branches hold more than
         this fraction of the instances whose value of the split feature is
