@@ -195,11 +195,15 @@ class ReferenceHT(EqualWidthBinning):
         lf.totals[c] += 1.0
         for f in range(self.d):
             if codes[f] is not None:
-                lf.cells[f][codes[f]][c] += 1.0
+                self.observe(lf, f, codes[f], c)
         lf.n += 1
         self.learned += 1
         if lf.n % self.grace == 0:
             self.attempt(lf)
+
+    def observe(self, lf, f, code, c):
+        """Count one instance of class c with bin / category ``code`` of feature f."""
+        lf.cells[f][code][c] += 1.0
 
     def feature_total(self, lf, f, c):
         """Instances of class c at the leaf whose feature f was not missing."""

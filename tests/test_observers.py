@@ -53,25 +53,13 @@ class _ValueRef(ReferenceHT):
         lf = self.leaf(codes)
         if not hasattr(lf, "vals"):
             self.init_leaf(lf)
-        if self.mode == "nba":
-            if argmax_first(lf.value) == c:
-                lf.mc_hits += 1.0
-            if argmax_first(self.nb_scores(lf, codes)) == c:
-                lf.nb_hits += 1.0
-        lf.value[c] += 1.0
-        lf.totals[c] += 1.0
-        for f in range(self.d):
-            x = codes[f]
-            if x is None:
-                continue
-            if self.is_nominal[f]:
-                lf.cells[f][x][c] += 1.0
-            else:
-                self.add_value(lf, f, x, c)
-        lf.n += 1
-        self.learned += 1
-        if lf.n % self.grace == 0:
-            self.attempt(lf)
+        super().learn(codes, c)
+
+    def observe(self, lf, f, x, c):
+        if self.is_nominal[f]:
+            super().observe(lf, f, x, c)
+        else:
+            self.add_value(lf, f, x, c)
 
     def init_leaf(self, lf):
         lf.vals = {f: [] for f in range(self.d) if not self.is_nominal[f]}
