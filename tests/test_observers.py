@@ -155,6 +155,20 @@ class ReferenceGaussianHT(_ValueRef):
                 out.append(0.0 if x == st[1] else NEG_INF)
         return out
 
+    def likelihoods(self, lf, f, x):
+        """MOA's ``GaussianEstimator.probabilityDensity`` (``nb_form="moa"``)."""
+        if self.is_nominal[f]:
+            return super().likelihoods(lf, f, x)
+        out = []
+        for st in self.class_stats(lf, f):
+            if st is None:
+                out.append(0.0)
+            elif st[2] > 0:
+                out.append(statistics.NormalDist(st[1], math.sqrt(st[2])).pdf(x))
+            else:
+                out.append(1.0 if x == st[1] else 0.0)
+        return out
+
 
 class ReferenceAdaptiveHT(_ValueRef):
     """Adaptive range: bins recomputed from all raw values on the current range."""
@@ -232,6 +246,10 @@ CASES = {
     "gaussian_entropy_2_r1": (ReferenceGaussianHT,
                               dict(BASE, observer="gaussian", inherited_counts=True,
                                    n_range_samples=1), 2, 15),
+    # ... with MOA's naive-Bayes form (products of densities, MOA's nominal likelihood)
+    "gaussian_entropy_2_r1_moa_nb": (ReferenceGaussianHT,
+                                     dict(BASE, observer="gaussian", inherited_counts=True,
+                                          n_range_samples=1, nb_form="moa"), 2, 15),
     "adaptive_entropy_2_r1": (ReferenceAdaptiveHT,
                               dict(BASE, observer="adaptive_range", inherited_counts=True,
                                    n_range_samples=1), 2, 16),
@@ -248,7 +266,7 @@ def _run(name, chunk):
     ref = cls(len(classes), IS_NOMINAL, N_CATS, n_bins=p["n_bins"], grace=p["grace_period"],
               delta=p["delta"], tau=p["tau"], merit=p["merit"], leaf_prediction="nba",
               min_frac=p["min_branch_fraction"], n_range=p["n_range_samples"],
-              inherited=p["inherited_counts"])
+              inherited=p["inherited_counts"], nb_form=p["nb_form"])
     for r, yy in zip(raw_rows(Xl), np.searchsorted(classes, yl)):
         ref.feed(r, yy)
     model = HoeffdingTreeClassifier(**params)
