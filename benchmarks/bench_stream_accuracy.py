@@ -14,7 +14,10 @@ Learners (same settings everywhere: grace period 200, delta / confidence
 1e-7, tie threshold 0.05, information gain, naive-Bayes-adaptive leaves; SGT
 with its defaults):
 * treelab HT with ``observer`` = equal_width (default), gaussian, and gaussian /
-  adaptive_range with ``inherited_counts=True`` (MOA's n in the bound);
+  adaptive_range with ``inherited_counts=True`` (MOA's n in the bound), and
+  both of those with ``n_range_samples=1`` ("r1": the tree learns and predicts
+  from the first instance, as MOA's, instead of predicting the class prior for
+  the first 1,000 instances);
 * treelab SGT paper default (equal_width), ``resplit=True`` (MOA's current
   re-splitting of internal nodes), adaptive_range, and "moa-like"
   (``leaf_value="mean"``, ``gamma=0``, ``min_improvement=1e-3``,
@@ -53,6 +56,11 @@ HT_VARIANTS = {
     "HT gaussian": dict(observer="gaussian"),
     "HT gaussian inherited": dict(observer="gaussian", inherited_counts=True),
     "HT adaptive_range inherited": dict(observer="adaptive_range", inherited_counts=True),
+    # the tree from the first instance (no prior-only warm-up), as MOA's
+    "HT gaussian inherited r1": dict(observer="gaussian", inherited_counts=True,
+                                     n_range_samples=1),
+    "HT adaptive_range inherited r1": dict(observer="adaptive_range", inherited_counts=True,
+                                           n_range_samples=1),
 }
 SGT_VARIANTS = {
     "SGT paper (equal_width)": dict(),

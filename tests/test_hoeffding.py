@@ -865,7 +865,7 @@ def test_get_set_params_and_clone():
     assert set(p) == {"grace_period", "delta", "tau", "merit", "rule", "leaf_prediction",
                       "n_bins", "n_range_samples", "min_branch_fraction",
                       "nominal_features", "classes", "observer", "n_split_points",
-                      "inherited_counts"}
+                      "inherited_counts", "nb_form"}
     assert m.set_params(grace_period=55, leaf_prediction="mc") is m
     assert m.grace_period == 55 and m.leaf_prediction == "mc"
     X, y = make_stream(1500, 26)

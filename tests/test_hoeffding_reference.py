@@ -32,6 +32,12 @@ The reference below is written from the documentation of
   + bins or categories)), or the adaptive choice (MOA's NBAdaptive: counters of
   MC and NB correctness updated before each instance is learned; NB unless
   MC's counter is larger).
+* ``nb_form="moa"`` (written from MOA's ``NaiveBayes.doNaiveBayesPrediction``
+  and ``NominalAttributeClassObserver``, GitHub master): naive-Bayes votes are
+  prior x the product of the likelihoods; a category's likelihood is
+  (count + 1) / (class total + the highest category index seen with the class
+  at the leaf + 1), 0 for a class not seen there; votes that are all zero
+  predict the first class with probability 1.
 
 treelab must grow the same tree (nodes, features, threshold codes, class
 counts, missing-value children) at the same instants and give the same
@@ -131,8 +137,9 @@ class ReferenceHT(EqualWidthBinning):
 
     def __init__(self, n_classes, is_nominal, n_cats, n_bins=64, grace=200, delta=1e-7,
                  tau=0.05, merit="entropy", leaf_prediction="nba", min_frac=0.01,
-                 n_range=1000, inherited=False):
+                 n_range=1000, inherited=False, nb_form="treelab"):
         self.k = n_classes
+        self.nb_form = nb_form
         self.inherited = inherited
         self.is_nominal = list(is_nominal)
         self.d = len(is_nominal)
@@ -195,11 +202,15 @@ class ReferenceHT(EqualWidthBinning):
         lf.totals[c] += 1.0
         for f in range(self.d):
             if codes[f] is not None:
-                lf.cells[f][codes[f]][c] += 1.0
+                self.observe(lf, f, codes[f], c)
         lf.n += 1
         self.learned += 1
         if lf.n % self.grace == 0:
             self.attempt(lf)
+
+    def observe(self, lf, f, code, c):
+        """Count one instance of class c with bin / category ``code`` of feature f."""
+        lf.cells[f][code][c] += 1.0
 
     def feature_total(self, lf, f, c):
         """Instances of class c at the leaf whose feature f was not missing."""
@@ -212,21 +223,20 @@ class ReferenceHT(EqualWidthBinning):
             w = sum(parent)
             if w <= 0.0:
                 continue
-            if self.is_nominal[f]:
-                branches = [list(cell) for cell in lf.cells[f]]
-                if self.branches_ok(branches, w):
-                    yield impurity_decrease(self.imp, parent, branches), f, -1, branches
-                continue
-            left = [0.0] * self.k
-            for b in range(self.n_bins - 1):
-                cell = lf.cells[f][b]
-                left = [a + v for a, v in zip(left, cell)]
-                if sum(cell) <= 0.0:
-                    continue
-                right = [p - a for p, a in zip(parent, left)]
-                branches = [left, right]
+            splits = ([(-1, [list(cell) for cell in lf.cells[f]])] if self.is_nominal[f]
+                      else self.numeric_splits(lf, f, parent))
+            for b, branches in splits:
                 if self.branches_ok(branches, w):
                     yield impurity_decrease(self.imp, parent, branches), f, b, branches
+
+    def numeric_splits(self, lf, f, parent):
+        """(bin, [left, right]) of every threshold after a non-empty bin (bins 0..b left)."""
+        left = [0.0] * self.k
+        for b in range(self.n_bins - 1):
+            cell = lf.cells[f][b]
+            left = [a + v for a, v in zip(left, cell)]
+            if sum(cell) > 0.0:
+                yield b, [left, [p - a for p, a in zip(parent, left)]]
 
     def branches_ok(self, branches, w):
         return sum(1 for br in branches if sum(br) > self.min_frac * w and sum(br) > 0) >= 2
@@ -278,21 +288,50 @@ class ReferenceHT(EqualWidthBinning):
 
     # ----- predictions
     def nb_scores(self, lf, codes):
+        """log P(c) + sum_f log P(x_f | c), the prior being the leaf's distribution;
+        ``nb_form="moa"``: MOA's votes P(c) prod_f P(x_f | c) (not logs)."""
         tot = sum(lf.value)
+        if self.nb_form == "moa":
+            out = [v / tot if tot > 0 else 0.0 for v in lf.value]
+            for f in range(self.d):
+                if codes[f] is not None:
+                    for c, p in enumerate(self.likelihoods(lf, f, codes[f])):
+                        out[c] *= p
+            return out
         out = [math.log(v / tot) if v > 0.0 else NEG_INF for v in lf.value]
         for f in range(self.d):
-            b = codes[f]
-            if b is None:
-                continue
-            nb = float(self.n_cats[f] if self.is_nominal[f] else self.n_bins)
-            for c in range(self.k):
-                out[c] += math.log((lf.cells[f][b][c] + 1.0)
-                                   / (self.feature_total(lf, f, c) + nb))
+            if codes[f] is not None:
+                for c, lp in enumerate(self.log_likelihoods(lf, f, codes[f])):
+                    out[c] += lp
+        return out
+
+    def log_likelihoods(self, lf, f, b):
+        """log P(x_f | c) per class: Laplace-smoothed counts of bin / category b."""
+        nb = float(self.n_cats[f] if self.is_nominal[f] else self.n_bins)
+        return [math.log((lf.cells[f][b][c] + 1.0) / (self.feature_total(lf, f, c) + nb))
+                for c in range(self.k)]
+
+    def likelihoods(self, lf, f, b):
+        """MOA's P(x_f | c) per class (``nb_form="moa"``): for a category
+        ``NominalAttributeClassObserver.probabilityOfAttributeValueGivenClass``,
+        whose denominator adds the length of the class's value vector (highest
+        index seen + 1); otherwise the likelihoods of treelab's form."""
+        if not self.is_nominal[f]:
+            return [math.exp(v) for v in self.log_likelihoods(lf, f, b)]
+        out = []
+        for c in range(self.k):
+            seen = [j for j, cell in enumerate(lf.cells[f]) if cell[c] > 0]
+            out.append((lf.cells[f][b][c] + 1.0) / (self.feature_total(lf, f, c) + max(seen) + 1)
+                       if seen else 0.0)
         return out
 
     def proba(self, codes, mode):
         lf = self.leaf(codes)
         use_nb = mode == "nb" or (mode == "nba" and not lf.mc_hits > lf.nb_hits)
+        if use_nb and self.nb_form == "moa":
+            s = self.nb_scores(lf, codes)
+            tot = sum(s)
+            return [v / tot for v in s] if tot > 0 else [1.0] + [0.0] * (self.k - 1)
         if use_nb:
             s = self.nb_scores(lf, codes)
             m = max(s)
@@ -386,6 +425,9 @@ CASES = {
     "gini_3": dict(k=3, seed=4, params=dict(BASE, merit="gini", min_branch_fraction=0.1)),
     "entropy_2_inherited": dict(k=2, seed=1, params=dict(BASE, merit="entropy",
                                                          inherited_counts=True)),
+    # MOA's naive-Bayes form (the nominal "c" declares "d", which never occurs)
+    "entropy_3_moa_nb": dict(k=3, seed=3, params=dict(BASE, merit="entropy",
+                                                      inherited_counts=True, nb_form="moa")),
 }
 
 
@@ -426,7 +468,7 @@ def reference_run(name):
                       grace=p["grace_period"], delta=p["delta"], tau=p["tau"],
                       merit=p["merit"], leaf_prediction="nba",
                       min_frac=p["min_branch_fraction"], n_range=p["n_range_samples"],
-                      inherited=p["inherited_counts"])
+                      inherited=p["inherited_counts"], nb_form=p["nb_form"])
     rows = raw_rows(X)
     test_rows = raw_rows(X_test)
     checkpoints = set(LEARN_ONE_CHECKS)
@@ -567,6 +609,49 @@ def test_one_chunk_matches_reference(name, mode):
     # the three leaf predictors really differ on this stream
     if mode == "nb":
         assert not np.allclose(run["snaps"][N]["proba"]["nb"], run["snaps"][N]["proba"]["mc"])
+    if name == "entropy_3_moa_nb" and mode != "mc":
+        # MOA's form really differs from treelab's on this stream
+        other = make_model(CASES["entropy_3"], mode).set_params(inherited_counts=True)
+        other.partial_fit(run["X"], run["y"])
+        assert not np.allclose(other.predict_proba(run["X_test"]),
+                               model.predict_proba(run["X_test"]))
+
+
+def test_moa_nb_form_hand_computed():
+    """``nb_form="moa"`` on hand-computed cases: MOA's nominal likelihood
+    (count + 1) / (class total + highest index seen + 1), and the first class
+    where every vote is 0 (zero-variance Gaussian, an underflowing product),
+    where treelab's form gives other values."""
+    cats = pd.Categorical(["a", "c", "b"], categories=["a", "b", "c", "d"])
+    X = pd.DataFrame({"c": cats})
+    y = np.array([0, 0, 1])
+    q = pd.DataFrame({"c": pd.Categorical(["b", "d"], categories=["a", "b", "c", "d"])})
+    kw = dict(leaf_prediction="nb", n_range_samples=1, classes=[0, 1])
+    moa = HoeffdingTreeClassifier(nb_form="moa", **kw).fit(X, y).predict_proba(q)[:, 0]
+    own = HoeffdingTreeClassifier(**kw).fit(X, y).predict_proba(q)[:, 0]
+    # "b": class 0: 2/3 * 1/(2 + 3); class 1: 1/3 * 2/(1 + 2)  ->  6/16
+    # "d": class 0: 2/3 * 1/5;       class 1: 1/3 * 1/3        ->  6/11
+    np.testing.assert_allclose(moa, [6 / 16, 6 / 11], rtol=1e-12)
+    # treelab's form: / (class total + 4 declared categories)
+    np.testing.assert_allclose(own, [5 / 11, 5 / 8], rtol=1e-12)
+    # Gaussian, one value per class (variance 0): density 0 off the means
+    Xg = np.array([[1.0], [2.0], [2.0]])
+    yg = np.array([0, 1, 1])
+    kw = dict(kw, observer="gaussian")
+    qg = np.array([[1.5], [2.0]])
+    moa = HoeffdingTreeClassifier(nb_form="moa", **kw).fit(Xg, yg).predict_proba(qg)
+    own = HoeffdingTreeClassifier(**kw).fit(Xg, yg).predict_proba(qg)
+    np.testing.assert_allclose(moa, [[1.0, 0.0], [0.0, 1.0]])
+    np.testing.assert_allclose(own, [[1 / 3, 2 / 3], [0.0, 1.0]])
+    # a product that underflows: MOA's votes are 0, treelab's logs still rank
+    # (class 1's wider density is larger far away)
+    Xu = np.array([[0.0], [1.0], [10.0], [20.0], [30.0]])
+    yu = np.array([0, 0, 1, 1, 1])
+    far = np.array([[1e4]])
+    assert HoeffdingTreeClassifier(nb_form="moa", **kw).fit(Xu, yu).predict(far)[0] == 0
+    assert HoeffdingTreeClassifier(**kw).fit(Xu, yu).predict(far)[0] == 1
+    with pytest.raises(ValueError, match="nb_form"):
+        HoeffdingTreeClassifier(nb_form="MOA").fit(Xu, yu)
 
 
 @pytest.mark.parametrize("how", ["small", "fixed"])

@@ -53,25 +53,13 @@ class _ValueRef(ReferenceHT):
         lf = self.leaf(codes)
         if not hasattr(lf, "vals"):
             self.init_leaf(lf)
-        if self.mode == "nba":
-            if argmax_first(lf.value) == c:
-                lf.mc_hits += 1.0
-            if argmax_first(self.nb_scores(lf, codes)) == c:
-                lf.nb_hits += 1.0
-        lf.value[c] += 1.0
-        lf.totals[c] += 1.0
-        for f in range(self.d):
-            x = codes[f]
-            if x is None:
-                continue
-            if self.is_nominal[f]:
-                lf.cells[f][x][c] += 1.0
-            else:
-                self.add_value(lf, f, x, c)
-        lf.n += 1
-        self.learned += 1
-        if lf.n % self.grace == 0:
-            self.attempt(lf)
+        super().learn(codes, c)
+
+    def observe(self, lf, f, x, c):
+        if self.is_nominal[f]:
+            super().observe(lf, f, x, c)
+        else:
+            self.add_value(lf, f, x, c)
 
     def init_leaf(self, lf):
         lf.vals = {f: [] for f in range(self.d) if not self.is_nominal[f]}
@@ -95,6 +83,11 @@ class _ValueRef(ReferenceHT):
 
     def init_child(self, parent, child):
         self.init_leaf(child)
+
+    def nb_scores(self, lf, codes):
+        if not hasattr(lf, "vals"):
+            self.init_leaf(lf)
+        return super().nb_scores(lf, codes)
 
 
 class ReferenceGaussianHT(_ValueRef):
@@ -142,48 +135,38 @@ class ReferenceGaussianHT(_ValueRef):
                 right[c] = max(W - lw, 0.0)
         return [left, right]
 
-    def candidates(self, lf):
-        from test_hoeffding_reference import impurity_decrease
-        for f in range(self.d):
-            parent = [self.feature_total(lf, f, c) for c in range(self.k)]
-            w = sum(parent)
-            if w <= 0.0:
-                continue
-            if self.is_nominal[f]:
-                branches = [list(cell) for cell in lf.cells[f]]
-                if self.branches_ok(branches, w):
-                    yield impurity_decrease(self.imp, parent, branches), f, -1, branches
-                continue
-            for b, s in enumerate(self.points(lf, f)):
-                branches = self.branches_at(lf, f, s)
-                if self.branches_ok(branches, w):
-                    yield impurity_decrease(self.imp, parent, branches), f, b, branches
+    def numeric_splits(self, lf, f, parent):
+        for b, s in enumerate(self.points(lf, f)):
+            yield b, self.branches_at(lf, f, s)
 
     def threshold(self, lf, f, b):
         return self.points(lf, f)[b]
 
-    def nb_scores(self, lf, codes):
-        if not hasattr(lf, "vals"):
-            self.init_leaf(lf)
-        tot = sum(lf.value)
-        out = [math.log(v / tot) if v > 0.0 else NEG_INF for v in lf.value]
-        for f in range(self.d):
-            x = codes[f]
-            if x is None:
-                continue
-            if self.is_nominal[f]:
-                nb = float(self.n_cats[f])
-                for c in range(self.k):
-                    out[c] += math.log((lf.cells[f][x][c] + 1.0)
-                                       / (self.feature_total(lf, f, c) + nb))
-                continue
-            for c, st in enumerate(self.class_stats(lf, f)):
-                if st is None:
-                    out[c] = NEG_INF
-                elif st[2] > 0:     # log of the normal density (the pdf may underflow)
-                    out[c] += -0.5 * math.log(2 * math.pi * st[2]) - (x - st[1]) ** 2 / (2 * st[2])
-                elif x != st[1]:
-                    out[c] = NEG_INF
+    def log_likelihoods(self, lf, f, x):
+        if self.is_nominal[f]:
+            return super().log_likelihoods(lf, f, x)
+        out = []
+        for st in self.class_stats(lf, f):
+            if st is None:
+                out.append(NEG_INF)
+            elif st[2] > 0:     # log of the normal density (the pdf may underflow)
+                out.append(-0.5 * math.log(2 * math.pi * st[2]) - (x - st[1]) ** 2 / (2 * st[2]))
+            else:
+                out.append(0.0 if x == st[1] else NEG_INF)
+        return out
+
+    def likelihoods(self, lf, f, x):
+        """MOA's ``GaussianEstimator.probabilityDensity`` (``nb_form="moa"``)."""
+        if self.is_nominal[f]:
+            return super().likelihoods(lf, f, x)
+        out = []
+        for st in self.class_stats(lf, f):
+            if st is None:
+                out.append(0.0)
+            elif st[2] > 0:
+                out.append(statistics.NormalDist(st[1], math.sqrt(st[2])).pdf(x))
+            else:
+                out.append(1.0 if x == st[1] else 0.0)
         return out
 
 
@@ -240,23 +223,12 @@ class ReferenceAdaptiveHT(_ValueRef):
         lo, w = lf.ranges[f]
         return lo + (b + 1) * w / self.n_bins
 
-    def nb_scores(self, lf, codes):
-        if not hasattr(lf, "vals"):
-            self.init_leaf(lf)
-        tot = sum(lf.value)
-        out = [math.log(v / tot) if v > 0.0 else NEG_INF for v in lf.value]
-        for f in range(self.d):
-            x = codes[f]
-            if x is None:
-                continue
-            if self.is_nominal[f]:
-                cells, b, nb = lf.cells[f], x, float(self.n_cats[f])
-            else:
-                lo, w = lf.ranges[f]
-                cells, b, nb = self.bins(lf, f), self.bin_of(x, lo, w), float(self.n_bins)
-            for c in range(self.k):
-                out[c] += math.log((cells[b][c] + 1.0) / (self.feature_total(lf, f, c) + nb))
-        return out
+    def log_likelihoods(self, lf, f, x):
+        if self.is_nominal[f]:
+            return super().log_likelihoods(lf, f, x)
+        lo, w = lf.ranges[f]
+        lf.cells[f] = self.bins(lf, f)          # the bins on the current range
+        return super().log_likelihoods(lf, f, self.bin_of(x, lo, w))
 
 
 N = 2000
@@ -269,6 +241,18 @@ CASES = {
     "adaptive_entropy_2": (ReferenceAdaptiveHT, dict(BASE, observer="adaptive_range"), 2, 13),
     "adaptive_gini_3": (ReferenceAdaptiveHT,
                         dict(BASE, observer="adaptive_range", merit="gini"), 3, 14),
+    # the tree from the first instance, as MOA's (the recommended settings):
+    # the adaptive range then starts from one value (width 0) and grows
+    "gaussian_entropy_2_r1": (ReferenceGaussianHT,
+                              dict(BASE, observer="gaussian", inherited_counts=True,
+                                   n_range_samples=1), 2, 15),
+    # ... with MOA's naive-Bayes form (products of densities, MOA's nominal likelihood)
+    "gaussian_entropy_2_r1_moa_nb": (ReferenceGaussianHT,
+                                     dict(BASE, observer="gaussian", inherited_counts=True,
+                                          n_range_samples=1, nb_form="moa"), 2, 15),
+    "adaptive_entropy_2_r1": (ReferenceAdaptiveHT,
+                              dict(BASE, observer="adaptive_range", inherited_counts=True,
+                                   n_range_samples=1), 2, 16),
 }
 
 
@@ -281,7 +265,8 @@ def _run(name, chunk):
     p = dict(HoeffdingTreeClassifier().get_params(), **params)
     ref = cls(len(classes), IS_NOMINAL, N_CATS, n_bins=p["n_bins"], grace=p["grace_period"],
               delta=p["delta"], tau=p["tau"], merit=p["merit"], leaf_prediction="nba",
-              min_frac=p["min_branch_fraction"], n_range=p["n_range_samples"])
+              min_frac=p["min_branch_fraction"], n_range=p["n_range_samples"],
+              inherited=p["inherited_counts"], nb_form=p["nb_form"])
     for r, yy in zip(raw_rows(Xl), np.searchsorted(classes, yl)):
         ref.feed(r, yy)
     model = HoeffdingTreeClassifier(**params)
@@ -323,6 +308,26 @@ def test_chunking_does_not_change_the_tree():
     b, _, _ = _run("adaptive_entropy_2", 37)
     assert_same_model(a, b)
     np.testing.assert_array_equal(a.predict_proba(Xt), b.predict_proba(Xt))
+
+
+def test_gaussian_tree_from_the_first_instance():
+    """``n_range_samples=1`` with the Gaussian observer (which uses no range):
+    the tree exists after one instance -- so predictions come from it, as
+    MOA's do, not from the class prior -- and it learns exactly what a start
+    buffered over all rows learns."""
+    X, y = make_stream(700, 17, 2)
+    classes = np.unique(y)
+    kw = dict(observer="gaussian", grace_period=50, delta=0.05, nominal_features=NOMINAL_DECL)
+    a = HoeffdingTreeClassifier(n_range_samples=1, **kw)
+    a.partial_fit(X.iloc[:1], y[:1], classes=classes)
+    assert hasattr(a, "_forest")
+    lazy = HoeffdingTreeClassifier(**kw).partial_fit(X.iloc[:1], y[:1], classes=classes)
+    assert not hasattr(lazy, "_forest")
+    for s in range(1, 700, 37):
+        a.partial_fit(X.iloc[s:s + 37], y[s:s + 37])
+    b = HoeffdingTreeClassifier(**kw).fit(X, y, classes=classes)     # 700 < 1000: all at once
+    assert a.n_leaves > 1
+    assert_same_model(a, b)
 
 
 def test_gaussian_candidates_are_moas():

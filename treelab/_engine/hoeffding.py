@@ -55,13 +55,18 @@ from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, 
 #: Hoeffding merits take no criterion parameters
 _NO_PARAMS = np.zeros(1)
 
-__all__ = ["LEAF_MC", "LEAF_NB", "LEAF_NBA", "new_ht", "predict_proba", "get_learn_kernel",
+__all__ = ["LEAF_MC", "LEAF_NB", "LEAF_NBA", "NB_MOA", "new_ht", "predict_proba", "get_learn_kernel",
            "best_split", "AUX_MC", "AUX_NB", "get_predict_kernel"]
 
 #: leaf predictors: majority class, naive Bayes, adaptive (MOA's NBAdaptive)
 LEAF_MC = 0
 LEAF_NB = 1
 LEAF_NBA = 2
+#: flag added to the leaf mode for MOA's naive-Bayes form (``nb_form="moa"``):
+#: votes are products of likelihoods (``NaiveBayes.doNaiveBayesPrediction``), a
+#: nominal likelihood is ``NominalAttributeClassObserver``'s, all-zero votes
+#: predict the first class (see :func:`_nb_log_scores`)
+NB_MOA = 4
 AUX_MC = 0
 AUX_NB = 1
 #: first aux column of the adaptive observer's per-feature ranges (lo, width)
@@ -93,12 +98,23 @@ def _argmax(v):
 
 
 @njit(cache=True)
-def _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, out):
-    """log P(c) + sum_f log P(x_f | c) of a leaf (discretised naive Bayes with
-    Laplace smoothing, (count + 1) / (class total + bins), for bins and
-    categories; the normal density for the Gaussian observer, as MOA's naive
-    Bayes); the prior is the leaf's class distribution.  Missing values and
-    unseen categories are skipped."""
+def _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, moa, out):
+    """Naive-Bayes scores of a leaf, written to ``out``; the prior is the leaf's
+    class distribution.  Missing values and unseen categories are skipped.
+
+    ``moa`` False (treelab's form): log P(c) + sum_f log P(x_f | c), discretised
+    naive Bayes with Laplace smoothing, (count + 1) / (class total + bins), for
+    bins and categories; the normal density for the Gaussian observer, as MOA's
+    naive Bayes.
+
+    ``moa`` True (MOA's ``NaiveBayes.doNaiveBayesPrediction``, GitHub master):
+    the *votes* P(c) * prod_f P(x_f | c) as a product in the features' order
+    (they may underflow to 0, as MOA's do); a nominal likelihood is
+    ``NominalAttributeClassObserver.probabilityOfAttributeValueGivenClass``,
+    (count + 1) / (class total + V_c) with V_c the highest category code seen
+    with class c at the leaf plus one (``DoubleVector.numValues()``), and 0 for
+    a class never seen there; numeric likelihoods are as in treelab's form
+    (the Gaussian density: MOA's ``GaussianEstimator.probabilityDensity``)."""
     slot = st.slot_of[leaf]
     k = out.shape[0]
     B = st.stats.shape[2] - 1
@@ -107,7 +123,10 @@ def _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, out):
         tot += t.value[leaf, c]
     for c in range(k):
         v = t.value[leaf, c]
-        out[c] = math.log(v / tot) if v > 0.0 else -np.inf
+        if moa:
+            out[c] = v / tot if tot > 0.0 else 0.0
+        else:
+            out[c] = math.log(v / tot) if v > 0.0 else -np.inf
     if slot < 0:
         return
     for f in range(is_nominal.shape[0]):
@@ -117,7 +136,11 @@ def _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, out):
         if not is_nominal[f]:
             if obs == OBS_GAUSSIAN:
                 for c in range(k):
-                    out[c] += gauss_log_density(st.stats[slot, f], c, code)
+                    lp = gauss_log_density(st.stats[slot, f], c, code)
+                    if moa:
+                        out[c] *= math.exp(lp)
+                    else:
+                        out[c] += lp
                 continue
             if obs == OBS_ADAPTIVE:
                 b = ar_bin(code, st.aux[slot, AUX_RANGE + 2 * f],
@@ -128,18 +151,44 @@ def _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, out):
             b = int(code)
         nb = float(n_cats[f] if is_nominal[f] else n_bins)
         for c in range(k):
-            out[c] += math.log((st.stats[slot, f, b, c] + 1.0) / (st.stats[slot, f, B, c] + nb))
+            if moa and is_nominal[f]:
+                nv = 0
+                for j in range(n_cats[f] - 1, -1, -1):
+                    if st.stats[slot, f, j, c] > 0.0:
+                        nv = j + 1
+                        break
+                out[c] *= ((st.stats[slot, f, b, c] + 1.0) / (st.stats[slot, f, B, c] + nv)
+                           if nv > 0 else 0.0)
+            elif moa:
+                out[c] *= (st.stats[slot, f, b, c] + 1.0) / (st.stats[slot, f, B, c] + nb)
+            else:
+                out[c] += math.log((st.stats[slot, f, b, c] + 1.0) / (st.stats[slot, f, B, c] + nb))
 
 
 @njit(cache=True)
 def _leaf_proba(t, st, leaf, x, mode, is_nominal, n_cats, n_bins, obs, out):
-    """Class probabilities of one row at its leaf, written to ``out``."""
+    """Class probabilities of one row at its leaf, written to ``out`` (``mode``:
+    the leaf predictor, plus :data:`NB_MOA` for MOA's naive-Bayes form, whose
+    all-zero votes predict the first class as MOA's evaluation does)."""
     k = out.shape[0]
     slot = st.slot_of[leaf]
-    use_nb = mode == LEAF_NB or (mode == LEAF_NBA and slot >= 0
-                                 and not st.aux[slot, AUX_MC] > st.aux[slot, AUX_NB])
+    moa = mode >= NB_MOA
+    leaf_mode = mode - NB_MOA if moa else mode
+    use_nb = leaf_mode == LEAF_NB or (leaf_mode == LEAF_NBA and slot >= 0
+                                      and not st.aux[slot, AUX_MC] > st.aux[slot, AUX_NB])
     if use_nb:
-        _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, out)
+        _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, moa, out)
+        if moa:
+            s = 0.0
+            for c in range(k):
+                s += out[c]
+            if s > 0.0:
+                for c in range(k):
+                    out[c] /= s
+            else:
+                out[:] = 0.0
+                out[0] = 1.0
+            return
         m = -np.inf
         for c in range(k):
             if out[c] > m:
@@ -469,6 +518,8 @@ def _learn_py(t, st, Xc, y, is_nominal, n_cats, n_bins, obs, n_points, grace, mo
     B = st.stats.shape[2] - 1
     ev = np.zeros(EV_SIZE, np.float64)
     scores = np.zeros(k, np.float64)
+    moa = mode >= NB_MOA
+    leaf_mode = mode - NB_MOA if moa else mode
     for i in range(start, Xc.shape[0]):
         if not has_room(t, st, room, room):
             return i if capacities(t, st) == shape0 else -1
@@ -476,10 +527,10 @@ def _learn_py(t, st, Xc, y, is_nominal, n_cats, n_bins, obs, n_points, grace, mo
         c = int(y[i])
         leaf = leaf_from(t, 0, x)
         slot = st.slot_of[leaf]
-        if mode == LEAF_NBA:
+        if leaf_mode == LEAF_NBA:
             if _argmax(t.value[leaf]) == c:
                 st.aux[slot, AUX_MC] += 1.0
-            _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, scores)
+            _nb_log_scores(t, st, leaf, x, is_nominal, n_cats, n_bins, obs, moa, scores)
             if _argmax(scores) == c:
                 st.aux[slot, AUX_NB] += 1.0
         t.value[leaf, c] += 1.0

@@ -112,27 +112,27 @@ class StreamingTreeBase(BaseEstimator):
         if not all(a is b or a == b for a, b in zip(cols, names)):
             return None
         Xf = np.empty((n, d), np.float64)
-        j = 0
-        for _, col in X.items():
-            arr = col.array
-            if enc.is_nominal[j]:
+        nominal = enc.is_nominal
+        for j, (_, col) in enumerate(X.items()):
+            if nominal[j]:
+                arr = col.array
                 if not isinstance(arr, pd.Categorical):
                     return None
                 cats = arr.categories
                 fitted = enc.categories[j]
                 if not (cats is fitted or cats.equals(fitted)):
                     return None
-                codes = arr.codes.astype(np.float64)
-                codes[codes < 0] = np.nan
+                codes = arr.codes
                 Xf[:, j] = codes
+                if codes.min() < 0:
+                    Xf[codes < 0, j] = np.nan
             else:
-                v = col.to_numpy()
-                if v.dtype.kind not in "fiub":
+                v = col.values        # an ndarray for numpy dtypes (nullable ones: not)
+                if type(v) is not np.ndarray or v.dtype.kind not in "fiub":
                     return None
                 Xf[:, j] = v
-            j += 1
-        num = ~enc.is_nominal
-        if np.isinf(Xf[:, num] if not num.all() else Xf).any():
+        # category codes are finite or NaN, so the whole matrix can be checked
+        if np.isinf(Xf).any():
             return None            # the general path raises its error
         return Xf
 

@@ -37,7 +37,14 @@ bound's ``n`` use only the instances a leaf saw itself; MOA's ``n`` is the
 leaf's ``getWeightSeen()``, which includes the class counts inherited from the
 parent's split (``inherited_counts=True`` does the same; with MOA's default of
 no pre-pruning the merits' differences do not depend on the inherited counts).
-A leaf where "no split" wins is not deactivated.
+A leaf where "no split" wins is not deactivated.  Until ``n_range_samples``
+instances have come the model predicts the class prior, while MOA's tree
+predicts from the first instance; the Gaussian observer needs no range, so
+``observer="gaussian", inherited_counts=True, n_range_samples=1`` grows MOA's
+tree and predicts as it does (README, issue 15: level with MOA per instance on
+the stream study's grid and on Electricity); ``nb_form="moa"`` adds MOA's
+naive-Bayes details (products of likelihoods, MOA's nominal likelihood, the
+first class on all-zero votes).
 """
 from __future__ import annotations
 
@@ -55,6 +62,8 @@ from ._streaming import StreamingClassifierMixin, StreamingTreeBase, check_posit
 __all__ = ["HoeffdingTreeClassifier", "RULE_NAMES"]
 
 _LEAF_MODES = {"mc": _ht.LEAF_MC, "nb": _ht.LEAF_NB, "nba": _ht.LEAF_NBA}
+#: naive-Bayes forms: the flag added to the leaf mode
+_NB_FORMS = {"treelab": 0, "moa": _ht.NB_MOA}
 #: decision rules selectable by name (the one registry's)
 RULE_NAMES = rule_names()
 
@@ -102,7 +111,9 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         Candidate thresholds of the Gaussian observer (MOA's ``numBins``).
     n_range_samples : int, default 1000
         Instances from which the bin range is estimated (and, without
-        ``classes``, the classes).
+        ``classes``, the classes); until then the model predicts the class
+        prior.  1 with the Gaussian observer (no range needed): the tree from
+        the first instance, as MOA's.
     min_branch_fraction : float, default 0.01
         A split is a candidate only if at least two branches hold more than
         this fraction of the instances whose value of the split feature is
@@ -120,6 +131,19 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         distribution).  A child inheriting many instances then splits sooner;
         the stream accuracy study (README) measures the effect.  The merits
         and the grace period count the leaf's own instances either way.
+    nb_form : {"treelab", "moa"}, default "treelab"
+        How naive-Bayes leaves ("nb", and "nba" both to predict and to count
+        its hits) score.  "treelab": sums of log-likelihoods, a category's
+        likelihood (count + 1) / (class total + declared categories), and the
+        leaf's majority class when every class scores zero.  "moa": MOA's
+        ``NaiveBayes.doNaiveBayesPrediction`` (GitHub master): votes are the
+        product prior x likelihoods (they may underflow to 0 as MOA's do), a
+        category's likelihood is ``NominalAttributeClassObserver``'s (count +
+        1) / (class total + V_c), V_c the highest category code seen with the
+        class at the leaf plus one, 0 for a class not seen there, and all-zero
+        votes predict the first class (probability 1), as MOA's evaluation
+        takes the first maximum.  Numeric likelihoods are the same in both.
+        The tree does not depend on it.
     """
 
     _leaf_counts_are_classes = True
@@ -128,7 +152,8 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
     def __init__(self, grace_period=200, delta=1e-7, tau=0.05, merit="entropy", rule=None,
                  leaf_prediction="nba", n_bins=64, n_range_samples=1000,
                  min_branch_fraction=0.01, nominal_features=None, classes=None,
-                 observer="equal_width", n_split_points=10, inherited_counts=False):
+                 observer="equal_width", n_split_points=10, inherited_counts=False,
+                 nb_form="treelab"):
         self.grace_period = grace_period
         self.delta = delta
         self.tau = tau
@@ -143,6 +168,7 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         self.observer = observer
         self.n_split_points = n_split_points
         self.inherited_counts = inherited_counts
+        self.nb_form = nb_form
 
     # ------------------------------------------------------------- parameters
     def _rule_and_criterion(self):
@@ -168,6 +194,7 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         if self.leaf_prediction not in _LEAF_MODES:
             raise ValueError(f"leaf_prediction must be one of {sorted(_LEAF_MODES)}, "
                              f"got {self.leaf_prediction!r}")
+        self._leaf_mode()
         mbf = self.min_branch_fraction
         if not isinstance(mbf, (numbers.Real, np.floating)) or not 0.0 <= mbf < 0.5:
             raise ValueError(f"min_branch_fraction must be in [0, 0.5), got {mbf!r}")
@@ -177,6 +204,13 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         if n_classes is None:
             n_classes = self.__dict__.get("n_classes_")
         return as_engine_rule(rule, merit=crit, n_classes=n_classes)
+
+    def _leaf_mode(self):
+        """The kernels' leaf mode: the leaf predictor plus the naive-Bayes form's flag."""
+        form = self.__dict__.get("nb_form", "treelab")     # models pickled before it
+        if not isinstance(form, str) or form not in _NB_FORMS:
+            raise ValueError(f"nb_form must be one of {sorted(_NB_FORMS)}, got {form!r}")
+        return _LEAF_MODES[self.leaf_prediction] + _NB_FORMS[form]
 
     def _set_classes(self, classes):
         # a rule that cannot run with this many classes is refused before any change
@@ -195,14 +229,15 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         """The learn kernel's parameter arguments, rebuilt only when a parameter
         they depend on changed (per-chunk Python work matters for small chunks)."""
         key = (self._rule_key(), self.grace_period, self.n_bins, self.leaf_prediction,
-               self.min_branch_fraction, self.n_split_points, self.inherited_counts)
+               self.min_branch_fraction, self.n_split_points, self.inherited_counts,
+               self.__dict__.get("nb_form", "treelab"))
         cached = self.__dict__.get("_kernel_args")
         if cached is not None and cached[0] == key:
             return cached[1]
         rule_fn, rule_params = self._engine_rule()
         crit = self._criterion()
         args = (int(self.n_bins), self._obs_code(), int(self.n_split_points),
-                int(self.grace_period), _LEAF_MODES[self.leaf_prediction],
+                int(self.grace_period), self._leaf_mode(),
                 float(self.min_branch_fraction), int(bool(self.inherited_counts)),
                 int(crit.merit_code), int(crit.builtin_code),
                 function_pointer(crit.impurity, IMPURITY_SIG),
@@ -227,7 +262,7 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
             return None
         return _ht.get_predict_kernel()(
             self._forest, self._state, np.ascontiguousarray(self._codes(Xf)),
-            _LEAF_MODES[self.leaf_prediction], self._is_nominal, self._n_cats, int(self.n_bins),
+            self._leaf_mode(), self._is_nominal, self._n_cats, int(self.n_bins),
             self._obs_code())
 
     def _proba_one(self, row):
