@@ -492,20 +492,25 @@ def _forest_sum_block(t, nodes, thr, roots, root_weight, X, lo, hi, out):
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def forest_sum(t, roots, root_weight, X):
+def forest_sum(t, roots, root_weight, X, n_chunks=0):
     """Weighted sum over the trees rooted at ``roots`` of the value row of the leaf
     each row of ``X`` reaches: ``out[i] = sum_j root_weight[j] value[leaf_j(x_i)]``
     (n_rows x n_outputs).  A random forest's or bagging's averaged class proportions
-    / means in one call (weights 1 or 1/M); parallel over blocks of rows, each
-    block walking one tree at a time on the packed node layout."""
+    / means in one call (weights 1 or 1/M).  Parallel over ``n_chunks`` contiguous
+    chunks of rows (give the thread count; 0: 16), each walking the whole forest
+    tree by tree on the packed node layout, as scikit-learn: a fully grown tree
+    (tens of thousands of nodes) stays in cache while the chunk's rows walk it,
+    where 64-row blocks fetched every tree again for every block (twice the CPU
+    time on deep forests).  The same sums whatever the chunks."""
     n = X.shape[0]
     out = np.zeros((n, t.value.shape[1]), np.float64)
     nodes, thr = pack_forest(t)
-    nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
+    nc = n_chunks if n_chunks > 0 else 16
+    size = max(_ROW_BLOCK, (n + nc - 1) // nc)
+    nb = (n + size - 1) // size
     for b in prange(nb):
-        lo = b * _ROW_BLOCK
-        _forest_sum_block(t, nodes, thr, roots, root_weight, X, lo, min(n, lo + _ROW_BLOCK),
-                          out)
+        lo = b * size
+        _forest_sum_block(t, nodes, thr, roots, root_weight, X, lo, min(n, lo + size), out)
     return out
 
 

@@ -180,8 +180,9 @@ def forest_weighted_sum(forest, roots, root_weight, Xf, n_jobs):
     ``n_jobs``."""
     if Xf.shape[0] * roots.shape[0] < _PARALLEL_MIN_WORK:
         return forest_sum_serial(forest, roots, root_weight, Xf)
+    import numba
     with _numba_threads(n_jobs):
-        return forest_sum(forest, roots, root_weight, Xf)
+        return forest_sum(forest, roots, root_weight, Xf, numba.get_num_threads())
 
 
 # ------------------------------------------------------------------------ base
