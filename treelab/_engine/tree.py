@@ -586,9 +586,12 @@ def forest_decision_path(t, roots, X):
     return indptr, indices
 
 
-def concat_trees(trees):
+def concat_trees(trees, release=False):
     """One forest :class:`TreeArrays` holding ``trees`` (trimmed TreeArrays with
-    one output column each); returns ``(forest, roots)``."""
+    one output column each); returns ``(forest, roots)``.  ``release=True``
+    (``trees`` a list nothing else refers to): each tree's array of a field is
+    dropped from the list once that field is concatenated, so the fit holds
+    the trees and the forest together for one field only, not twice the forest."""
     if not trees:
         raise ValueError("concat_trees needs at least one tree")
     n_nodes = [int(t.sizes[0]) for t in trees]
@@ -599,17 +602,23 @@ def concat_trees(trees):
     for name in TreeArrays._fields:
         if name == "sizes":
             continue
-        parts = []
+        limit = n_cats if name == "cat_map" else n_nodes
+        lens = [min(limit[j], getattr(t, name).shape[0]) for j, t in enumerate(trees)]
+        first = getattr(trees[0], name)
+        out = np.empty((int(sum(lens)),) + first.shape[1:], first.dtype)
+        lo = 0
         for j, t in enumerate(trees):
-            a = getattr(t, name)
-            a = a[:max(n_cats[j], 0)] if name == "cat_map" else a[:n_nodes[j]]
-            a = a.copy()
+            seg = out[lo:lo + lens[j]]
+            seg[...] = getattr(t, name)[:lens[j]]
+            lo += lens[j]
             if name in ("first_child", "parent"):
-                a[a >= 0] += node_off[j]
+                seg[seg >= 0] += node_off[j]
             elif name == "cat_offset":
-                a[a >= 0] += cat_off[j]
-            parts.append(a)
-        fields[name] = np.ascontiguousarray(np.concatenate(parts))
+                seg[seg >= 0] += cat_off[j]
+        fields[name] = out
+        if release:
+            for j in range(len(trees)):
+                trees[j] = trees[j]._replace(**{name: None})
     if fields["cat_map"].shape[0] == 0:
         fields["cat_map"] = np.full(1, -1, np.int64)
     fields["sizes"] = np.array([node_off[-1], cat_off[-1]], np.int64)

@@ -323,7 +323,7 @@ class _BaseForest(BaseEstimator):
         in_bags = [b for _, _, b in out]
         trees = [t for t, _, _ in out]
         del out
-        forest, roots = concat_trees(trees)
+        forest, roots = concat_trees(trees, release=True)   # (frees the trees field by field)
         del trees
         for key, value in fitted.items():
             setattr(self, key, value)
