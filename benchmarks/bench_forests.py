@@ -18,7 +18,9 @@ alone (with tracemalloc peaks).
 Cases are a list (``CASES``): add one with :func:`add_case`.
 
 Run:  python benchmarks/bench_forests.py [--n-samples 200000] [--n-estimators 100]
-      [--cases rf_clf,et_clf,...] [--splitter hist|exact]
+      [--only rf_clf,et_clf,...] [--splitter hist|exact]
+Quick subset: ``--only rf_clf,et_clf --n-samples 20000`` (cases: rf_clf, et_clf,
+rf_reg, et_reg, bagging_clf, adaboost_clf; ``--cases`` is the same option).
 """
 from __future__ import annotations
 
@@ -146,11 +148,16 @@ def main(argv=None):
     ap.add_argument("--n-samples", type=int, default=200_000)
     ap.add_argument("--n-estimators", type=int, default=100)
     ap.add_argument("--splitter", default="hist", choices=["hist", "exact"])
-    ap.add_argument("--cases", default=None, help="comma-separated case names (default: all)")
+    ap.add_argument("--only", "--cases", dest="cases", default=None,
+                    help="comma-separated case names (default: all): "
+                         "rf_clf,et_clf,rf_reg,et_reg,bagging_clf,adaboost_clf")
     a = ap.parse_args(argv)
     if not CASES:
         _default_cases()
     wanted = None if a.cases is None else set(a.cases.split(","))
+    if wanted is not None and wanted - {c.name for c in CASES}:
+        ap.error(f"unknown case(s) {sorted(wanted - {c.name for c in CASES})}; known: "
+                 f"{', '.join(c.name for c in CASES)}")
     print(f"forests: n={a.n_samples} (80/20), 20 features, {a.n_estimators} trees, n_jobs=2, "
           f"treelab splitter={a.splitter}; load {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores (timings on a shared machine are noisy)")
@@ -193,6 +200,16 @@ def main(argv=None):
               f"{case.predict_target}x, {'met' if r['pred_ratio'] <= case.predict_target else 'NOT met'}), "
               f"score {r['dscore']:+.2f} pt, model size {r['size_ratio']:.2f}x "
               f"({'met' if r['size_ratio'] <= 1 else 'NOT met'})")
+    if rows:
+        print("\nsummary (treelab / scikit-learn; issue 11 targets: fit <= 0.5x at a score "
+              "within 0.5 pt, predict <= 1x, model size <= 1x)")
+        print(f"{'case':14s} {'fit':>7s} {'fit CPU':>8s} {'predict':>8s} {'score pt':>9s} "
+              f"{'size':>6s} {'peak MiB (tl / sk)':>20s}")
+        for r in rows:
+            peak = f"+{r['tl']['peak'] / 2**20:.0f} / +{r['sk']['peak'] / 2**20:.0f}"
+            print(f"{r['case']:14s} {r['fit_ratio']:6.2f}x {r['fit_cpu_ratio']:7.2f}x "
+                  f"{r['pred_ratio']:7.2f}x {r['dscore']:+9.2f} {r['size_ratio']:5.2f}x "
+                  f"{peak:>20s}")
     print(f"\nload after the run: {os.getloadavg()[0]:.1f}")
     return rows
 

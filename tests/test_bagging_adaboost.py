@@ -296,3 +296,18 @@ def test_pickle_round_trip(make):
     est.fit(X, y)
     again = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(est.predict(X), again.predict(X))
+
+
+def test_bagging_pickle_leaves_out_the_combined_tree():
+    """The combined multi-root tree is derived from the members: it is not pickled
+    (smaller model file) and is rebuilt, node for node, on loading."""
+    X, y = _clf_data()
+    bag = BaggingClassifier(n_estimators=4, max_features=0.7, random_state=0).fit(X, y)
+    blob = pickle.dumps(bag)
+    with_forest = pickle.dumps(bag.__dict__)
+    assert len(blob) < len(with_forest)
+    again = pickle.loads(blob)
+    for a, b in zip(bag._forest[0], again._forest[0]):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(bag._forest[1], again._forest[1])
+    np.testing.assert_array_equal(bag.predict_proba(X), again.predict_proba(X))

@@ -337,9 +337,48 @@ def test_predict_threads_equal_serial():
     from treelab._engine.tree import forest_sum, forest_sum_serial
     Xf = m._encode(X)
     ones = np.ones(m._roots.shape[0])
-    np.testing.assert_array_equal(forest_sum(m._forest, m._roots, ones, Xf),
-                                  forest_sum_serial(m._forest, m._roots, ones, Xf))
+    serial = forest_sum_serial(m._forest, m._roots, ones, Xf)
+    np.testing.assert_array_equal(forest_sum(m._forest, m._roots, ones, Xf), serial)
+    # any number of row chunks (one per thread, more, more than 64-row blocks allow)
+    for n_chunks in (1, 2, 3, 7, 100):
+        np.testing.assert_array_equal(forest_sum(m._forest, m._roots, ones, Xf, n_chunks),
+                                      serial)
     assert m.predict_proba(X).shape == (3000, 2)
+
+
+def test_concat_trees_release_gives_the_same_forest():
+    """``concat_trees(release=True)`` (the forests' fit) builds the same forest as the
+    plain concatenation, node for node, and drops the trees' arrays."""
+    from treelab._engine.tree import TreeArrays, concat_trees
+    X, y = numeric(21, n=300)
+    m = RandomForestClassifier(3, random_state=0).fit(X, y)
+    f = m._forest
+    bounds = list(m._n_nodes)
+    trees = []
+    for j in range(3):
+        lo, hi = bounds[j], bounds[j + 1]
+        fields = {}
+        for name in TreeArrays._fields:
+            a = getattr(f, name)
+            if name == "sizes":
+                fields[name] = np.array([hi - lo, 0], np.int64)
+            elif name == "cat_map" or a.shape[0] == 0:
+                fields[name] = a.copy()
+            else:
+                a = a[lo:hi].copy()
+                if name == "first_child":
+                    a[a >= 0] -= lo
+                fields[name] = a
+        trees.append(TreeArrays(**fields))
+    kept = list(trees)
+    a, ra = concat_trees(trees, release=True)
+    b, rb = concat_trees(kept)
+    assert all(t.feature is None and t.value is None for t in trees)   # released
+    np.testing.assert_array_equal(ra, bounds[:3])
+    np.testing.assert_array_equal(ra, rb)
+    for name in TreeArrays._fields:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+        np.testing.assert_array_equal(getattr(a, name), getattr(f, name))
 
 
 def test_feature_importances_and_max_features():

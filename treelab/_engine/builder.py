@@ -151,13 +151,16 @@ def _node_stats(samples, start, end, yc, sstats, w, task, out):
         out[1] = a1
         out[2] = a2
         return
+    # (one loop per task rather than a branch per sample; same sums, same order)
+    if task == TASK_CLASSIFICATION:
+        for p in range(start, end):
+            i = samples[p]
+            out[yc[i]] += w[i]
+        return
     for p in range(start, end):
         i = samples[p]
-        if task == TASK_CLASSIFICATION:
-            out[yc[i]] += w[i]
-        else:
-            for s in range(out.shape[0]):
-                out[s] += sstats[i, s]
+        for s in range(out.shape[0]):
+            out[s] += sstats[i, s]
 
 
 @njit(cache=True, nogil=True)
@@ -290,17 +293,25 @@ def _gather_sorted(X, f, samples, start, end, keys, ids, tmpk, tmpi):
 
 
 @njit(cache=True, nogil=True)
-def _partition_values(samples, tmp, child_n, child_start, start, end, vals, key, miss_left):
-    """Stable partition of the node's samples by the gathered values of the split
-    feature (``vals[p]`` belongs to ``samples[p]``; NaN = missing): left iff
-    ``vals[p] <= key`` (missing: ``miss_left``).  Sets ``child_n`` /
-    ``child_start``; returns 2, or 0 when a child would be empty."""
+def _partition_two(samples, tmp, child_n, child_start, start, end, vals, key, miss_left, Xb, f,
+                   missing_bin, use_codes):
+    """Stable partition of the node's samples ``samples[start:end]`` into two children in
+    one pass (left samples compacted in place, right ones via ``tmp``: the order of the
+    counting sort).  A sample goes left iff its value is ``<= key`` (missing:
+    ``miss_left``); the value is ``vals[p]`` (gathered for ``samples[p]``, NaN =
+    missing) or, with ``use_codes``, the bin code ``Xb[i, f]`` (``missing_bin`` =
+    missing).  Sets ``child_n`` / ``child_start``; returns 2, or 0 when a child
+    would be empty."""
     nl = start
     nr = 0
     for p in range(start, end):
         i = samples[p]
-        x = vals[p]
-        go_left = miss_left if np.isnan(x) else x <= key
+        if use_codes:
+            c = Xb[i, f]
+            go_left = miss_left if c == missing_bin else c <= key
+        else:
+            x = vals[p]
+            go_left = miss_left if np.isnan(x) else x <= key
         if go_left:
             samples[nl] = i
             nl += 1
@@ -653,12 +664,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
 def _partition_binned(D, ws, start, end, f, thr, mslot):
     """:func:`partition_node` for a numeric split of binned data: reads the uint8 bin
     codes instead of the raw values (``x <= e_b  <=>  bin(x) <= b``, see
-    :mod:`.binning`) in one pass: left samples compacted in place, right ones via
-    ``ws.tmp`` (the same stable order as the counting sort)."""
-    Xb = D.Xb
-    samples = ws.samples
-    tmp = ws.tmp
-    missing_bin = D.missing_bin
+    :mod:`.binning`) in one pass (:func:`_partition_two`)."""
     lo = D.edge_offsets[f]
     hi = D.edge_offsets[f + 1]
     # tb = number of edges strictly below thr (thr is an edge, or +inf)
@@ -671,31 +677,8 @@ def _partition_binned(D, ws, start, end, f, thr, mslot):
         else:
             b = mid
     tb = a - lo
-    miss_left = mslot == 0
-    nl = start
-    nr = 0
-    for p in range(start, end):
-        i = samples[p]
-        c = Xb[i, f]
-        if c == missing_bin:
-            go_left = miss_left
-        else:
-            go_left = c <= tb
-        if go_left:
-            samples[nl] = i
-            nl += 1
-        else:
-            tmp[nr] = i
-            nr += 1
-    for q in range(nr):
-        samples[nl + q] = tmp[q]
-    ws.child_n[0] = nl - start
-    ws.child_n[1] = nr
-    if nl == start or nr == 0:
-        return 0
-    ws.child_start[0] = start
-    ws.child_start[1] = nl
-    return 2
+    return _partition_two(ws.samples, ws.tmp, ws.child_n, ws.child_start, start, end, ws.tmpk,
+                          float(tb), mslot == 0, D.Xb, f, D.missing_bin, True)
 
 
 @njit(cache=True, nogil=True)
@@ -717,8 +700,9 @@ def partition_node(D, P, ws, start, end, f):
     child_n[:] = 0
     if ws.gsel[1] == f and P.split_mode == SPLIT_RANDOM and kind == NUMERIC:
         # random cut-point: the values gathered by the split search
-        return _partition_values(samples, ws.tmp, ws.child_n, ws.child_start, start, end,
-                                 ws.gvals[ws.gsel[0]], ws.feat_key[f], mslot == 0)
+        return _partition_two(samples, ws.tmp, ws.child_n, ws.child_start, start, end,
+                              ws.gvals[ws.gsel[0]], ws.feat_key[f], mslot == 0, D.Xb, f,
+                              D.missing_bin, False)
     if D.use_hist and kind == NUMERIC:
         return _partition_binned(D, ws, start, end, f, thr, mslot)
     for p in range(start, end):

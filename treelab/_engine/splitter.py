@@ -717,25 +717,40 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
     ``X`` again.  A sample goes left iff ``vals[p] <= key`` (``key`` = ``thr`` on
     raw values, the cut bin on codes).  Returns
     ``(status, score, ratio, thr, mslot, key)``."""
+    # (the loops are written once per data kind and task, not branching on them per
+    # sample: 2-3x fewer ns per sample; same values, same sums in the same order)
     lo = np.inf
     hi = -np.inf
     n_miss = 0
     n_parent = end - start
-    for p in range(start, end):
-        i = samples[p]
-        if use_hist:
-            c = Xb[i, f]
-            x = np.nan if c == missing_bin else float(c)
-        else:
-            x = X[i, f]
-        vals[p] = x
-        if np.isnan(x):
-            n_miss += 1
-            continue
-        if x < lo:
-            lo = x
-        if x > hi:
-            hi = x
+    if use_hist:
+        ilo = 256
+        ihi = -1
+        for p in range(start, end):
+            c = Xb[samples[p], f]
+            if c == missing_bin:
+                vals[p] = np.nan
+                n_miss += 1
+            else:
+                vals[p] = c
+                if c < ilo:
+                    ilo = c
+                if c > ihi:
+                    ihi = c
+        if n_miss < n_parent:
+            lo = float(ilo)
+            hi = float(ihi)
+    else:
+        for p in range(start, end):
+            x = X[samples[p], f]
+            vals[p] = x
+            if np.isnan(x):
+                n_miss += 1
+            else:
+                if x < lo:
+                    lo = x
+                if x > hi:
+                    hi = x
     if n_miss == n_parent:
         return -1, -np.inf, -np.inf, 0.0, 0, 0.0
     only_missing = (hi <= lo) if use_hist else (hi <= lo + FEATURE_THRESHOLD)
@@ -756,13 +771,24 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
     left[:] = 0.0
     miss[:] = 0.0
     n_left = 0
-    for p in range(start, end):
-        x = vals[p]
-        if np.isnan(x):
-            _add_sample(miss, samples[p], yc, sstats, w, task)
-        elif x <= key:
-            _add_sample(left, samples[p], yc, sstats, w, task)
-            n_left += 1
+    if task == TASK_CLASSIFICATION:
+        for p in range(start, end):
+            x = vals[p]
+            if x <= key:                   # (False for NaN)
+                i = samples[p]
+                left[yc[i]] += w[i]
+                n_left += 1
+            elif n_miss > 0 and np.isnan(x):
+                i = samples[p]
+                miss[yc[i]] += w[i]
+    else:
+        for p in range(start, end):
+            x = vals[p]
+            if x <= key:
+                _add_sample(left, samples[p], yc, sstats, w, task)
+                n_left += 1
+            elif n_miss > 0 and np.isnan(x):
+                _add_sample(miss, samples[p], yc, sstats, w, task)
     status, score, ratio, slot = _random_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                                 n_miss, buf, min_samples_leaf, min_weight_leaf,
                                                 task, merit_code, builtin, imp_fn, merit_fn, cp)

@@ -179,6 +179,19 @@ class _BaseBagging(BaseEstimator):
         # prediction reads only the split description and the values (as the forests)
         return _compact(forest), roots
 
+    def __getstate__(self):
+        # the combined tree is derived from the members: pickled without it (a smaller
+        # model file) and rebuilt on loading
+        state = self.__dict__.copy()
+        if state.get("_forest") is not None:
+            state["_forest"] = "rebuilt on loading"
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if isinstance(state.get("_forest"), str):
+            self._forest = self._make_forest()
+
     def _encode(self, X):
         check_is_fitted(self, "estimators_")
         return encode_X(X, self._encoding, type(self).__name__,

@@ -180,8 +180,9 @@ def forest_weighted_sum(forest, roots, root_weight, Xf, n_jobs):
     ``n_jobs``."""
     if Xf.shape[0] * roots.shape[0] < _PARALLEL_MIN_WORK:
         return forest_sum_serial(forest, roots, root_weight, Xf)
+    import numba
     with _numba_threads(n_jobs):
-        return forest_sum(forest, roots, root_weight, Xf)
+        return forest_sum(forest, roots, root_weight, Xf, numba.get_num_threads())
 
 
 # ------------------------------------------------------------------------ base
@@ -322,7 +323,7 @@ class _BaseForest(BaseEstimator):
         in_bags = [b for _, _, b in out]
         trees = [t for t, _, _ in out]
         del out
-        forest, roots = concat_trees(trees)
+        forest, roots = concat_trees(trees, release=True)   # (frees the trees field by field)
         del trees
         for key, value in fitted.items():
             setattr(self, key, value)
