@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit, types
 
 from .builder import (
-    _dummy_data, _grow_i64, _node_stats, _partition_values, _random_numeric_i, children_stats,
+    _dummy_data, _grow_i64, _node_stats, _partition_two, _random_numeric_i, children_stats,
     is_leaf_node, make_children, make_params, new_workspace, split_ok,
 )
 from .merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, better, impurity_of, stats_weight
@@ -256,8 +256,9 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
                         imp_fn, merit_fn, hist, cnt, keys, ids, gvals)
         if f < 0:
             continue
-        if _partition_values(ws.samples, ws.tmp, ws.child_n, ws.child_start, start, end,
-                             gvals[ws.gsel[0]], ws.feat_key[f], ws.feat_mslot[f] == 0) == 0:
+        if _partition_two(ws.samples, ws.tmp, ws.child_n, ws.child_start, start, end,
+                          gvals[ws.gsel[0]], ws.feat_key[f], ws.feat_mslot[f] == 0, XT, f, 0,
+                          False) == 0:
             continue
         improvement = _children_stats_i(P, cp, ws, yc, sstats, w, 2, wn, imp, w_total, imp_fn)
         if not split_ok(P, improvement):
