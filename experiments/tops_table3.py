@@ -223,9 +223,10 @@ PAPER_NOTE = {
 }
 
 
-def table(name, shape, loss, res, tim):
+def table(name, shape, loss, res, tim, cpu=None):
     """Markdown table: mean, sd, two-sample t-test p-values of ToPs against each
-    method, and the paper's figure where it has one."""
+    method, wall and (where recorded) CPU seconds of a fit, and the paper's figure
+    where it has one."""
     from scipy.stats import ttest_ind
     lname = {"error_rate": "error rate", "auc": "1 - AUC", "squared_error": "MSE"}[loss]
     refs = [m for m in ("ToPs/ensemble", "ToPs/LR") if m in res and len(res[m]) > 1]
@@ -233,8 +234,8 @@ def table(name, shape, loss, res, tim):
     lines = [f"{name}: n={shape[0]}, d={shape[1]}, loss = {lname}"
              + (f" ({PAPER_NOTE[name]})" if name in PAPER_NOTE else ""), "",
              "| " + " | ".join(["method", "runs", "mean", "sd"] + [f"p vs {r}" for r in refs]
-                               + ["fit s (mean)", "paper"]) + " |",
-             "|---|---|---|---|" + "---|" * len(refs) + "---|---|"]
+                               + ["fit s (mean)", "fit CPU s (mean, runs)", "paper"]) + " |",
+             "|---|---|---|---|" + "---|" * len(refs) + "---|---|---|"]
     for m in res:
         a = np.array([res[m][k] for k in sorted(res[m])])
         if a.size == 0:
@@ -244,7 +245,9 @@ def table(name, shape, loss, res, tim):
         for ref in refs:
             b = np.array([res[ref][k] for k in sorted(res[ref])])
             row += " - |" if m == ref or a.size < 2 else f" {ttest_ind(b, a).pvalue:.3g} |"
-        lines.append(row + f" {np.mean(list(tim[m].values())):.1f} | "
+        c = list((cpu or {}).get(m, {}).values())
+        ctext = f"{np.mean(c):.1f} ({len(c)})" if c else "-"
+        lines.append(row + f" {np.mean(list(tim[m].values())):.1f} | {ctext} | "
                      f"{paper[m] if m in paper else '-'} |")
     return "\n".join(lines) + "\n"
 
@@ -263,13 +266,14 @@ def report(paths, order=("ToPs/ensemble", "ToPs/LR", "DTree", "Random Forest", "
         sel = [r for r in rows if r["data"] == name]
         if not sel:
             continue
-        res, tim = {}, {}
+        res, tim, cpu = {}, {}, {}
         for m in order:
             got = {r["run"]: r for r in sel if r["method"] == m}
             if got:
                 res[m] = {k: v["loss"] for k, v in got.items()}
                 tim[m] = {k: v["fit_s"] for k, v in got.items()}
-        print(table(name, shapes[name], losses[name], res, tim))
+                cpu[m] = {k: v["cpu_s"] for k, v in got.items() if "cpu_s" in v}
+        print(table(name, shapes[name], losses[name], res, tim, cpu))
 
 
 def main():
