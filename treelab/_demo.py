@@ -303,7 +303,7 @@ def _boosting_section(out):
     split = _breast_cancer_split(out)
     if split is None:
         return
-    _, Xtr, Xte, ytr, yte = split
+    X, Xtr, Xte, ytr, yte = split
     out.say("Same training / test rows as section 5; logistic loss, 100 rounds of depth-3 "
             "trees, learning rate 0.1, starting from the log-odds of the training classes. "
             "GBDT (slides 6.8, method='gradient'): each tree fits the negative gradient "
