@@ -17,7 +17,9 @@ with its defaults):
   adaptive_range with ``inherited_counts=True`` (MOA's n in the bound), and
   both of those with ``n_range_samples=1`` ("r1": the tree learns and predicts
   from the first instance, as MOA's, instead of predicting the class prior for
-  the first 1,000 instances);
+  the first 1,000 instances), and both r1 variants with ``nb_form="moa"``
+  ("moa_nb": MOA's naive-Bayes form; the Gaussian one is the recommended
+  MOA-equivalent setting);
 * treelab SGT paper default (equal_width), ``resplit=True`` (MOA's current
   re-splitting of internal nodes), adaptive_range, and "moa-like"
   (``leaf_value="mean"``, ``gamma=0``, ``min_improvement=1e-3``,
@@ -35,7 +37,12 @@ difference to MOA's learner of the same family (and to river's) with its
 standard error, and wins / losses / ties; writes a plot (PNG) of the paired
 differences and a JSON of every number.
 
-Run:  python benchmarks/bench_stream_accuracy.py [--quick] [--chunk 100] [--river all] [--out DIR]
+A peer that raises (river's SGT on Electricity: ZeroDivisionError in its
+quantizer on a constant feature) is recorded as "failed: <error>" and skipped
+by the paired statistics.  Each finished stream is appended to
+``stream_accuracy_<tag>.jsonl`` (``--resume`` continues a partial run).
+
+Run:  python benchmarks/bench_stream_accuracy.py [--quick] [--chunk 100] [--river all] [--out DIR] [--tag _x]
 """
 from __future__ import annotations
 
@@ -61,6 +68,13 @@ HT_VARIANTS = {
                                      n_range_samples=1),
     "HT adaptive_range inherited r1": dict(observer="adaptive_range", inherited_counts=True,
                                            n_range_samples=1),
+    # the recommended MOA-equivalent settings (README, issue 15 fifth / sixth
+    # session): + MOA's naive-Bayes form
+    "HT gaussian inherited r1 moa_nb": dict(observer="gaussian", inherited_counts=True,
+                                            n_range_samples=1, nb_form="moa"),
+    "HT adaptive_range inherited r1 moa_nb": dict(observer="adaptive_range",
+                                                  inherited_counts=True, n_range_samples=1,
+                                                  nb_form="moa"),
 }
 SGT_VARIANTS = {
     "SGT paper (equal_width)": dict(),
@@ -195,11 +209,22 @@ def run_stream(name, X, y, chunk, river, elec=False):
                 grace_period=200, delta=1e-7, tau=0.05)), ("river SGT", tree.SGTClassifier)):
             try:
                 out[rname] = preq_river(make(), X, y)
-            except ZeroDivisionError as exc:    # river's SGT quantizer on a constant start
-                print(f"{rname} failed: {exc!r}", flush=True)
-    line = "  ".join(f"{k.split(' (')[0]} {v['acc']:.4f}" for k, v in out.items())
-    print(f"{name:28s} {line}", flush=True)
+            except Exception as exc:    # noqa: BLE001 -- a peer's bug is a result, not an abort
+                # e.g. river's SGT quantizer (river/tree/splitter/sgt_quantizer.py) divides
+                # by a zero radius when a feature is constant at the start (Electricity)
+                out[rname] = dict(failed=f"{type(exc).__name__}: {exc}")
+    print(f"{name:28s} {_fmt_row(out)}", flush=True)
     return out
+
+
+def _fmt_row(out):
+    """One stream's accuracies, in groups (treelab HT | treelab SGT | MOA | river)."""
+    groups = [[], [], []]
+    for k, v in out.items():
+        g = 2 if k.startswith(("MOA", "river")) else 1 if k.startswith("SGT") else 0
+        groups[g].append(f"{k.split(' (')[0]} " + (f"{v['acc']:.4f}" if "acc" in v
+                                                    else f"failed: {v['failed']}"))
+    return "  |  ".join("  ".join(g) for g in groups if g)
 
 
 def _grid_from_log(path):
@@ -218,8 +243,13 @@ def _grid_from_log(path):
     return grid
 
 
+def _ok(r, k):
+    return k in r and "acc" in r[k]
+
+
 def paired(results, a, b):
-    diffs = np.array([r[a]["acc"] - r[b]["acc"] for r in results if a in r and b in r])
+    """Paired differences a - b over the streams where both ran (a failed peer is skipped)."""
+    diffs = np.array([r[a]["acc"] - r[b]["acc"] for r in results if _ok(r, a) and _ok(r, b)])
     if diffs.size == 0:
         return None
     se = diffs.std(ddof=1) / np.sqrt(diffs.size) if diffs.size > 1 else float("nan")
@@ -245,7 +275,34 @@ def main(argv=None):
                     help="take the grid's accuracies from the printed lines of an earlier run")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                   "..", "docs", "figures"))
+    ap.add_argument("--tag", default="",
+                    help="suffix of the output names (stream_accuracy_<grid>_chunk<c><tag>.*)")
+    ap.add_argument("--resume", action="store_true",
+                    help="skip the streams already in the checkpoint (<name>.jsonl)")
     args = ap.parse_args(argv)
+    tag = ("electricity" if args.skip_grid else "quick" if args.quick else "full") + \
+        f"_chunk{args.chunk}{args.tag}"
+    os.makedirs(args.out, exist_ok=True)
+    # one JSON line per finished stream, so a partial run still reports
+    ckpt_path = os.path.join(args.out, f"stream_accuracy_{tag}.jsonl")
+    done = {}
+    if args.resume and os.path.exists(ckpt_path):
+        with open(ckpt_path) as fh:
+            for line in fh:
+                rec = json.loads(line)
+                done[rec["stream"]] = rec["result"]
+    elif os.path.exists(ckpt_path):
+        os.remove(ckpt_path)
+
+    def checkpointed(name, fn):
+        if name in done:
+            print(f"{name:28s} {_fmt_row(done[name])}  (from checkpoint)", flush=True)
+            return done[name]
+        out = fn()
+        with open(ckpt_path, "a") as fh:
+            fh.write(json.dumps(dict(stream=name, result=out, load=os.getloadavg()),
+                                default=_json_default) + "\n")
+        return out
     widths, depths, noises = ((5, 20), (4, 8), (0.0, 0.15)) if args.quick else \
         ((5, 10, 20), (4, 6, 8), (0.0, 0.05, 0.15))
     n = args.n_quick if args.quick else args.n
@@ -265,13 +322,15 @@ def main(argv=None):
         for depth in depths:
             for noise in noises:
                 for seed in range(seeds):
-                    X, y = tree_stream(n, d, depth, noise, seed)
-                    grid.append(run_stream(f"d={d} depth={depth} noise={noise:.2f} s={seed}",
-                                           X, y, args.chunk, args.river == "all"))
+                    name = f"d={d} depth={depth} noise={noise:.2f} s={seed}"
+                    grid.append(checkpointed(name, lambda: run_stream(
+                        name, *tree_stream(n, d, depth, noise, seed), args.chunk,
+                        args.river == "all")))
     elec = None
     if not args.skip_electricity:
-        X, y = electricity()
-        elec = run_stream("Electricity", X, y, args.chunk, args.river != "none", elec=True)
+        elec = checkpointed("Electricity", lambda: run_stream(
+            "Electricity", *electricity(), args.chunk, args.river != "none", elec=True))
+    print(f"load average at the end {os.getloadavg()}")
 
     summary = {}
     print(f"\npaired prequential accuracy differences over {len(grid)} tree streams "
@@ -284,48 +343,65 @@ def main(argv=None):
                     continue
                 summary[f"{v} - {ref}"] = p
                 e = (f"; Electricity {100 * (elec[v]['acc'] - elec[ref]['acc']):+.2f} pt"
-                     if elec and ref in elec else "")
-                if elec and ref + " chunked" in elec:
+                     if elec and _ok(elec, v) and _ok(elec, ref) else
+                     f"; Electricity: {ref} failed" if elec and ref in elec else "")
+                if elec and _ok(elec, ref + " chunked"):
                     e += (f" (vs MOA in chunks of {args.chunk}: "
                           f"{100 * (elec[v]['acc'] - elec[ref + ' chunked']['acc']):+.2f} pt)")
-                print(f"  {v:26s} - {ref:10s}: {100 * p['mean']:+.2f} +- {100 * p['se']:.2f} pt"
-                      f"  {p['wins']}/{p['losses']}/{p['ties']}{e}")
-    means = {k: float(np.mean([r[k]["acc"] for r in grid])) for k in grid[0]} if grid else {}
+                skipped = sum(1 for r in grid if v in r and ref in r and not _ok(r, ref))
+                sk = f" ({ref} failed on {skipped} streams, skipped)" if skipped else ""
+                print(f"  {v:38s} - {ref:9s}: {100 * p['mean']:+.2f} +- {100 * p['se']:.2f} pt"
+                      f"  {p['wins']}/{p['losses']}/{p['ties']} (n={p['n']}){e}{sk}")
+    means = {}
+    for k in (grid[0] if grid else {}):
+        accs = [r[k]["acc"] for r in grid if _ok(r, k)]
+        if accs:
+            means[k] = float(np.mean(accs))
     print("\nmean accuracy over the grid: " + ", ".join(f"{k} {v:.4f}" for k, v in means.items()))
+    for k in (grid[0] if grid else {}):
+        nf = sum(1 for r in grid if k in r and not _ok(r, k))
+        if nf:
+            first = next(r[k]["failed"] for r in grid if k in r and not _ok(r, k))
+            print(f"{k} failed on {nf} of {len(grid)} streams (first: {first})")
     if elec:
-        print("Electricity: " + ", ".join(f"{k} {v['acc']:.4f}" for k, v in elec.items()))
-    os.makedirs(args.out, exist_ok=True)
-    tag = ("electricity" if args.skip_grid else "quick" if args.quick else "full") + \
-        f"_chunk{args.chunk}"
+        print("Electricity: " + ", ".join(
+            f"{k} {v['acc']:.4f}" if "acc" in v else f"{k} failed: {v['failed']}"
+            for k, v in elec.items()))
     with open(os.path.join(args.out, f"stream_accuracy_{tag}.json"), "w") as fh:
         json.dump(dict(grid=grid, electricity=elec, summary=summary, means=means,
-                       n=n, chunk=args.chunk, load=os.getloadavg()), fh, indent=1)
+                       n=n, chunk=args.chunk, load=os.getloadavg()), fh, indent=1,
+                  default=_json_default)
     if summary:
         _plot(summary, elec, os.path.join(args.out, f"stream_accuracy_{tag}.png"), len(grid))
+
+
+def _json_default(o):
+    return o.item() if hasattr(o, "item") else str(o)
 
 
 def _plot(summary, elec, path, n_streams):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    keys = [k for k in summary if "MOA" in k]
-    fig, ax = plt.subplots(figsize=(9, 0.6 * len(keys) + 1.5))
+    keys = [k for k in summary if "MOA" in k] + [k for k in summary if "river" in k]
+    fig, ax = plt.subplots(figsize=(10, 0.45 * len(keys) + 1.8))
     for i, k in enumerate(keys):
         d = 100 * np.asarray(summary[k]["diffs"])
         ax.scatter(d, np.full(d.size, i) + np.random.default_rng(i).uniform(-0.15, 0.15, d.size),
                    s=10, alpha=0.5, color="tab:blue")
         ax.errorbar(100 * summary[k]["mean"], i, xerr=100 * summary[k]["se"], fmt="o",
                     color="black", capsize=3)
-        if elec:
-            v, ref = k.split(" - ")
+        v, ref = k.split(" - ")
+        if elec and _ok(elec, v) and _ok(elec, ref):
             ax.scatter([100 * (elec[v]["acc"] - elec[ref]["acc"])], [i], marker="*", s=120,
                        color="tab:red", zorder=5)
     ax.axvline(0, color="grey", lw=1)
     ax.set_yticks(range(len(keys)))
     ax.set_yticklabels(keys)
-    ax.set_xlabel("prequential accuracy difference to MOA (points)\ndots: tree streams, "
+    ax.invert_yaxis()
+    ax.set_xlabel("prequential accuracy difference to MOA / river (points)\ndots: tree streams, "
                   "black: mean +- s.e., red star: Electricity")
-    ax.set_title(f"treelab vs MOA, paired over {n_streams} tree streams")
+    ax.set_title(f"treelab vs MOA and river, paired over {n_streams} tree streams")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print(f"plot: {path}")
