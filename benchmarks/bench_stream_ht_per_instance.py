@@ -34,7 +34,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np
 from bench_stream_accuracy import (tree_stream, preq_treelab, HT, _grid_from_log, paired,
-                                   electricity, moa_electricity)
+                                   electricity, moa_electricity, HT_VARIANTS)
 from treelab import HoeffdingTreeClassifier
 
 
@@ -45,19 +45,10 @@ def first_excluded(acc, n, first_counted_right):
     return (round(acc * n) - int(first_counted_right)) / (n - 1)
 
 
-V = {"HT equal_width": dict(), "HT gaussian": dict(observer="gaussian"),
-     "HT gaussian inherited": dict(observer="gaussian", inherited_counts=True),
-     "HT adaptive_range inherited": dict(observer="adaptive_range", inherited_counts=True),
-     "HT equal_width inherited": dict(inherited_counts=True),
-     "HT gaussian inherited r1": dict(observer="gaussian", inherited_counts=True,
-                                      n_range_samples=1),
-     "HT adaptive_range inherited r1": dict(observer="adaptive_range", inherited_counts=True,
-                                            n_range_samples=1),
-     "HT gaussian inherited r1 moa_nb": dict(observer="gaussian", inherited_counts=True,
-                                             n_range_samples=1, nb_form="moa"),
-     "HT adaptive_range inherited r1 moa_nb": dict(observer="adaptive_range",
-                                                   inherited_counts=True, n_range_samples=1,
-                                                   nb_form="moa")}
+# the chunked study's Hoeffding-tree variants, plus equal-width bins with inherited counts
+V = {**HT_VARIANTS, "HT equal_width inherited": dict(inherited_counts=True)}
+
+
 def moa_first():
     """MOA's first instance: capymoa's ``prequential_evaluation`` (the loop in
     the JVM, as ``moa_prequential`` / ``moa_electricity`` run it) on
