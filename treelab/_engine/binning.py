@@ -78,6 +78,22 @@ def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=200_000, rand
 
 
 @njit(cache=True, inline="always", nogil=True)
+def edges_below(edges, lo, hi, x):
+    """The number of edges ``edges[lo:hi]`` (sorted) strictly below ``x``: the
+    bin code of ``x`` (``x <= e_b  <=>  code(x) <= b``), and for a threshold that
+    is an edge, the last code going left."""
+    a = lo
+    b = hi
+    while a < b:
+        mid = (a + b) >> 1
+        if edges[mid] < x:
+            a = mid + 1
+        else:
+            b = mid
+    return a - lo
+
+
+@njit(cache=True, inline="always", nogil=True)
 def _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out):
     for f in range(X.shape[1]):
         x = X[i, f]
@@ -86,18 +102,7 @@ def _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out):
         elif is_nominal[f]:
             out[i, f] = int(x)
         else:
-            lo = offsets[f]
-            hi = offsets[f + 1]
-            # number of edges strictly below x
-            a = lo
-            b = hi
-            while a < b:
-                mid = (a + b) >> 1
-                if edges[mid] < x:
-                    a = mid + 1
-                else:
-                    b = mid
-            out[i, f] = a - lo
+            out[i, f] = edges_below(edges, offsets[f], offsets[f + 1], x)
 
 
 @njit(cache=True, parallel=True, nogil=True)

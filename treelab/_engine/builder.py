@@ -37,7 +37,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, types
 
-from .binning import BinnedData, presort  # noqa: F401  (presort: re-exported)
+from .binning import BinnedData, edges_below, presort  # noqa: F401  (presort: re-exported)
 from .histogram import hist_build, hist_subtract
 from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
@@ -665,18 +665,8 @@ def _partition_binned(D, ws, start, end, f, thr, mslot):
     """:func:`partition_node` for a numeric split of binned data: reads the uint8 bin
     codes instead of the raw values (``x <= e_b  <=>  bin(x) <= b``, see
     :mod:`.binning`) in one pass (:func:`_partition_two`)."""
-    lo = D.edge_offsets[f]
-    hi = D.edge_offsets[f + 1]
     # tb = number of edges strictly below thr (thr is an edge, or +inf)
-    a = lo
-    b = hi
-    while a < b:
-        mid = (a + b) >> 1
-        if D.edges[mid] < thr:
-            a = mid + 1
-        else:
-            b = mid
-    tb = a - lo
+    tb = edges_below(D.edges, D.edge_offsets[f], D.edge_offsets[f + 1], thr)
     return _partition_two(ws.samples, ws.tmp, ws.child_n, ws.child_start, start, end, ws.tmpk,
                           float(tb), mslot == 0, D.Xb, f, D.missing_bin, True)
 
@@ -953,6 +943,36 @@ def _grow_i64(a, n, fill):
     return out
 
 
+@njit(cache=True, nogil=True)
+def new_node_stack(n, slot):
+    """The depth-first drivers' stack, one row ``(node, start, end, hist slot)``
+    per pending node, holding the root (node 0 on samples ``[0, n)``)."""
+    stack = np.empty((64, 4), np.int64)
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    stack[0, 2] = n
+    stack[0, 3] = slot
+    return stack
+
+
+@njit(cache=True, inline="always", nogil=True)
+def push_children(stack, top, first, child_start, child_n, child_slot, k):
+    """Push the ``k`` children of a split (nodes ``first..first+k-1``) with the
+    first child on top (scikit-learn's order); grows the stack when full.
+    Returns ``(stack, top)``."""
+    if top + k > stack.shape[0]:
+        s2 = np.empty((max(2 * stack.shape[0], top + k), 4), np.int64)
+        s2[:top] = stack[:top]
+        stack = s2
+    for j in range(k - 1, -1, -1):
+        stack[top, 0] = first + j
+        stack[top, 1] = child_start[j]
+        stack[top, 2] = child_start[j] + child_n[j]
+        stack[top, 3] = child_slot[j]
+        top += 1
+    return stack, top
+
+
 # ----------------------------------------------------------------- drivers
 # The depth-first driver (every forest) calls the node kernels inlined: a call
 # boundary costs one atomic reference-count increment and decrement per array
@@ -983,23 +1003,14 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
     t, hp, root_slot = _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn)
     w_total = t.weighted_n_samples[0]
 
-    # stack: node, start, end, hist slot
-    cap = 64
-    st_node = np.empty(cap, np.int64)
-    st_start = np.empty(cap, np.int64)
-    st_end = np.empty(cap, np.int64)
-    st_slot = np.empty(cap, np.int64)
-    st_node[0] = 0
-    st_start[0] = 0
-    st_end[0] = n
-    st_slot[0] = root_slot
+    stack = new_node_stack(n, root_slot)
     top = 1
     while top > 0:
         top -= 1
-        node = st_node[top]
-        start = st_start[top]
-        end = st_end[top]
-        hslot = st_slot[top]
+        node = stack[top, 0]
+        start = stack[top, 1]
+        end = stack[top, 2]
+        hslot = stack[top, 3]
         n_node = end - start
         wn = t.weighted_n_samples[node]
         imp = t.impurity[node]
@@ -1042,20 +1053,8 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
             hp = children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node)
         else:
             ws.child_slot[:k] = -1          # (what children_histograms sets without histograms)
-        # ---- push the children, first slot on top ---------------------------------
-        if top + k > cap:
-            cap2 = max(2 * cap, top + k)
-            st_node = _grow_i64(st_node, cap2, 0)
-            st_start = _grow_i64(st_start, cap2, 0)
-            st_end = _grow_i64(st_end, cap2, 0)
-            st_slot = _grow_i64(st_slot, cap2, 0)
-            cap = cap2
-        for j in range(k - 1, -1, -1):
-            st_node[top] = first + j
-            st_start[top] = ws.child_start[j]
-            st_end[top] = ws.child_start[j] + ws.child_n[j]
-            st_slot[top] = ws.child_slot[j]
-            top += 1
+        stack, top = push_children(stack, top, first, ws.child_start, ws.child_n,
+                                   ws.child_slot, k)
     return t
 
 

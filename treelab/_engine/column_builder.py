@@ -40,9 +40,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from .binning import edges_below
 from .builder import (
-    _dummy_data, _grow_i64, _node_stats, _partition_two, _random_numeric_i, children_stats,
-    is_leaf_node, make_children, make_params, new_workspace, split_ok,
+    _dummy_data, _node_stats, _partition_two, _random_numeric_i, children_stats,
+    is_leaf_node, make_children, make_params, new_node_stack, new_workspace, push_children,
+    split_ok,
 )
 from .merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, better, impurity_of, stats_weight
 from .signatures import IMPURITY_TYPE, MERIT_TYPE
@@ -197,16 +199,7 @@ def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn
     if best_f >= 0 and not random:
         # the last code going left (the number of the feature's edges below the
         # threshold, as builder._partition_binned) and the node's codes of it
-        a = eo[best_f]
-        b = eo[best_f + 1]
-        thr = ws.feat_thr[best_f]
-        while a < b:
-            mid = (a + b) >> 1
-            if edges[mid] < thr:
-                a = mid + 1
-            else:
-                b = mid
-        ws.feat_key[best_f] = a - eo[best_f]
+        ws.feat_key[best_f] = edges_below(edges, eo[best_f], eo[best_f + 1], ws.feat_thr[best_f])
         col = XT[best_f]
         vals = gvals[gsel[0]]
         for p in range(start, end):
@@ -234,19 +227,13 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     t.weighted_n_samples[0] = stats_weight(t.value[0], P.task)
     t.impurity[0] = impurity_of(t.value[0], P.merit_code, P.builtin, imp_fn, cp)
     w_total = t.weighted_n_samples[0]
-    cap = 64
-    st_node = np.empty(cap, np.int64)
-    st_start = np.empty(cap, np.int64)
-    st_end = np.empty(cap, np.int64)
-    st_node[0] = 0
-    st_start[0] = 0
-    st_end[0] = n
+    stack = new_node_stack(n, -1)
     top = 1
     while top > 0:
         top -= 1
-        node = st_node[top]
-        start = st_start[top]
-        end = st_end[top]
+        node = stack[top, 0]
+        start = stack[top, 1]
+        end = stack[top, 2]
         n_node = end - start
         wn = t.weighted_n_samples[node]
         imp = t.impurity[node]
@@ -265,16 +252,9 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
             continue
         ws.feat_k[f] = 2
         t, first = _make_children_i(t, node, D, P, ws, f, 2)
-        if top + 2 > cap:
-            cap *= 2
-            st_node = _grow_i64(st_node, cap, 0)
-            st_start = _grow_i64(st_start, cap, 0)
-            st_end = _grow_i64(st_end, cap, 0)
-        for j in range(1, -1, -1):
-            st_node[top] = first + j
-            st_start[top] = ws.child_start[j]
-            st_end[top] = ws.child_start[j] + ws.child_n[j]
-            top += 1
+        ws.child_slot[:2] = -1              # (no histograms here)
+        stack, top = push_children(stack, top, first, ws.child_start, ws.child_n,
+                                   ws.child_slot, 2)
     return t
 
 
