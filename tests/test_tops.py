@@ -451,3 +451,87 @@ def test_weighted_auc_and_user_loss_with_sample_weight():
         ToPsClassifier().fit(X, yy, sample_weight=(sets != 1).astype(float), sets=sets)
     with pytest.raises(ValueError, match="all sample weights are zero"):
         ToPsClassifier().fit(X, yy, sample_weight=np.zeros(len(yy)), sets=sets)
+
+
+# ------------------------------------------------- shared node data for ensemble learners
+def _tied_data(n=120, seed=0):
+    rng = np.random.RandomState(seed)
+    X = np.column_stack([rng.rand(n), rng.randint(0, 5, n) / 4.0, np.round(rng.rand(n), 1),
+                         (rng.rand(n) > 0.5).astype(float)])
+    y = ((X[:, 0] + X[:, 1] - X[:, 2] + 0.3 * rng.randn(n)) > 0.5).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("max_bins", [255, 6])
+def test_side_data_equals_binning_the_side(max_bins):
+    """A side's bins derived from the node's distinct values are ``bin_data`` of the
+    side's rows (max_bins=6: the continuous column has more values, binned as usual);
+    the presort restricted to the rows is the side's presort (tie-free column)."""
+    from treelab._engine.binning import bin_data, presort
+    from treelab.node_models import _prepare_node, _side_data
+    X, _ = _tied_data()
+    rng = np.random.RandomState(1)
+    hist_node, sort_node = _prepare_node(X, True), _prepare_node(X, False)
+    for size in (1, 7, 60, 119):
+        rows = np.sort(rng.choice(X.shape[0], size, replace=False))
+        got = _side_data(hist_node, X, rows, True, max_bins)
+        ref = bin_data(X[rows], np.zeros(4, bool), np.zeros(4, np.int64), True, max_bins)
+        for name in ("X", "Xb", "edges", "edge_offsets", "is_nominal", "n_cats"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(ref, name))
+            assert getattr(got, name).dtype == getattr(ref, name).dtype
+        assert (got.use_hist, got.missing_bin, got.n_bins) == (ref.use_hist, ref.missing_bin,
+                                                               ref.n_bins)
+        got = _side_data(sort_node, X, rows, False, 255)
+        order, vals = presort(X[rows], np.zeros(4, bool))
+        np.testing.assert_array_equal(got.vals, vals)
+        np.testing.assert_array_equal(got.order[0], order[0])      # column 0 has no ties
+        for f in range(4):
+            np.testing.assert_array_equal(X[rows][got.order[f], f], vals[f])
+
+
+def _ensembles(task):
+    from treelab import (AdaBoostClassifier, AdaBoostRegressor, GradientBoostingClassifier,
+                         GradientBoostingRegressor, RandomForestClassifier)
+    if task == "classification":
+        return [AdaBoostClassifier(n_estimators=4, random_state=0),
+                GradientBoostingClassifier(n_estimators=4, max_depth=2, random_state=0),
+                RandomForestClassifier(n_estimators=3, min_samples_leaf=3, random_state=0)]
+    return [AdaBoostRegressor(n_estimators=3, random_state=0),
+            GradientBoostingRegressor(n_estimators=4, max_depth=2, random_state=0)]
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_ensemble_cut_path_equals_fitting_each_side(task):
+    """``EstimatorModel._fit_cuts`` on the node's prepared data gives, at every cut,
+    the predictions of the ensemble fitted on the side's rows (in training-set
+    order); the first column has no ties, so even the presorted fit is identical."""
+    from treelab.node_models import EstimatorModel
+    X, y = _tied_data(seed=2)
+    yt = y if task == "classification" else X[:, 0] * 2 + X[:, 2] + y
+    K = 2 if task == "classification" else 1
+    w = np.ones(X.shape[0])
+    order = np.argsort(X[:, 0], kind="stable")
+    cut_pos = np.array([12, 40, 61, 100])
+    for est in _ensembles(task):
+        m = EstimatorModel(est)
+        lefts, rights = m._fit_cuts(X, yt, w, task, K, order, cut_pos, cache={})
+        for p, lm, rm in zip(cut_pos, lefts, rights):
+            for rows, mdl in ((np.sort(order[:p]), lm), (np.sort(order[p:]), rm)):
+                ref = EstimatorModel(est)._fit_task(X[rows], yt[rows], w[rows], task, K)
+                np.testing.assert_array_equal(mdl._scores(X), ref._scores(X))
+
+
+def test_tops_with_ensembles_same_tree_as_plain_refits(monkeypatch):
+    """ToPs with treelab ensembles: the prepared-data cut path grows the same tree
+    and weights as refitting the ensembles on every side from scratch."""
+    from treelab.node_models import EstimatorModel, NodeModel
+    X, y = _tied_data(n=150, seed=3)
+    sets = _sets(150, np.random.RandomState(3))
+    fast = ToPsClassifier(base_learners=_ensembles("classification"), loss="log_loss",
+                          max_depth=2, random_state=0).fit(X, y, sets=sets)
+    monkeypatch.setattr(EstimatorModel, "_fit_cuts", NodeModel._fit_cuts)
+    plain = ToPsClassifier(base_learners=_ensembles("classification"), loss="log_loss",
+                           max_depth=2, random_state=0).fit(X, y, sets=sets)
+    assert len(fast.nodes_) > 1
+    _same_fit(fast, plain)
+    np.testing.assert_array_equal(fast.predict_proba(X), plain.predict_proba(X))

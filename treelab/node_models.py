@@ -513,10 +513,11 @@ class NodeModel(BaseEstimator):
         return type(self)(**self.get_params(deep=False))
 
     def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
-        """Models of the left and right side of each cut (default: refit both sides)."""
+        """Models of the left and right side of each cut (default: refit both sides,
+        each on its rows in the order of ``X``, as the side's own fit sees them)."""
         lefts, rights = [], []
         for p in cut_pos:
-            li, ri = order[:p], order[p:]
+            li, ri = np.sort(order[:p]), np.sort(order[p:])
             lefts.append(self._fresh()._fit_task(X[li], y[li], w[li], task, n_classes))
             rights.append(self._fresh()._fit_task(X[ri], y[ri], w[ri], task, n_classes))
         return lefts, rights
@@ -819,7 +820,10 @@ class EstimatorModel(NodeModel):
         except ImportError:  # pragma: no cover
             return copy.deepcopy(self.estimator)
 
-    def _fit_task(self, X, y, w, task, n_classes):
+    def _fit_task(self, X, y, w, task, n_classes, data=None):
+        """Fit (a clone of) the estimator on ``(X, y, w)``; ``data``: ``X`` already
+        binned / presorted for an estimator with ``_fit_prepared`` (see
+        :meth:`_fit_cuts`)."""
         if self.estimator is None or not hasattr(self.estimator, "fit"):
             raise TypeError(f"EstimatorModel needs an estimator with fit/predict, got "
                             f"{self.estimator!r}")
@@ -836,7 +840,7 @@ class EstimatorModel(NodeModel):
                 self._const = v
                 return self
             est = self._clone()
-            est.fit(X, y, **kw)
+            _fit_estimator(est, X, y, kw, data)
             self.estimators_ = [est]
             self._cols = np.searchsorted(np.arange(n_classes), np.asarray(est.classes_))
             return self
@@ -844,9 +848,36 @@ class EstimatorModel(NodeModel):
         self.estimators_ = []
         for k in range(Y.shape[1]):
             est = self._clone()
-            est.fit(X, Y[:, k], **kw)
+            _fit_estimator(est, X, Y[:, k], kw, data)
             self.estimators_.append(est)
         return self
+
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
+        """Both sides of every cut.  A treelab ensemble that grows treelab trees on
+        binned or presorted data (``_prepared_layout`` / ``_fit_prepared``:
+        AdaBoost with tree members, gradient boosting) gets each side's data
+        derived from the node's, prepared once (:func:`_side_data`), instead of
+        binning / presorting every side again: the same bins and the same
+        presort, so the same model as a fit on the side's rows (presort: up to
+        the order of tied values, i.e. of floating-point additions).  Other
+        estimators: the default refit."""
+        layout = _prepared_layout(self.estimator)
+        if layout is None or X.shape[0] > _BIN_SUBSAMPLE or not np.all(w > 0):
+            return super()._fit_cuts(X, y, w, task, n_classes, order, cut_pos, cache)
+        use_hist, max_bins = layout
+        key = ("prepared-node", use_hist)
+        node = None if cache is None else cache.get(key)
+        if node is None:
+            node = _prepare_node(X, use_hist)
+            if cache is not None:
+                cache[key] = node
+        lefts, rights = [], []
+        for p in cut_pos:
+            for rows, out in ((np.sort(order[:p]), lefts), (np.sort(order[p:]), rights)):
+                data = _side_data(node, X, rows, use_hist, max_bins)
+                out.append(self._fresh()._fit_task(data.X, y[rows], w[rows], task, n_classes,
+                                                   data=data))
+        return lefts, rights
 
     def _scores(self, X):
         n = X.shape[0]
@@ -865,6 +896,98 @@ class EstimatorModel(NodeModel):
 
     def _describe(self):
         return type(self.estimator).__name__
+
+
+def _fit_estimator(est, X, y, kw, data):
+    if data is None:
+        est.fit(X, y, **kw)
+    else:
+        est._fit_prepared(X, y, kw.get("sample_weight"), data)
+
+
+def _prepared_layout(est):
+    """``(use_hist, max_bins)`` when ``est`` can fit on prepared data, else None."""
+    fn = getattr(est, "_prepared_layout", None)
+    if fn is None or not hasattr(est, "_fit_prepared"):
+        return None
+    try:
+        return fn()
+    except Exception:  # noqa: BLE001 - bad parameters: the plain fit reports them
+        return None
+
+
+#: quantile bins are computed on a subsample above this many rows
+#: (:func:`treelab._engine.binning.quantile_bin_edges`): such nodes bin each side
+_BIN_SUBSAMPLE = 200_000
+
+
+def _prepare_node(X, use_hist):
+    """What every side of a node's cuts derives its data from: the presort of the
+    node's rows (exact splitter), or each feature's distinct values and every
+    row's index among them, numbered across features (hist)."""
+    from ._engine.binning import presort
+    n, d = X.shape
+    if not use_hist:
+        return presort(X, np.zeros(d, np.bool_))
+    gid = np.empty((n, d), np.int64)
+    uniq = []
+    start = 0
+    for f in range(d):
+        u, inv = np.unique(X[:, f], return_inverse=True)
+        gid[:, f] = start + inv.reshape(-1)
+        uniq.append(u)
+        start += u.shape[0]
+    starts = np.concatenate(([0], np.cumsum([u.shape[0] for u in uniq]))).astype(np.int64)
+    return gid, np.concatenate(uniq), starts
+
+
+def _side_data(node, X, rows, use_hist, max_bins):
+    """``bin_data(X[rows], ...)`` (numeric features) from the node's
+    :func:`_prepare_node`: hist: a side with at most ``max_bins`` distinct values
+    of every feature has one bin per value with edges at the midpoints of
+    consecutive values (the formula of :func:`~treelab._engine.binning.quantile_bin_edges`),
+    so its codes are the ranks of its values among the side's distinct values,
+    read off the node's distinct values (other sides are binned as usual);
+    presort: the node's per-feature order restricted to the rows."""
+    from ._engine.binning import BinnedData, bin_data
+    Xs = np.ascontiguousarray(X[rows], dtype=np.float64)
+    n, d = Xs.shape
+    is_nom = np.zeros(d, np.bool_)
+    n_cats = np.zeros(d, np.int64)
+    if not use_hist:
+        order, vals = node
+        N = order.shape[1]
+        keep = np.zeros(N, np.bool_)
+        keep[rows] = True
+        local = np.cumsum(keep) - 1
+        m = keep[order]
+        return BinnedData(Xs, np.zeros((0, d), np.uint8),
+                          np.ascontiguousarray(local[order[m]].reshape(d, n)),
+                          np.ascontiguousarray(vals[m].reshape(d, n)), is_nom, n_cats,
+                          np.zeros(0), np.zeros(d + 1, np.int64), False, 0, 1)
+    gid, U, starts = node
+    g = gid[rows]
+    present = np.zeros(U.shape[0], np.bool_)
+    present[g.reshape(-1)] = True
+    c = np.cumsum(present)
+    before = np.concatenate(([0], c))[starts]          # distinct side values before each feature
+    ndist = np.diff(before)
+    if ndist.max() > max_bins:
+        return bin_data(Xs, is_nom, n_cats, True, max_bins)
+    codes = np.ascontiguousarray((c[g] - 1 - before[:-1]).astype(np.uint8))
+    Us = U[present]
+    feat = np.repeat(np.arange(d), ndist)
+    same = feat[1:] == feat[:-1]
+    lo, hi = Us[:-1][same], Us[1:][same]
+    edges = lo / 2.0 + hi / 2.0
+    bad = edges >= hi
+    edges[bad] = lo[bad]
+    offsets = np.zeros(d + 1, np.int64)
+    offsets[1:] = np.cumsum(ndist - 1)
+    B = int(ndist.max()) + 1
+    return BinnedData(Xs, codes, np.zeros((d, 0), np.int64), np.zeros((d, 0), np.float64),
+                      is_nom, n_cats, np.ascontiguousarray(edges, dtype=np.float64), offsets,
+                      True, B - 1, B)
 
 
 def _is_classifier(est):

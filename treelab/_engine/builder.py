@@ -396,7 +396,12 @@ def new_pool(D, P):
     """An empty histogram pool (8 slots, grown on demand)."""
     d = D.X.shape[1]
     B = D.n_bins
-    n_slots = 8 if D.use_hist else 1
+    n_slots = 1
+    if D.use_hist:
+        # depth-first growth of a tree of depth <= D holds at most D + 1 histograms
+        # at once, and a small pool is cheaper to zero (d x bins x stats floats a
+        # slot); pool_take doubles the pool on demand (best-first growth)
+        n_slots = 8 if P.max_depth >= 7 else max(2, P.max_depth + 1)
     free = np.empty(n_slots, np.int64)
     for j in range(n_slots):
         free[j] = n_slots - 1 - j

@@ -82,7 +82,24 @@ class _BaseAdaBoost(BaseEstimator):
         finally:
             self._shared = None
 
-    def _fit(self, X, y, sample_weight):
+    def _prepared_layout(self):
+        """``(use_hist, max_bins)`` of the data a treelab-tree base learner grows on
+        (what :meth:`_fit_prepared` takes); None for other base learners."""
+        base = self._default_estimator() if self.estimator is None else self.estimator
+        if not is_treelab_tree(base) or base.nominal_features is not None:
+            return None
+        return base.splitter == "hist", int(base.max_bins)
+
+    def _fit_prepared(self, X, y, sample_weight, data):
+        """:meth:`fit` on numeric ``X`` that the caller has already prepared as
+        ``data`` (``bin_data(X, ...)`` with :meth:`_prepared_layout`; ToPs fits the
+        sides of many cuts of one node without presorting / binning each again)."""
+        try:
+            return self._fit(X, y, sample_weight, data)
+        finally:
+            self._shared = None
+
+    def _fit(self, X, y, sample_weight, data=None):
         M, lr, base = self._check_common()
         resample = self._resampling()
         if not resample and not accepts_sample_weight(base):
@@ -100,8 +117,9 @@ class _BaseAdaBoost(BaseEstimator):
         w = w / w.sum()
         set_fitted_encoding(self, enc, d)
         rng = check_random_state(self.random_state)
-        self._shared = subset_shared(prepare_shared(base, Xf, enc, 0), enc, None) if tree_base \
-            else None
+        if tree_base and (data is None or data.X.shape[0] != n):
+            data = prepare_shared(base, Xf, enc, 0)
+        self._shared = subset_shared(data, enc, None) if tree_base else None
         self.estimators_ = []
         self.estimator_weights_ = np.zeros(M)
         self.estimator_errors_ = np.ones(M)

@@ -241,7 +241,24 @@ class _BaseGradientBoosting(BaseEstimator):
         with _numba_threads(self.n_jobs):
             return self._fit(p, X, y, sample_weight, eval_set)
 
-    def _fit(self, p, X, y, sample_weight, eval_set):
+    def _prepared_layout(self):
+        """``(use_hist, max_bins)`` of the data :meth:`_fit_prepared` takes; None when
+        the fit bins a part of the rows itself (validation split, warm start,
+        nominal features)."""
+        if self.validation_fraction is not None or self.warm_start or \
+                self.nominal_features is not None:
+            return None
+        return True, int(self.max_bin)
+
+    def _fit_prepared(self, X, y, sample_weight, data):
+        """:meth:`fit` on numeric ``X`` that the caller has already binned as ``data``
+        (``bin_data(X, ..., use_hist=True, max_bins)``; ToPs fits the sides of many
+        cuts of one node without binning each again)."""
+        p = self._check_params()
+        with _numba_threads(self.n_jobs):
+            return self._fit(p, X, y, sample_weight, None, data)
+
+    def _fit(self, p, X, y, sample_weight, eval_set, data=None):
         name = type(self).__name__
         warm = bool(self.warm_start) and hasattr(self, "_trees")
         if warm:
@@ -304,7 +321,8 @@ class _BaseGradientBoosting(BaseEstimator):
         if not warm:
             set_fitted_encoding(self, enc, d)
         announce(self)          # one line on stderr if the kernels are about to compile
-        data = bin_data(Xf, enc.is_nominal, enc.n_cats, True, self.max_bin, random_state=seed)
+        if data is None or data.X.shape[0] != n or not data.use_hist:
+            data = bin_data(Xf, enc.is_nominal, enc.n_cats, True, self.max_bin, random_state=seed)
         # ---- initial scores --------------------------------------------------------
         if warm:
             base = self.base_score_

@@ -62,8 +62,13 @@ each), accumulated into both sides' normal equations and solved by Cholesky;
 warm starts for :class:`~treelab.node_models.LogisticModel`); 1 - AUC over all
 pairs of side predictors is one jitted Mann-Whitney kernel on pre-sorted
 scores; features are evaluated in parallel (joblib threads, ``n_jobs``; the
-kernels release the GIL) with a tqdm progress bar (``verbose``).  BLAS runs
-single-threaded during the fit (see :func:`_single_threaded_blas`).
+kernels release the GIL) with a tqdm progress bar (``verbose``).  BLAS and
+numba's parallel kernels run single-threaded in every thread of the fit (see
+:func:`_single_threaded_blas`, :func:`_single_threaded_numba`).  Treelab
+ensembles of treelab trees (AdaBoost, gradient boosting) fit the sides of a
+feature's cuts on data derived from the node's, binned / presorted once per
+node (:meth:`~treelab.node_models.EstimatorModel._fit_cuts`): the same bins and
+presort as a fit on the side's rows, without re-binning every side.
 
 Screening (``screen_candidates=k``, off by default): with costly base
 learners (ensembles fitted on both sides of up to 9 cuts of every feature at
@@ -90,6 +95,7 @@ classifier, the predictions for a regressor), evaluated on the joint set.
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 from dataclasses import dataclass, field
 
@@ -540,7 +546,7 @@ class _BaseToPs(BaseEstimator):
                                      "of positive weight)")
         grower = _Grower(Xe, yc, y_orig, sets, learners, loss, self._task, K, max_depth, msl,
                          self.n_jobs, self.verbose, sw, screen)
-        with _single_threaded_blas():
+        with _single_threaded_blas(), _single_threaded_numba():
             nodes, models = grower.grow()
         self.base_learners_ = learners
         self.loss_ = loss
@@ -943,6 +949,23 @@ def _single_threaded_blas():
     return threadpool_limits(limits=1, user_api="blas")
 
 
+@contextlib.contextmanager
+def _single_threaded_numba():
+    """numba's parallel kernels (tree traversal in the learners' predictions,
+    histograms, binning) use one thread in the calling thread while the tree of
+    predictors grows: the predictions and fits ToPs runs are small and many, and
+    numba's worker threads cost CPU time without shortening them on a busy
+    machine.  Parallelism comes from ``n_jobs`` (each joblib thread sets its own
+    count: numba's thread count is per thread)."""
+    import numba
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
 def _first_min(values):
     """Index of the first value within the tie tolerance of the minimum (NaN,
     e.g. from a user loss, never wins; all NaN: index 0)."""
@@ -959,7 +982,11 @@ def _parallel_map(fn, items, n_jobs):
     if n_jobs is None or n_jobs == 1 or len(items) < 2:
         return [fn(i) for i in items]
     from joblib import Parallel, delayed
-    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(fn)(i) for i in items)
+
+    def one(i):
+        with _single_threaded_numba():
+            return fn(i)
+    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(one)(i) for i in items)
 
 
 # ============================================================================ estimators
