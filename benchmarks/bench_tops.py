@@ -16,6 +16,17 @@ experiments' data.
    10; ``screen_candidates=--screen``, default 10; target < 30 min),
    ``--max-depth`` times a truncated tree (a fraction of the fit).
 4. ``--profile``: cProfile of the Caravan run (where the time goes).
+5. ``mnist-sides``: the exact ToPs/ensemble search's unit of work, one costly
+   learner fitted on one side of a root cut of MNIST 4-vs-9 (CPU ms per side
+   fit): plain refits with numba's default threads (before), with one numba
+   thread, and from the node's prepared (binned / presorted) data (now).
+6. ``mnist-root``: the exact ToPs/ensemble root search (``screen_candidates``
+   off) on every ``--stride``-th feature, the CPU time of each learner's cut
+   path, and the extrapolation to all 400 features by their number of proper
+   cuts; ``--ada-splitter hist`` gives AdaBoost binned stumps (the same stumps
+   as the exact splitter wherever a feature has at most 255 distinct values in
+   the node: one bin per value, edges at the midpoints; MNIST's 8-bit pixels
+   have at most 256).
 
 Each line prints the wall time, the CPU time of the process (the fit is
 single-threaded unless ``--n-jobs``: BLAS is pinned to one thread) and the
@@ -24,7 +35,8 @@ include the first-call numba compilation only if the cache is cold (run twice
 for warm numbers).
 
 Run:  python benchmarks/bench_tops.py [--only literal caravan mnist] [--n 600] [--profile]
-      [--max-depth D] [--ensemble] [--n-jobs J]
+      [--max-depth D] [--ensemble] [--n-jobs J] [--ada-splitter hist]
+      python benchmarks/bench_tops.py --only mnist-sides mnist-root [--stride 10]
 """
 from __future__ import annotations
 
@@ -121,7 +133,8 @@ def bench_caravan(profile=False):
         _time_fit(make, X, y, "Caravan ToPs/LR (5822 x 85, 1 - AUC)", "60 s")
 
 
-def bench_mnist(max_depth=None, ensemble=False, n_jobs=None, ens_size=10, screen=10):
+def bench_mnist(max_depth=None, ensemble=False, n_jobs=None, ens_size=10, screen=10,
+                ada_splitter="best"):
     """ToPs/LR (and ToPs/ensemble) on MNIST 4-vs-9; ``max_depth`` times a
     truncated tree (a fraction of the full fit, to extrapolate from)."""
     import tops_table3 as t3
@@ -138,19 +151,184 @@ def bench_mnist(max_depth=None, ensemble=False, n_jobs=None, ens_size=10, screen
               X, y, f"MNIST 4-vs-9 ToPs/LR (1991 x 400, error rate{lim})", "10 min")
     if ensemble:
         make = t3.methods("classification", "error_rate", False, n_jobs, True, ens_size=ens_size,
-                          screen=screen)["ToPs/ensemble"]
+                          screen=screen, ada_splitter=ada_splitter)["ToPs/ensemble"]
 
         def mk():
             est = make()
             est.set_params(max_depth=max_depth)
             return est
         _time_fit(mk, X, y, f"MNIST 4-vs-9 ToPs/ensemble (1991 x 400, error rate, {ens_size}-member "
-                  f"ensembles, screen_candidates={screen}{lim})", "30 min")
+                  f"ensembles, AdaBoost splitter {ada_splitter!r}, screen_candidates={screen}{lim})",
+                  "30 min")
+
+
+def _mnist_root(ens_size, ada_splitter="best"):
+    """MNIST 4-vs-9 (1,991 x 400) as ``--only mnist`` fits it: the ToPs/ensemble
+    estimator (exact search), its learners and the T / V1 rows of ``fit``."""
+    import tops_table3 as t3
+
+    from treelab.data import check_random_state
+    data = t3.load("mnist49")
+    if data is None:
+        return None
+    X, y, _ = data
+    est = t3.methods("classification", "error_rate", False, None, True, ens_size=ens_size,
+                     screen=None, ada_splitter=ada_splitter)["ToPs/ensemble"]()
+    rng = check_random_state(est.random_state)          # the order of ToPs's own fit
+    learners = est._learners(rng)
+    sets = est._split_sets(X.shape[0], y, None, rng)
+    return X, y, est, learners, sets
+
+
+def _proper_cuts(XT, XV1, msl=1):
+    """Per feature: the distinct split positions of its proper candidate cuts (the
+    root's, as ``_Grower._best_split`` finds them; unweighted)."""
+    from treelab.learners.tops import _sorted_percentiles
+    n, nv = XT.shape[0], XV1.shape[0]
+    out = []
+    for f in range(XT.shape[1]):
+        xs = np.sort(XT[:, f])
+        binary = np.all((xs == 0) | (xs == 1))
+        ts = np.array([0.5]) if binary else np.unique(_sorted_percentiles(xs))
+        pos = np.searchsorted(xs, ts, side="right")
+        nL1 = (XV1[:, f][None, :] <= ts[:, None]).sum(axis=1)
+        ok = (pos >= msl) & (n - pos >= msl) & (nL1 >= 1) & (nL1 <= nv - 1)
+        out.append(np.unique(pos[ok]))
+    return out
+
+
+def bench_mnist_sides(ens_size=10, feature=210, reps=3):
+    """Step 1 of the exact search's cost: every costly learner fitted on both sides
+    of the root's proper cuts of one feature, three ways, interleaved ``reps``
+    times (CPU of this process per side fit): the plain refit of each side with
+    numba's default threads (before this change), the plain refit with numba on
+    one thread, and the side data derived from the node's prepared data."""
+    from treelab.learners.tops import _single_threaded_blas, _single_threaded_numba
+    from treelab.node_models import EstimatorModel, LogisticModel, NodeModel
+    got = _mnist_root(ens_size)
+    if got is None:
+        print("mnist: data not found; skipped")
+        return
+    X, y, est, learners, sets = got
+    XT, yT, XV1 = X[sets == 0], y[sets == 0], X[sets == 1]
+    w = np.ones(XT.shape[0])
+    cuts = _proper_cuts(XT, XV1)[feature]
+    order = np.argsort(XT[:, feature], kind="stable")
+    import contextlib
+    variants = {
+        "refit, numba default threads": (NodeModel._fit_cuts, contextlib.nullcontext),
+        "refit, numba 1 thread": (NodeModel._fit_cuts, _single_threaded_numba),
+        "prepared node data, numba 1 thread": (None, _single_threaded_numba),
+    }
+    costly = [m for m in learners if isinstance(m, (EstimatorModel, LogisticModel))]
+    times = {(i, v): [] for i in range(len(costly)) for v in variants}
+    prep = {}
+    with _single_threaded_blas():
+        for m in costly:                                   # warm-up (compilation)
+            m._fit_cuts(XT, yT, w, "classification", 2, order, cuts[:1], cache={})
+        for _ in range(reps):
+            for i, m in enumerate(costly):
+                for v, (fn, ctx) in variants.items():
+                    cache = {}
+                    with ctx():
+                        if fn is None and isinstance(m, EstimatorModel):
+                            c0 = time.process_time()
+                            m._fit_cuts(XT, yT, w, "classification", 2, order, cuts[:0],
+                                        cache=cache)          # the node's data alone
+                            prep.setdefault(i, []).append(time.process_time() - c0)
+                        c0 = time.process_time()
+                        if fn is None:
+                            m._fit_cuts(XT, yT, w, "classification", 2, order, cuts, cache=cache)
+                        else:
+                            fn(m, XT, yT, w, "classification", 2, order, cuts)
+                        times[(i, v)].append((time.process_time() - c0) / (2 * len(cuts)))
+    print(f"MNIST 4-vs-9 root (T = {XT.shape[0]} rows x 400 px), feature {feature}: "
+          f"{len(cuts)} proper cuts = {2 * len(cuts)} side fits per learner; CPU ms per "
+          f"side fit, median of {reps} interleaved repeats; load average "
+          f"{os.getloadavg()[0]:.1f}")
+    for i, m in enumerate(costly):
+        row = ", ".join(f"{v} {1e3 * np.median(times[(i, v)]):.1f}" for v in variants)
+        extra = (f"; node data prepared once per node: {1e3 * np.median(prep[i]):.1f} ms"
+                 if i in prep else "")
+        print(f"  {m._describe()}: {row}{extra}", flush=True)
+
+
+def bench_mnist_root_search(ens_size=10, stride=10, n_jobs=None, ada_splitter="best"):
+    """The exact ToPs/ensemble search of the MNIST root node (no screening) on every
+    ``stride``-th feature, with the CPU time of each learner's cut path, and its
+    extrapolation to all 400 features by their number of proper cuts."""
+    import treelab.learners.tops as tops
+    from treelab.node_models import EstimatorModel, LinearModel, LogisticModel
+    got = _mnist_root(ens_size, ada_splitter)
+    if got is None:
+        print("mnist: data not found; skipped")
+        return
+    X, y, est, learners, sets = got
+    XT, XV1 = X[sets == 0], X[sets == 1]
+    cuts = _proper_cuts(XT, XV1)
+    sampled = list(range(0, XT.shape[1], stride))
+    n_all = sum(len(c) for c in cuts)
+    n_sampled = sum(len(cuts[f]) for f in sampled)
+    per = {}
+    search = []
+    orig_map, orig_search = tops._parallel_map, tops._Grower._best_split
+    originals = {cls: cls._fit_cuts for cls in (EstimatorModel, LinearModel, LogisticModel)}
+
+    def timed(cls):
+        def fit_cuts(self, *a, **k):
+            c0 = time.thread_time()
+            try:
+                return originals[cls](self, *a, **k)
+            finally:
+                key = self._describe()
+                per[key] = per.get(key, 0.0) + time.thread_time() - c0
+        return fit_cuts
+
+    def sample_map(fn, items, nj):
+        items = list(items)
+        return orig_map(fn, [items[i] for i in sampled if i < len(items)], nj)
+
+    def best_split(self, *a, **k):
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = orig_search(self, *a, **k)
+        search.append((time.perf_counter() - t0, time.process_time() - c0))
+        return out
+    try:
+        tops._parallel_map, tops._Grower._best_split = sample_map, best_split
+        for cls in originals:
+            cls._fit_cuts = timed(cls)
+        est.set_params(max_depth=1, n_jobs=n_jobs)
+        est.fit(X[:300], y[:300])                             # compile / warm up
+        per.clear()
+        search.clear()
+        est.fit(X, y)
+    finally:
+        tops._parallel_map, tops._Grower._best_split = orig_map, orig_search
+        for cls, fn in originals.items():
+            cls._fit_cuts = fn
+    wall, cpu = search[0]
+    scale = n_all / n_sampled
+    print(f"MNIST 4-vs-9 ToPs/ensemble ({ens_size}-member ensembles, AdaBoost splitter "
+          f"{ada_splitter!r}), exact root search "
+          f"(T = {XT.shape[0]} rows) on {len(sampled)} of 400 features ({n_sampled} of "
+          f"{n_all} proper cuts): {cpu:.1f} s CPU ({wall:.1f} s wall, n_jobs={n_jobs}); "
+          f"extrapolated to all features: {cpu * scale:.0f} s CPU = {cpu * scale / 60:.1f} "
+          f"min per root search; load average {os.getloadavg()[0]:.1f}")
+    rest = cpu - sum(per.values())
+    print("  CPU by learner cut path (sampled): " + ", ".join(
+        f"{k} {v:.1f} s" for k, v in sorted(per.items(), key=lambda kv: -kv[1]))
+        + f"; scoring and the rest {rest:.1f} s", flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", nargs="+", default=["literal", "caravan", "mnist"])
+    ap.add_argument("--only", nargs="+", default=["literal", "caravan", "mnist"],
+                    help="literal caravan mnist; mnist-sides (per side fit, A/B), "
+                         "mnist-root (the exact ToPs/ensemble root search, sampled)")
+    ap.add_argument("--ada-splitter", default="best", choices=["best", "hist"],
+                    help="ToPs/ensemble's AdaBoost stumps: exact ('best') or binned ('hist')")
+    ap.add_argument("--stride", type=int, default=10,
+                    help="mnist-root: search every stride-th feature and extrapolate")
     ap.add_argument("--n", type=int, default=600, help="rows for the literal comparison")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--max-depth", type=int, default=None,
@@ -166,7 +344,12 @@ def main():
     if "caravan" in args.only:
         bench_caravan(args.profile)
     if "mnist" in args.only:
-        bench_mnist(args.max_depth, args.ensemble, args.n_jobs, args.ens_size, args.screen or None)
+        bench_mnist(args.max_depth, args.ensemble, args.n_jobs, args.ens_size, args.screen or None,
+                    args.ada_splitter)
+    if "mnist-sides" in args.only:
+        bench_mnist_sides(args.ens_size)
+    if "mnist-root" in args.only:
+        bench_mnist_root_search(args.ens_size, args.stride, args.n_jobs, args.ada_splitter)
 
 
 if __name__ == "__main__":

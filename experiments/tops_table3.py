@@ -85,7 +85,11 @@ def load(name):
 
 
 def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, lr_depth=None,
-            screen=None, lr_alpha=1.0):
+            screen=None, lr_alpha=1.0, ada_splitter="best"):
+    """The methods of the table; ``ada_splitter``: the splitter of ToPs/ensemble's
+    AdaBoost trees ("best" = exact, the default; "hist": binned, the same stumps
+    when no feature has more than 255 distinct values in a node, as MNIST's 8-bit
+    pixels)."""
     from sklearn.linear_model import LinearRegression, LogisticRegression
 
     from treelab import (
@@ -103,8 +107,10 @@ def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, 
         out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel(alpha=lr_alpha)], loss=loss, n_jobs=n_jobs,
                                       max_depth=lr_depth, random_state=0)
         if ensemble:
+            ada = None if ada_splitter == "best" else DecisionTreeClassifier(
+                max_depth=1, splitter=ada_splitter)
             out["ToPs/ensemble"] = lambda: tops(
-                base_learners=[AdaBoostClassifier(n_estimators=small),
+                base_learners=[AdaBoostClassifier(ada, n_estimators=small),
                                LinearModel(), LogisticModel(),
                                GradientBoostingClassifier(n_estimators=small, max_depth=2),
                                RandomForestClassifier(n_estimators=small, min_samples_leaf=5)],
@@ -121,8 +127,10 @@ def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, 
         out["ToPs/LR"] = lambda: tops(base_learners=[LinearModel(alpha=lr_alpha)], n_jobs=n_jobs,
                                       max_depth=lr_depth, random_state=0)
         if ensemble:
+            ada = None if ada_splitter == "best" else DecisionTreeRegressor(
+                max_depth=3, splitter=ada_splitter)
             out["ToPs/ensemble"] = lambda: tops(
-                base_learners=[AdaBoostRegressor(n_estimators=small), LinearModel(),
+                base_learners=[AdaBoostRegressor(ada, n_estimators=small), LinearModel(),
                                GradientBoostingRegressor(n_estimators=small, max_depth=2),
                                RandomForestRegressor(n_estimators=small, min_samples_leaf=5)],
                 max_depth=ens_depth, n_jobs=n_jobs, screen_candidates=screen, random_state=0)
@@ -149,7 +157,7 @@ def test_loss(model, X, y, loss, task):
 
 def run(name, runs, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, out=None,
         resume=False, only=None, max_rows=None, lr_depth=None, screen=None,
-        lr_alpha=1.0):
+        lr_alpha=1.0, ada_splitter="best"):
     import json
 
     from sklearn.model_selection import train_test_split
@@ -164,7 +172,7 @@ def run(name, runs, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, out=
         keep = np.random.RandomState(0).permutation(X.shape[0])[:max_rows]
         X, y = X[keep], y[keep]
     ms = methods(task, loss, quick, n_jobs, ensemble, ens_size, ens_depth, lr_depth, screen,
-                 lr_alpha)
+                 lr_alpha, ada_splitter)
     if only:
         ms = {m: f for m, f in ms.items() if m in only}
     res = {m: {} for m in ms}
@@ -195,6 +203,8 @@ def run(name, runs, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, out=
                 extra.update(nodes=len(est.nodes_), depth=max(nd.depth for nd in est.nodes_))
             if m == "ToPs/ensemble":
                 extra.update(ens_size=ens_size, screen=screen, ens_depth=ens_depth)
+                if ada_splitter != "best":
+                    extra.update(ada_splitter=ada_splitter)
             elif m == "ToPs/LR":
                 extra.update(lr_alpha=lr_alpha, lr_depth=lr_depth)
             if out:
@@ -293,6 +303,8 @@ def main():
     ap.add_argument("--lr-depth", type=int, default=None, help="max_depth of ToPs/LR")
     ap.add_argument("--screen", type=int, default=None,
                     help="ToPs/ensemble screen_candidates (None: the exact search)")
+    ap.add_argument("--ada-splitter", default="best", choices=["best", "hist"],
+                    help="splitter of ToPs/ensemble's AdaBoost trees (hist: binned stumps)")
     ap.add_argument("--methods", nargs="+", default=None, help="only these methods")
     ap.add_argument("--out", default=None, help="append each run's result here (JSON lines)")
     ap.add_argument("--resume", action="store_true", help="reuse the runs found in --out")
@@ -306,7 +318,7 @@ def main():
     for name in args.data:
         run(name, runs, args.quick, args.n_jobs, not args.no_ensemble, args.ens_size,
             args.ens_depth, args.out, args.resume, args.methods, args.max_rows, args.lr_depth,
-            args.screen, args.lr_alpha)
+            args.screen, args.lr_alpha, args.ada_splitter)
 
 
 if __name__ == "__main__":
