@@ -253,10 +253,13 @@ def bench_mnist_sides(ens_size=10, feature=210, reps=3):
         print(f"  {m._describe()}: {row}{extra}", flush=True)
 
 
-def bench_mnist_root_search(ens_size=10, stride=10, n_jobs=None, ada_splitter="best"):
+def bench_mnist_root_search(ens_size=10, stride=10, n_jobs=None, ada_splitter="best",
+                            max_depth=1):
     """The exact ToPs/ensemble search of the MNIST root node (no screening) on every
     ``stride``-th feature, with the CPU time of each learner's cut path, and its
-    extrapolation to all 400 features by their number of proper cuts."""
+    extrapolation to all 400 features by their number of proper cuts.
+    ``max_depth`` > 1 also searches the nodes below (on the same features; their
+    split is then the best among those features), one line per node searched."""
     import treelab.learners.tops as tops
     from treelab.node_models import EstimatorModel, LinearModel, LogisticModel
     got = _mnist_root(ens_size, ada_splitter)
@@ -288,16 +291,19 @@ def bench_mnist_root_search(ens_size=10, stride=10, n_jobs=None, ada_splitter="b
         items = list(items)
         return orig_map(fn, [items[i] for i in sampled if i < len(items)], nj)
 
-    def best_split(self, *a, **k):
+    def best_split(self, nodes, u, Tu, V1u, V2u):
         t0, c0 = time.perf_counter(), time.process_time()
-        out = orig_search(self, *a, **k)
-        search.append((time.perf_counter() - t0, time.process_time() - c0))
+        out = orig_search(self, nodes, u, Tu, V1u, V2u)
+        sub = _proper_cuts(self.XT[Tu], self.XV1[V1u])
+        search.append((time.perf_counter() - t0, time.process_time() - c0, u, Tu.shape[0],
+                       sum(len(c) for c in sub), sum(len(sub[f]) for f in sampled),
+                       dict(per)))
         return out
     try:
         tops._parallel_map, tops._Grower._best_split = sample_map, best_split
         for cls in originals:
             cls._fit_cuts = timed(cls)
-        est.set_params(max_depth=1, n_jobs=n_jobs)
+        est.set_params(max_depth=max_depth, n_jobs=n_jobs)
         est.fit(X[:300], y[:300])                             # compile / warm up
         per.clear()
         search.clear()
@@ -306,7 +312,7 @@ def bench_mnist_root_search(ens_size=10, stride=10, n_jobs=None, ada_splitter="b
         tops._parallel_map, tops._Grower._best_split = orig_map, orig_search
         for cls, fn in originals.items():
             cls._fit_cuts = fn
-    wall, cpu = search[0]
+    wall, cpu, _, _, _, _, per0 = search[0]
     scale = n_all / n_sampled
     print(f"MNIST 4-vs-9 ToPs/ensemble ({ens_size}-member ensembles, AdaBoost splitter "
           f"{ada_splitter!r}), exact root search "
@@ -314,10 +320,14 @@ def bench_mnist_root_search(ens_size=10, stride=10, n_jobs=None, ada_splitter="b
           f"{n_all} proper cuts): {cpu:.1f} s CPU ({wall:.1f} s wall, n_jobs={n_jobs}); "
           f"extrapolated to all features: {cpu * scale:.0f} s CPU = {cpu * scale / 60:.1f} "
           f"min per root search; load average {os.getloadavg()[0]:.1f}")
-    rest = cpu - sum(per.values())
+    rest = cpu - sum(per0.values())
     print("  CPU by learner cut path (sampled): " + ", ".join(
-        f"{k} {v:.1f} s" for k, v in sorted(per.items(), key=lambda kv: -kv[1]))
+        f"{k} {v:.1f} s" for k, v in sorted(per0.items(), key=lambda kv: -kv[1]))
         + f"; scoring and the rest {rest:.1f} s", flush=True)
+    for wall, cpu, u, n_u, cuts_all, cuts_s, _ in search[1:]:
+        print(f"  node {u} (T = {n_u} rows): {cpu:.1f} s CPU ({wall:.1f} s wall) on "
+              f"{cuts_s} of its {cuts_all} proper cuts; extrapolated "
+              f"{cpu * cuts_all / max(cuts_s, 1):.0f} s CPU", flush=True)
 
 
 def main():
@@ -349,7 +359,8 @@ def main():
     if "mnist-sides" in args.only:
         bench_mnist_sides(args.ens_size)
     if "mnist-root" in args.only:
-        bench_mnist_root_search(args.ens_size, args.stride, args.n_jobs, args.ada_splitter)
+        bench_mnist_root_search(args.ens_size, args.stride, args.n_jobs, args.ada_splitter,
+                                args.max_depth or 1)
 
 
 if __name__ == "__main__":
