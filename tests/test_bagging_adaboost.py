@@ -311,3 +311,16 @@ def test_bagging_pickle_leaves_out_the_combined_tree():
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(bag._forest[1], again._forest[1])
     np.testing.assert_array_equal(bag.predict_proba(X), again.predict_proba(X))
+
+
+def test_adaboost_pickle_leaves_out_the_combined_tree():
+    """AdaBoost's combined multi-root tree is rebuilt on loading, node for node."""
+    X, y = _clf_data()
+    ada = AdaBoostClassifier(n_estimators=5, random_state=0).fit(X, y)
+    blob = pickle.dumps(ada)
+    assert len(blob) < len(pickle.dumps(ada.__dict__))
+    again = pickle.loads(blob)
+    for a, b in zip(ada._forest[0], again._forest[0]):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(ada._forest[1], again._forest[1])
+    np.testing.assert_array_equal(ada.decision_function(X), again.decision_function(X))

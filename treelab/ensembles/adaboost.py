@@ -181,6 +181,20 @@ class _BaseAdaBoost(BaseEstimator):
                 self._leaf_output(est, a.value[:int(a.sizes[0])]).reshape(-1, 1))))
         return concat_trees(trees)
 
+    def __getstate__(self):
+        # the combined multi-root tree is derived from the members (as bagging's): the
+        # model file leaves it out and loading rebuilds it
+        state = self.__dict__.copy()
+        if state.get("_forest") is not None:
+            state["_forest"] = "rebuilt on loading"
+        state.pop("_shared", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if isinstance(state.get("_forest"), str):
+            self._forest = self._make_forest()
+
     def _encode(self, X):
         """``X`` encoded as at fit time: what every member is fitted on and predicts."""
         check_is_fitted(self, "estimators_")
