@@ -43,7 +43,7 @@ from numba import njit, types
 from .binning import edges_below
 from .builder import (
     _dummy_data, _node_stats, _random_numeric_i, children_improvement, is_leaf_node,
-    make_children, make_params, new_node_stack, new_workspace, push_children, split_ok,
+    make_params, new_node_stack, new_workspace, split_ok, stack_push, stack_room,
 )
 from .impurity import BUILTIN_NONE
 from .merit import (
@@ -52,12 +52,12 @@ from .merit import (
 )
 from .signatures import IMPURITY_TYPE, MERIT_TYPE
 from .splitter import SPLIT_RANDOM, best_numeric_hist, best_numeric_sorted
-from .tree import new_tree
+from .tree import NUMERIC, add_children, ensure_capacity, new_tree
 
 __all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
 
 _INLINE = dict(cache=True, nogil=True, inline="always")
-_make_children_i = njit(**_INLINE)(make_children.py_func)
+_add_children_i = njit(**_INLINE)(add_children.py_func)
 _is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
 
 
@@ -314,6 +314,74 @@ def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn
     return best_f, False
 
 
+@njit(**_INLINE)
+def _split_node(XT, D, P, cp, ws, t, yc, sstats, w, node, start, end, w_total, imp_fn,
+                merit_fn, hist, cnt, keys, ids):
+    """Split leaf ``node`` (rows ``ws.samples[start:end]``) as the builder would:
+    pre-pruning, the split search, the partition with the children's statistics,
+    ``min_impurity_decrease``; on a split, the two children are added to ``t``
+    (room for them must exist: :func:`.tree.ensure_capacity`) as
+    :func:`.builder.make_children` adds them, and their rows are
+    ``ws.child_start / child_n``.  Returns the first child's id, or -1 (a leaf)."""
+    n_node = end - start
+    wn = t.weighted_n_samples[node]
+    imp = t.impurity[node]
+    if _is_leaf_node_i(P, t.depth[node], n_node, wn, imp):
+        return -1
+    f, done = _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, t.value[node], imp,
+                          imp_fn, merit_fn, hist, cnt, keys, ids)
+    if f < 0:
+        return -1
+    if not done and _split_codes(XT[f], ws.samples, ws.tmp, start, end, ws.feat_key[f],
+                                 ws.feat_mslot[f] == 0, D.missing_bin, yc, sstats, w, P.task,
+                                 ws.cstats, ws.child_n, ws.child_start) == 0:
+        return -1
+    improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
+    if not split_ok(P, improvement):
+        return -1
+    ws.feat_k[f] = 2
+    # builder.make_children for a numeric split, capacity already ensured
+    first = _add_children_i(t, node, 2)
+    t.feature[node] = f
+    t.kind[node] = NUMERIC
+    t.threshold[node] = ws.feat_thr[f]
+    t.missing_child[node] = ws.feat_mslot[f]
+    for j in range(2):
+        c = first + j
+        for s in range(ws.cstats.shape[1]):
+            t.value[c, s] = ws.cstats[j, s]
+        t.n_samples[c] = ws.child_n[j]
+        t.weighted_n_samples[c] = stats_weight(ws.cstats[j], P.task)
+        t.impurity[c] = ws.cimp[j]
+    return first
+
+
+# The node loop runs without numba's reference counting (``_nrt=False``): it
+# allocates nothing (the caller grows the tree and the stack between calls), and
+# every array-valued variable of the node's code -- namedtuple fields, views,
+# inlined kernels' arguments, a call's arguments -- would otherwise take and
+# release a reference with an atomic instruction each: perf put ~60 % of a
+# completely-random tree's time in NRT_incref / NRT_decref before this.
+@njit(cache=True, nogil=True, _nrt=False)
+def _grow_nodes(XT, D, P, cp, ws, t, yc, sstats, w, stack, top, w_total, imp_fn, merit_fn,
+                hist, cnt, keys, ids):
+    """Split the nodes of the depth-first stack ``stack[:top]`` (children pushed,
+    the first on top) until it is empty (returns 0), or until the tree or the
+    stack has no room for two more nodes (returns the current top: the caller
+    grows them and calls again)."""
+    cap = t.feature.shape[0]
+    scap = stack.shape[0]
+    while top > 0:
+        if t.sizes[0] + 2 > cap or top + 1 > scap:
+            return top
+        top -= 1
+        first = _split_node(XT, D, P, cp, ws, t, yc, sstats, w, stack[top, 0], stack[top, 1],
+                            stack[top, 2], w_total, imp_fn, merit_fn, hist, cnt, keys, ids)
+        if first >= 0:
+            top = stack_push(stack, top, first, ws.child_start, ws.child_n, ws.child_slot, 2)
+    return 0
+
+
 def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     """Grow one tree depth-first (the builder's order) on rows ``rows`` of the
     column-major codes ``XT`` (``d x N`` uint8; ``D`` gives edges, bins and the
@@ -332,35 +400,15 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     t.weighted_n_samples[0] = stats_weight(t.value[0], P.task)
     t.impurity[0] = impurity_of(t.value[0], P.merit_code, P.builtin, imp_fn, cp)
     w_total = t.weighted_n_samples[0]
-    missing_bin = D.missing_bin
+    ws.child_slot[:2] = -1                  # (no histograms here)
     stack = new_node_stack(n, -1)
     top = 1
     while top > 0:
-        top -= 1
-        node = stack[top, 0]
-        start = stack[top, 1]
-        end = stack[top, 2]
-        n_node = end - start
-        wn = t.weighted_n_samples[node]
-        imp = t.impurity[node]
-        if _is_leaf_node_i(P, t.depth[node], n_node, wn, imp):
-            continue
-        f, done = _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, t.value[node], imp,
-                              imp_fn, merit_fn, hist, cnt, keys, ids)
-        if f < 0:
-            continue
-        if not done and _split_codes(XT[f], ws.samples, ws.tmp, start, end, ws.feat_key[f],
-                                     ws.feat_mslot[f] == 0, missing_bin, yc, sstats, w,
-                                     P.task, ws.cstats, ws.child_n, ws.child_start) == 0:
-            continue
-        improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
-        if not split_ok(P, improvement):
-            continue
-        ws.feat_k[f] = 2
-        t, first = _make_children_i(t, node, D, P, ws, f, 2)
-        ws.child_slot[:2] = -1              # (no histograms here)
-        stack, top = push_children(stack, top, first, ws.child_start, ws.child_n,
-                                   ws.child_slot, 2)
+        top = _grow_nodes(XT, D, P, cp, ws, t, yc, sstats, w, stack, top, w_total, imp_fn,
+                          merit_fn, hist, cnt, keys, ids)
+        if top > 0:
+            t = ensure_capacity(t, 2, 0)
+            stack = stack_room(stack, top, 2)
     return t
 
 
