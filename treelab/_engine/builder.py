@@ -961,21 +961,36 @@ def new_node_stack(n, slot):
 
 
 @njit(cache=True, inline="always", nogil=True)
-def push_children(stack, top, first, child_start, child_n, child_slot, k):
-    """Push the ``k`` children of a split (nodes ``first..first+k-1``) with the
-    first child on top (scikit-learn's order); grows the stack when full.
-    Returns ``(stack, top)``."""
+def stack_room(stack, top, k):
+    """``stack``, or a copy of it with doubled rows, with room for ``k`` rows above ``top``."""
     if top + k > stack.shape[0]:
         s2 = np.empty((max(2 * stack.shape[0], top + k), 4), np.int64)
         s2[:top] = stack[:top]
         stack = s2
+    return stack
+
+
+@njit(cache=True, inline="always", nogil=True)
+def stack_push(stack, top, first, child_start, child_n, child_slot, k):
+    """Write the ``k`` children of a split (nodes ``first..first+k-1``) above ``top``
+    with the first child on top (scikit-learn's order); room must exist
+    (:func:`stack_room`; this part allocates nothing).  Returns the new top."""
     for j in range(k - 1, -1, -1):
         stack[top, 0] = first + j
         stack[top, 1] = child_start[j]
         stack[top, 2] = child_start[j] + child_n[j]
         stack[top, 3] = child_slot[j]
         top += 1
-    return stack, top
+    return top
+
+
+@njit(cache=True, inline="always", nogil=True)
+def push_children(stack, top, first, child_start, child_n, child_slot, k):
+    """Push the ``k`` children of a split (nodes ``first..first+k-1``) with the
+    first child on top (scikit-learn's order); grows the stack when full.
+    Returns ``(stack, top)``."""
+    stack = stack_room(stack, top, k)
+    return stack, stack_push(stack, top, first, child_start, child_n, child_slot, k)
 
 
 # ----------------------------------------------------------------- drivers

@@ -42,20 +42,22 @@ from numba import njit, types
 
 from .binning import edges_below
 from .builder import (
-    _dummy_data, _node_stats, _partition_two, _random_numeric_i, children_stats,
-    is_leaf_node, make_children, make_params, new_node_stack, new_workspace, push_children,
-    split_ok,
+    _dummy_data, _node_stats, _random_numeric_i, children_improvement, is_leaf_node,
+    make_params, new_node_stack, new_workspace, split_ok, stack_push, stack_room,
 )
-from .merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, better, impurity_of, stats_weight
+from .impurity import BUILTIN_NONE
+from .merit import (
+    MERIT_GAIN_RATIO, MERIT_IMPURITY_DECREASE, TASK_CLASSIFICATION, better, impurity_of,
+    stats_weight,
+)
 from .signatures import IMPURITY_TYPE, MERIT_TYPE
 from .splitter import SPLIT_RANDOM, best_numeric_hist, best_numeric_sorted
-from .tree import new_tree
+from .tree import NUMERIC, add_children, ensure_capacity, new_tree
 
 __all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
 
 _INLINE = dict(cache=True, nogil=True, inline="always")
-_children_stats_i = njit(**_INLINE)(children_stats.py_func)
-_make_children_i = njit(**_INLINE)(make_children.py_func)
+_add_children_i = njit(**_INLINE)(add_children.py_func)
 _is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
 
 
@@ -83,49 +85,141 @@ def _column_hist(col, samples, start, end, yc, sstats, w, task, hist, cnt):
 
 
 @njit(**_INLINE)
-def _sorted_codes(col, samples, start, end, missing_bin, keys, ids):
+def _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt):
     """``keys[:m]`` = the node's codes of one feature in ascending order (stable;
     missing values last, as NaN), ``ids[:m]`` their rows (the builder's
-    ``_gather_block`` + ``_sort_block_row`` for that feature alone)."""
+    ``_gather_block`` + ``_sort_block_row`` for that feature alone): a stable
+    counting sort over the node's code range (``cnt`` arrives and leaves zeroed;
+    the missing code is the highest, so it sorts last), no allocation."""
     m = end - start
-    for p in range(m):
-        i = samples[start + p]
+    lo = 1 << 30
+    hi = -1
+    for p in range(start, end):
+        c = col[samples[p]]
+        cnt[c] += 1
+        if c < lo:
+            lo = c
+        if c > hi:
+            hi = c
+    pos = 0
+    for c in range(lo, hi + 1):
+        k = cnt[c]
+        cnt[c] = pos
+        pos += k
+    for p in range(start, end):
+        i = samples[p]
         c = col[i]
-        keys[p] = np.inf if c == missing_bin else float(c)
-        ids[p] = i
-    if m <= 24:
-        for p in range(1, m):
-            k = keys[p]
-            r = ids[p]
-            q = p - 1
-            while q >= 0 and keys[q] > k:
-                keys[q + 1] = keys[q]
-                ids[q + 1] = ids[q]
-                q -= 1
-            keys[q + 1] = k
-            ids[q + 1] = r
+        q = cnt[c]
+        cnt[c] = q + 1
+        keys[q] = np.nan if c == missing_bin else float(c)
+        ids[q] = i
+    if m > 0:
+        cnt[lo:hi + 1] = 0
+
+
+@njit(**_INLINE)
+def _split_codes(col, samples, tmp, start, end, key, miss_left, missing_bin, yc, sstats, w,
+                 task, cst, child_n, child_start):
+    """Partition the node's rows ``samples[start:end]`` by one feature's codes
+    ``col`` (left iff ``code <= key``; the missing code goes left iff
+    ``miss_left``) and sum the two children's statistics into ``cst[0]`` /
+    ``cst[1]`` in the same pass.  The partition is stable (left rows compacted in
+    place, right ones through ``tmp``: the builder's ``_partition_two``) and each
+    child is summed over its rows in that order, as the builder's ``_node_stats``
+    sums it after partitioning: the same values bit for bit.  Sets ``child_n`` /
+    ``child_start``; returns 2, or 0 when a child would be empty."""
+    kb = (1 << 30) if key > 1e9 else int(key)
+    nl = start
+    nr = 0
+    if task != TASK_CLASSIFICATION and cst.shape[1] == 3:
+        l0 = 0.0
+        l1 = 0.0
+        l2 = 0.0
+        r0 = 0.0
+        r1 = 0.0
+        r2 = 0.0
+        for p in range(start, end):
+            i = samples[p]
+            c = col[i]
+            if miss_left if c == missing_bin else c <= kb:
+                samples[nl] = i
+                nl += 1
+                l0 += sstats[i, 0]
+                l1 += sstats[i, 1]
+                l2 += sstats[i, 2]
+            else:
+                tmp[nr] = i
+                nr += 1
+                r0 += sstats[i, 0]
+                r1 += sstats[i, 1]
+                r2 += sstats[i, 2]
+        cst[0, 0] = l0
+        cst[0, 1] = l1
+        cst[0, 2] = l2
+        cst[1, 0] = r0
+        cst[1, 1] = r1
+        cst[1, 2] = r2
     else:
-        perm = np.argsort(keys[:m], kind="mergesort")
-        tk = keys[:m].copy()
-        ti = ids[:m].copy()
-        for p in range(m):
-            keys[p] = tk[perm[p]]
-            ids[p] = ti[perm[p]]
-    for p in range(m - 1, -1, -1):
-        if np.isinf(keys[p]) and keys[p] > 0:
-            keys[p] = np.nan
+        cst[:2] = 0.0
+        for p in range(start, end):
+            i = samples[p]
+            c = col[i]
+            j = 0 if (miss_left if c == missing_bin else c <= kb) else 1
+            if j == 0:
+                samples[nl] = i
+                nl += 1
+            else:
+                tmp[nr] = i
+                nr += 1
+            if task == TASK_CLASSIFICATION:
+                cst[j, yc[i]] += w[i]
+            else:
+                for s in range(cst.shape[1]):
+                    cst[j, s] += sstats[i, s]
+    for q in range(nr):
+        samples[nl + q] = tmp[q]
+    child_n[0] = nl - start
+    child_n[1] = nr
+    if nl == start or nr == 0:
+        return 0
+    child_start[0] = start
+    child_start[1] = nl
+    return 2
+
+
+@njit(**_INLINE)
+def _code_range(col, samples, start, end, missing_bin):
+    """(lowest, highest) non-missing code of one feature over the node's rows and
+    the number of missing ones."""
+    lo = 1 << 30
+    hi = -1
+    n_miss = 0
+    for p in range(start, end):
+        c = col[samples[p]]
+        if c == missing_bin:
+            n_miss += 1
         else:
-            break
+            if c < lo:
+                lo = c
+            if c > hi:
+                hi = c
+    return lo, hi, n_miss
 
 
 @njit(**_INLINE)
 def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn, merit_fn,
-                hist, cnt, keys, ids, gvals):
+                hist, cnt, keys, ids):
     """The builder's ``find_best_split`` restricted to numeric codes and merits other
     than the gain ratio (the best merit wins, ties to the first visited feature),
-    doing the work of the visited features only.  Returns the feature (-1: none);
-    its split is in ``ws.feat_thr / feat_mslot / feat_key`` (the last code going
-    left) and the node's codes of it in ``gvals[ws.gsel[0]]`` (NaN = missing)."""
+    doing the work of the visited features only.  Returns ``(feature, done)``
+    (feature -1: none); its split is in ``ws.feat_thr / feat_mslot / feat_key``
+    (the last code going left).  ``done``: the node is already partitioned and
+    its children's statistics are in ``ws.cstats`` -- a completely-random node
+    (one feature, no missing code among its rows, no minimum leaf beyond one
+    row) partitions while it sums, since its first admissible draw is the split.
+
+    Every kernel called per node is inlined (numba's reference counting would
+    otherwise increment and decrement every array argument at each call)."""
     d = XT.shape[0]
     task = P.task
     missing_bin = D.missing_bin
@@ -140,8 +234,11 @@ def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn
     builtin = P.builtin
     n_node = end - start
     random = P.split_mode == SPLIT_RANDOM
+    # a draw that cannot be refused: any cut inside [lo, hi] leaves a row on each
+    # side, and a built-in impurity decrease is finite (beats -inf)
+    fused = (random and max_features == 1 and msl <= 1 and mwl <= 0.0
+             and merit_code == MERIT_IMPURITY_DECREASE and builtin != BUILTIN_NONE)
     Xb = XT.T                    # (rows, features) view: splitter.random_numeric reads it
-    gsel = ws.gsel
     ws.proxy_best[0] = -np.inf
     n_visited = 0
     found_any = False
@@ -159,14 +256,29 @@ def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn
         edges_f = edges[eo[f]:eo[f + 1]]
         key = 0.0
         if random:
-            # the extra-trees draw on this feature's codes; its gathered values go to
-            # the spare row of ws.gvals (kept if it becomes the best, as the builder)
+            if fused:
+                lo, hi, n_miss = _code_range(col, samples, start, end, missing_bin)
+                if n_miss == n_node or (n_miss == 0 and hi <= lo):
+                    continue             # constant here: not counted (random_numeric's -1)
+                if n_miss == 0:
+                    # random_numeric's draw b ~ U{lo, ..., hi - 1}; missing values go to
+                    # the larger child (none seen); the split is admissible
+                    b_cut = lo + np.random.randint(0, hi - lo)
+                    _split_codes(col, samples, ws.tmp, start, end, float(b_cut), False,
+                                 missing_bin, yc, sstats, w, task, ws.cstats, ws.child_n,
+                                 ws.child_start)
+                    ws.feat_thr[f] = edges_f[b_cut]
+                    ws.feat_mslot[f] = 0 if ws.child_n[0] >= ws.child_n[1] else 1
+                    ws.feat_key[f] = b_cut
+                    return f, True
+            # the extra-trees draw on this feature's codes (its gathered values go
+            # to ws.gvals[0], unread here: the partition reads the codes)
             status, score, ratio, thr, mslot, key = _random_numeric_i(
                 D.X, Xb, True, missing_bin, f, samples, start, end, edges_f, yc, sstats, w,
                 parent, imp, ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin,
-                imp_fn, merit_fn, cp, gvals[1 - gsel[0]])
+                imp_fn, merit_fn, cp, ws.gvals[0])
         elif n_node < ws.small:
-            _sorted_codes(col, samples, start, end, missing_bin, keys, ids)
+            _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt)
             status, score, ratio, thr, mslot = best_numeric_sorted(
                 keys, ids, 0, n_node, True, edges_f, yc, sstats, w, parent, imp, ws.left,
                 ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn, cp,
@@ -190,22 +302,84 @@ def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn
                 ws.feat_thr[f] = thr
                 ws.feat_mslot[f] = mslot
                 ws.feat_key[f] = key
-                if random:
-                    gsel[0] = 1 - gsel[0]
         if max_features < d and n_visited >= max_features and found_any:
             break
         if status == 1 and n_node == 2 and max_features >= d:
             break
     if best_f >= 0 and not random:
-        # the last code going left (the number of the feature's edges below the
-        # threshold, as builder._partition_binned) and the node's codes of it
-        ws.feat_key[best_f] = edges_below(edges, eo[best_f], eo[best_f + 1], ws.feat_thr[best_f])
-        col = XT[best_f]
-        vals = gvals[gsel[0]]
-        for p in range(start, end):
-            c = col[samples[p]]
-            vals[p] = np.nan if c == missing_bin else c
-    return best_f
+        # the last code going left: the number of the feature's edges below the
+        # threshold (as builder._partition_binned)
+        ws.feat_key[best_f] = edges_below(edges, eo[best_f], eo[best_f + 1],
+                                          ws.feat_thr[best_f])
+    return best_f, False
+
+
+@njit(**_INLINE)
+def _split_node(XT, D, P, cp, ws, t, yc, sstats, w, node, start, end, w_total, imp_fn,
+                merit_fn, hist, cnt, keys, ids):
+    """Split leaf ``node`` (rows ``ws.samples[start:end]``) as the builder would:
+    pre-pruning, the split search, the partition with the children's statistics,
+    ``min_impurity_decrease``; on a split, the two children are added to ``t``
+    (room for them must exist: :func:`.tree.ensure_capacity`) as
+    :func:`.builder.make_children` adds them, and their rows are
+    ``ws.child_start / child_n``.  Returns the first child's id, or -1 (a leaf)."""
+    n_node = end - start
+    wn = t.weighted_n_samples[node]
+    imp = t.impurity[node]
+    if _is_leaf_node_i(P, t.depth[node], n_node, wn, imp):
+        return -1
+    f, done = _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, t.value[node], imp,
+                          imp_fn, merit_fn, hist, cnt, keys, ids)
+    if f < 0:
+        return -1
+    if not done and _split_codes(XT[f], ws.samples, ws.tmp, start, end, ws.feat_key[f],
+                                 ws.feat_mslot[f] == 0, D.missing_bin, yc, sstats, w, P.task,
+                                 ws.cstats, ws.child_n, ws.child_start) == 0:
+        return -1
+    improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
+    if not split_ok(P, improvement):
+        return -1
+    ws.feat_k[f] = 2
+    # builder.make_children for a numeric split, capacity already ensured
+    first = _add_children_i(t, node, 2)
+    t.feature[node] = f
+    t.kind[node] = NUMERIC
+    t.threshold[node] = ws.feat_thr[f]
+    t.missing_child[node] = ws.feat_mslot[f]
+    for j in range(2):
+        c = first + j
+        for s in range(ws.cstats.shape[1]):
+            t.value[c, s] = ws.cstats[j, s]
+        t.n_samples[c] = ws.child_n[j]
+        t.weighted_n_samples[c] = stats_weight(ws.cstats[j], P.task)
+        t.impurity[c] = ws.cimp[j]
+    return first
+
+
+# The node loop runs without numba's reference counting (``_nrt=False``): it
+# allocates nothing (the caller grows the tree and the stack between calls), and
+# every array-valued variable of the node's code -- namedtuple fields, views,
+# inlined kernels' arguments, a call's arguments -- would otherwise take and
+# release a reference with an atomic instruction each: perf put ~60 % of a
+# completely-random tree's time in NRT_incref / NRT_decref before this.
+@njit(cache=True, nogil=True, _nrt=False)
+def _grow_nodes(XT, D, P, cp, ws, t, yc, sstats, w, stack, top, w_total, imp_fn, merit_fn,
+                hist, cnt, keys, ids):
+    """Split the nodes of the depth-first stack ``stack[:top]`` (children pushed,
+    the first on top) until it is empty (returns 0), or until the tree or the
+    stack has no room for two more nodes (returns the current top: the caller
+    grows them and calls again)."""
+    cap = t.feature.shape[0]
+    scap = stack.shape[0]
+    while top > 0:
+        if t.sizes[0] + 2 > cap or top + 1 > scap:
+            return top
+        top -= 1
+        first = _split_node(XT, D, P, cp, ws, t, yc, sstats, w, stack[top, 0], stack[top, 1],
+                            stack[top, 2], w_total, imp_fn, merit_fn, hist, cnt, keys, ids)
+        if first >= 0:
+            top = stack_push(stack, top, first, ws.child_start, ws.child_n, ws.child_slot, 2)
+    return 0
 
 
 def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
@@ -219,7 +393,6 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     cnt = np.zeros(D.n_bins, np.int64)
     keys = np.empty(ws.small, np.float64)
     ids = np.empty(ws.small, np.int64)
-    gvals = np.empty((2, n), np.float64)
     t = new_tree(64, P.n_stats, 64)
     t.sizes[0] = 1
     _node_stats(ws.samples, 0, n, yc, sstats, w, P.task, t.value[0])
@@ -227,34 +400,15 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     t.weighted_n_samples[0] = stats_weight(t.value[0], P.task)
     t.impurity[0] = impurity_of(t.value[0], P.merit_code, P.builtin, imp_fn, cp)
     w_total = t.weighted_n_samples[0]
+    ws.child_slot[:2] = -1                  # (no histograms here)
     stack = new_node_stack(n, -1)
     top = 1
     while top > 0:
-        top -= 1
-        node = stack[top, 0]
-        start = stack[top, 1]
-        end = stack[top, 2]
-        n_node = end - start
-        wn = t.weighted_n_samples[node]
-        imp = t.impurity[node]
-        if _is_leaf_node_i(P, t.depth[node], n_node, wn, imp):
-            continue
-        f = _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, t.value[node], imp,
-                        imp_fn, merit_fn, hist, cnt, keys, ids, gvals)
-        if f < 0:
-            continue
-        if _partition_two(ws.samples, ws.tmp, ws.child_n, ws.child_start, start, end,
-                          gvals[ws.gsel[0]], ws.feat_key[f], ws.feat_mslot[f] == 0, XT, f, 0,
-                          False) == 0:
-            continue
-        improvement = _children_stats_i(P, cp, ws, yc, sstats, w, 2, wn, imp, w_total, imp_fn)
-        if not split_ok(P, improvement):
-            continue
-        ws.feat_k[f] = 2
-        t, first = _make_children_i(t, node, D, P, ws, f, 2)
-        ws.child_slot[:2] = -1              # (no histograms here)
-        stack, top = push_children(stack, top, first, ws.child_start, ws.child_n,
-                                   ws.child_slot, 2)
+        top = _grow_nodes(XT, D, P, cp, ws, t, yc, sstats, w, stack, top, w_total, imp_fn,
+                          merit_fn, hist, cnt, keys, ids)
+        if top > 0:
+            t = ensure_capacity(t, 2, 0)
+            stack = stack_room(stack, top, 2)
     return t
 
 
