@@ -237,68 +237,32 @@ def _gather_block(X, Xb, use_hist, missing_bin, samples, start, end, yc, sstats,
 @njit(cache=True, nogil=True)
 def _sort_block_row(blk, f, m, keys_s, ids_s):
     """``keys_s[:m]`` = feature ``f`` of the block sorted ascending (missing = NaN last),
-    ``ids_s[:m]`` = the local sample positions in that order.  A stable sort (the
-    order of equal keys decides the order of the sweep's sums): insertion sort of
-    runs of 16, then bottom-up merges through ``keys_s[m:2m]`` / ``ids_s[m:2m]``
-    (both hold ``2 m`` entries) -- no allocation per call, the permutation of
-    ``np.argsort(kind="mergesort")``."""
+    ``ids_s[:m]`` = the local sample positions in that order."""
     for p in range(m):
         keys_s[p] = blk[f, p]
         ids_s[p] = p
-    RUN = 16
-    for r0 in range(0, m, RUN):
-        r1 = min(r0 + RUN, m)
-        for p in range(r0 + 1, r1):
+    if m <= 24:
+        for p in range(1, m):
             k = keys_s[p]
             q = p - 1
-            while q >= r0 and keys_s[q] > k:
+            while q >= 0 and keys_s[q] > k:
                 keys_s[q + 1] = keys_s[q]
                 ids_s[q + 1] = ids_s[q]
                 q -= 1
             keys_s[q + 1] = k
             ids_s[q + 1] = p
-    # merge runs of width 16, 32, ... between the halves [0, m) and [m, 2m)
-    src = 0
-    width = RUN
-    while width < m:
-        dst = m - src
-        for lo in range(0, m, 2 * width):
-            mid = min(lo + width, m)
-            hi = min(lo + 2 * width, m)
-            a = lo
-            b = mid
-            o = lo
-            while a < mid and b < hi:
-                if keys_s[src + b] < keys_s[src + a]:
-                    keys_s[dst + o] = keys_s[src + b]
-                    ids_s[dst + o] = ids_s[src + b]
-                    b += 1
-                else:
-                    keys_s[dst + o] = keys_s[src + a]
-                    ids_s[dst + o] = ids_s[src + a]
-                    a += 1
-                o += 1
-            while a < mid:
-                keys_s[dst + o] = keys_s[src + a]
-                ids_s[dst + o] = ids_s[src + a]
-                a += 1
-                o += 1
-            while b < hi:
-                keys_s[dst + o] = keys_s[src + b]
-                ids_s[dst + o] = ids_s[src + b]
-                b += 1
-                o += 1
-        src = dst
-        width *= 2
-    if src != 0:
+    else:
+        perm = np.argsort(blk[f, :m], kind="mergesort")
         for p in range(m):
-            keys_s[p] = keys_s[m + p]
-            ids_s[p] = ids_s[m + p]
+            ids_s[p] = perm[p]
+            keys_s[p] = blk[f, perm[p]]
     for p in range(m - 1, -1, -1):
         if np.isinf(keys_s[p]) and keys_s[p] > 0:
             keys_s[p] = np.nan
         else:
             break
+
+
 
 
 @njit(cache=True, nogil=True)
@@ -412,8 +376,7 @@ def new_workspace(D, rows, P):
     return Workspace(
         samples, np.empty(n, np.int64), np.empty(n_tmpk, np.float64),
         np.zeros(N, np.int32), order, vals,
-        np.empty(2 * small, np.float64), np.empty(2 * small, np.int64),
-        np.empty((d, small), np.float64),
+        np.empty(small, np.float64), np.empty(small, np.int64), np.empty((d, small), np.float64),
         np.zeros(small, np.int64), np.zeros(small, np.float64), np.zeros((small, S), np.float64),
         np.zeros(kmax, np.int64), np.zeros(kmax, np.int64), np.zeros((kmax, S), np.float64),
         np.zeros(kmax, np.float64), np.zeros(kmax, np.int64), np.zeros(kmax, np.bool_),
