@@ -8,7 +8,9 @@ import pytest
 from treelab import DecisionTreeClassifier, GradientBoostingClassifier
 from treelab._engine.binning import bin_data
 from treelab._engine.builder import build_tree, make_params
-from treelab._engine.histogram import PARALLEL_HIST_MIN_WORK, hist_build
+from treelab._engine.histogram import (
+    COUNT_ALL_STATS, COUNT_NONE, PARALLEL_HIST_MIN_WORK, hist_build, unit_count_column,
+)
 from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 from treelab._engine.tree import (
     concat_trees, forest_predict, forest_raw_serial, forest_sum, forest_sum_serial, pack_forest,
@@ -61,6 +63,39 @@ def test_hist_build_on_threads_equals_serial(task):
     for nt in (1, 2, 3):
         np.testing.assert_array_equal(out[nt][0], ref)
         np.testing.assert_array_equal(out[nt][1], rcnt)
+
+
+@pytest.mark.parametrize("task", [TASK_CLASSIFICATION, TASK_DENSE])
+def test_unit_weight_counts_read_off_the_histogram(task):
+    """With unit weights the counts come from a statistic (no count in the loop):
+    the same histogram and counts as counting, serial and on threads, for a
+    node of a subset of the rows; non-unit weights are detected."""
+    X, y = _data(6)
+    data = bin_data(X, np.zeros(D, bool), np.zeros(D, np.int64), True)
+    rng = np.random.default_rng(3)
+    samples = rng.permutation(N).astype(np.int64)
+    S = 3
+    w = np.ones(N)
+    sst = np.ascontiguousarray(np.stack([rng.random(N), rng.normal(size=N), w], axis=1))
+    col = unit_count_column(samples, 0, N, y, sst, w, task)
+    assert col == (COUNT_ALL_STATS if task == TASK_CLASSIFICATION else 2)
+    w2 = w.copy()
+    w2[samples[N // 2]] = 2.0
+    sst2 = sst.copy()
+    sst2[samples[N - 1], 2] = 0.5
+    assert unit_count_column(samples, 0, N, y, sst2, w2, task) == COUNT_NONE
+    # ... but a node without the odd row still qualifies
+    assert unit_count_column(samples, 0, N // 2, y, sst2, w2, task) == col
+    for start, end in ((0, N), (100, 4100)):
+        ref = np.empty((D, data.n_bins, S)), np.empty((D, data.n_bins), np.int64)
+        hist_build(data.Xb, samples, start, end, y, sst, w, task, ref[0], ref[1], 1, COUNT_NONE)
+        assert ref[1].sum() == D * (end - start)
+        for nt in (1, 2):
+            hist = np.full((D, data.n_bins, S), 7.0)
+            cnt = np.full((D, data.n_bins), 7, np.int64)
+            hist_build(data.Xb, samples, start, end, y, sst, w, task, hist, cnt, nt, col)
+            np.testing.assert_array_equal(hist, ref[0])
+            np.testing.assert_array_equal(cnt, ref[1])
 
 
 @pytest.mark.parametrize("policy", ["depthwise", "lossguide"])

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit, types
 
 from .binning import BinnedData, edges_below, presort  # noqa: F401  (presort: re-exported)
-from .histogram import hist_build, hist_subtract
+from .histogram import COUNT_NONE, hist_build, hist_subtract, unit_count_column
 from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
     stats_weight,
@@ -130,7 +130,8 @@ Workspace = namedtuple("Workspace", [
 ])
 
 #: histogram pool: ``hist[slot]`` / ``cnt[slot]`` (feature, bin[, stat]) and a stack
-#: of free slots (``meta[0]`` of them at the bottom of ``free``)
+#: of free slots (``meta[0]`` of them at the bottom of ``free``); ``meta[1]``: the
+#: tree's ``cnt_col`` (:func:`~.histogram.unit_count_column`, set with the root)
 HistPool = namedtuple("HistPool", ["hist", "cnt", "free", "meta"])
 
 
@@ -405,7 +406,8 @@ def new_pool(D, P):
     free = np.empty(n_slots, np.int64)
     for j in range(n_slots):
         free[j] = n_slots - 1 - j
-    meta = np.full(1, n_slots, np.int64)
+    meta = np.full(2, n_slots, np.int64)
+    meta[1] = COUNT_NONE
     dd = d if D.use_hist else 1
     bb = B if D.use_hist else 1
     hist = np.zeros((n_slots, dd, bb, P.n_stats), np.float64)
@@ -779,22 +781,27 @@ def binned_children_stats(D, P, ws, yc, sstats, w, start, end, f, move):
         r0 = 0.0
         r1 = 0.0
         r2 = 0.0
+        # branch-free (the side is a coin flip to the branch predictor): every
+        # sample is written to both candidate slots -- the wrong one is
+        # overwritten later -- and each side adds the sample or +0.0, which
+        # leaves a sum unchanged (the same sums as adding only on one side)
         for p in range(start, end):
             i = samples[p]
             c = Xb[i, f]
-            if (miss_left if c == missing_bin else c <= tb):
-                l0 += sstats[i, 0]
-                l1 += sstats[i, 1]
-                l2 += sstats[i, 2]
-                if move:
-                    samples[start + nl] = i
-                nl += 1
-            else:
-                r0 += sstats[i, 0]
-                r1 += sstats[i, 1]
-                r2 += sstats[i, 2]
-                if move:
-                    tmp[p - start - nl] = i
+            go = miss_left if c == missing_bin else c <= tb
+            a0 = sstats[i, 0]
+            a1 = sstats[i, 1]
+            a2 = sstats[i, 2]
+            l0 += a0 if go else 0.0
+            l1 += a1 if go else 0.0
+            l2 += a2 if go else 0.0
+            r0 += 0.0 if go else a0
+            r1 += 0.0 if go else a1
+            r2 += 0.0 if go else a2
+            if move:
+                samples[start + nl] = i
+                tmp[p - start - nl] = i
+            nl += go
         cst[0, 0] = l0
         cst[0, 1] = l1
         cst[0, 2] = l2
@@ -808,10 +815,9 @@ def binned_children_stats(D, P, ws, yc, sstats, w, start, end, f, move):
             c = Xb[i, f]
             j = 0 if (miss_left if c == missing_bin else c <= tb) else 1
             if move:
-                if j == 0:
-                    samples[start + nl] = i
-                else:
-                    tmp[p - start - nl] = i
+                # (branch-free as above)
+                samples[start + nl] = i
+                tmp[p - start - nl] = i
             nl += 1 - j
             if P.task == TASK_CLASSIFICATION:
                 cst[j, yc[i]] += w[i]
@@ -898,7 +904,7 @@ def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
             continue
         hp, sl = pool_take(hp)
         hist_build(D.Xb, ws.samples, child_start[j], child_start[j] + child_n[j],
-                   yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads)
+                   yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1])
         child_slot[j] = sl
     if use_sub:
         # the parent's histogram becomes the largest child's
@@ -930,8 +936,10 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
     if D.use_hist and n >= ws.small and P.split_mode == SPLIT_BEST:
         # (random splits read the samples, not histograms: no histogram is built)
         hp, root_slot = pool_take(hp)
+        # unit weights: the counts are read off a statistic (see .histogram)
+        hp.meta[1] = unit_count_column(ws.samples, 0, n, yc, sstats, w, P.task)
         hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
-                   hp.cnt[root_slot], P.n_threads)
+                   hp.cnt[root_slot], P.n_threads, hp.meta[1])
     return t, hp, root_slot
 
 
@@ -1126,11 +1134,13 @@ def _heap_pop(keys, nodes, size):
 
 
 def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row):
-    """Best-first (leaf-wise) growth: every new leaf's best split is found at once
-    (with its children's statistics; the samples of a numeric split of binned
-    data are partitioned only when the leaf is split); the leaf whose split
-    improves most is split next, until ``P.max_leaves`` leaves (a split that would exceed it is
-    skipped) or no leaf can split.  Arguments as :func:`grow_depth_first`."""
+    """Best-first (leaf-wise) growth: every new leaf's best split is found at once,
+    its samples partitioned and its children's statistics summed (one fused pass
+    for a numeric split of binned data, as the depth-first driver); the leaf whose
+    split improves most is split next, until ``P.max_leaves`` leaves (a split that
+    would exceed it is skipped) or no leaf can split.  A leaf that is never split
+    keeps its samples, reordered, in its own range.  Arguments as
+    :func:`grow_depth_first`."""
     np.random.seed(P.seed)
     ws = new_workspace(D, rows, P)
     hp = new_pool(D, P)
@@ -1144,7 +1154,6 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
     n_end = np.zeros(cap, np.int64)
     n_slot = np.full(cap, -1, np.int64)
     rec_f = np.full(cap, -1, np.int64)
-    rec_lazy = np.zeros(cap, np.bool_)      # samples not yet partitioned
     rec_thr = np.zeros(cap, np.float64)
     rec_mslot = np.zeros(cap, np.int64)
     rec_k = np.zeros(cap, np.int64)
@@ -1182,18 +1191,19 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                 f = find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
                                     t.value[node], imp, imp_fn, merit_fn)
                 ok = f >= 0
-            lazy = False
+            fused = False
             if ok:
-                # numeric splits of binned data: statistics without moving the
-                # samples; the leaf is partitioned only if it is split (below)
-                lazy = (D.use_hist and not D.is_nominal[f] and P.split_mode == SPLIT_BEST)
-                if lazy:
-                    k = binned_children_stats(D, P, ws, yc, sstats, w, start, end, f, False)
+                # numeric split of binned data: partition and children's sums in one
+                # pass (a lazy variant -- sums without moving, partition when split
+                # -- measured 8-11 % slower: two passes over every split leaf)
+                fused = (D.use_hist and not D.is_nominal[f] and P.split_mode == SPLIT_BEST)
+                if fused:
+                    k = _binned_children_stats_i(D, P, ws, yc, sstats, w, start, end, f, True)
                 else:
                     k = partition_node(D, P, ws, start, end, f)
                 ok = k > 0
             if ok:
-                if lazy:
+                if fused:
                     improvement = children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn)
                 else:
                     improvement = children_stats(P, cp, ws, yc, sstats, w, k, wn, imp,
@@ -1205,7 +1215,6 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                     n_slot[node] = -1
                 continue
             rec_f[node] = f
-            rec_lazy[node] = lazy
             rec_thr[node] = ws.feat_thr[f]
             rec_mslot[node] = ws.feat_mslot[f]
             rec_k[node] = k
@@ -1233,8 +1242,6 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
         ws.feat_mslot[f] = rec_mslot[node]
         ws.feat_k[f] = k
         ws.feat_cats[f] = rec_cats[node]
-        if rec_lazy[node]:
-            partition_node(D, P, ws, start, n_end[node], f)
         acc = start
         for j in range(k):
             ws.child_n[j] = rec_cn[node, j]
@@ -1253,9 +1260,6 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             n_end = _grow_i64(n_end, c2, 0)
             n_slot = _grow_i64(n_slot, c2, -1)
             rec_f = _grow_i64(rec_f, c2, -1)
-            lz2 = np.zeros(c2, np.bool_)
-            lz2[:cap] = rec_lazy
-            rec_lazy = lz2
             rec_mslot = _grow_i64(rec_mslot, c2, 0)
             rec_k = _grow_i64(rec_k, c2, 0)
             thr2 = np.zeros(c2, np.float64)

@@ -419,7 +419,7 @@ class _BaseGradientBoosting(BaseEstimator):
                     sst, tp = job
                     # the builder reports the leaf of every grown-on row: training
                     # scores are updated without traversing the tree
-                    leaves = np.zeros(n, np.int64)
+                    leaves = np.empty(n, np.int64)     # (every grown-on row is set)
                     t = trim(build_tree(data, empty_y, sst, w, tp, crit.impurity, crit.merit,
                                         cp=crit.params, rows=rows,
                                         grow_policy=self.grow_policy, leaf_of_row=leaves))
