@@ -51,6 +51,7 @@ import numbers
 import numpy as np
 from numba import njit
 
+from ._engine.binning import BIN_SUBSAMPLE
 from ._sklearn_compat import BaseEstimator, check_is_fitted
 from .data import (
     check_classification_targets, check_regression_targets, check_sample_weight, encode_X,
@@ -862,7 +863,9 @@ class EstimatorModel(NodeModel):
         the order of tied values, i.e. of floating-point additions).  Other
         estimators: the default refit."""
         layout = _prepared_layout(self.estimator)
-        if layout is None or X.shape[0] > _BIN_SUBSAMPLE or not np.all(w > 0):
+        # (above BIN_SUBSAMPLE rows quantile edges come from a subsample: such nodes
+        # bin each side as usual)
+        if layout is None or X.shape[0] > BIN_SUBSAMPLE or not np.all(w > 0):
             return super()._fit_cuts(X, y, w, task, n_classes, order, cut_pos, cache)
         use_hist, max_bins = layout
         key = ("prepared-node", use_hist)
@@ -916,9 +919,6 @@ def _prepared_layout(est):
         return None
 
 
-#: quantile bins are computed on a subsample above this many rows
-#: (:func:`treelab._engine.binning.quantile_bin_edges`): such nodes bin each side
-_BIN_SUBSAMPLE = 200_000
 
 
 def _prepare_node(X, use_hist):
@@ -949,7 +949,7 @@ def _side_data(node, X, rows, use_hist, max_bins):
     so its codes are the ranks of its values among the side's distinct values,
     read off the node's distinct values (other sides are binned as usual);
     presort: the node's per-feature order restricted to the rows."""
-    from ._engine.binning import BinnedData, bin_data
+    from ._engine.binning import BinnedData, bin_data, midpoint_edges
     Xs = np.ascontiguousarray(X[rows], dtype=np.float64)
     n, d = Xs.shape
     is_nom = np.zeros(d, np.bool_)
@@ -978,10 +978,7 @@ def _side_data(node, X, rows, use_hist, max_bins):
     Us = U[present]
     feat = np.repeat(np.arange(d), ndist)
     same = feat[1:] == feat[:-1]
-    lo, hi = Us[:-1][same], Us[1:][same]
-    edges = lo / 2.0 + hi / 2.0
-    bad = edges >= hi
-    edges[bad] = lo[bad]
+    edges = midpoint_edges(Us[:-1][same], Us[1:][same])
     offsets = np.zeros(d + 1, np.int64)
     offsets[1:] = np.cumsum(ndist - 1)
     B = int(ndist.max()) + 1

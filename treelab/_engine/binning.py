@@ -23,6 +23,20 @@ __all__ = ["quantile_bin_edges", "bin_matrix", "MAX_BINS", "BinnedData", "bin_da
 MAX_BINS = 255
 
 
+#: rows above which quantile edges are computed on a subsample (:func:`quantile_bin_edges`)
+BIN_SUBSAMPLE = 200_000
+
+
+def midpoint_edges(lo, hi):
+    """Edges between consecutive distinct values ``lo[j] < hi[j]``: their midpoints,
+    or ``lo[j]`` where the midpoint rounds up to ``hi[j]`` (so that ``x <= edge``
+    still separates the two values)."""
+    edges = lo / 2.0 + hi / 2.0
+    bad = edges >= hi
+    edges[bad] = lo[bad]
+    return edges
+
+
 def _feature_edges(col, max_bins):
     """Edges of one numeric column (NumPy: its sort is SIMD-accelerated)."""
     vals = np.sort(col[~np.isnan(col)])
@@ -32,11 +46,7 @@ def _feature_edges(col, max_bins):
     distinct = np.concatenate(([True], vals[1:] != vals[:-1]))
     uniq = vals[distinct]
     if uniq.shape[0] <= max_bins:
-        lo, hi = uniq[:-1], uniq[1:]
-        edges = lo / 2.0 + hi / 2.0
-        bad = edges >= hi
-        edges[bad] = lo[bad]
-        return edges
+        return midpoint_edges(uniq[:-1], uniq[1:])
     # quantiles at k / max_bins with "midpoint" interpolation, then de-duplicated
     pos = np.arange(1, max_bins) * (n - 1) / max_bins
     raw = vals[np.floor(pos).astype(np.int64)] / 2.0 + vals[np.ceil(pos).astype(np.int64)] / 2.0
@@ -44,7 +54,8 @@ def _feature_edges(col, max_bins):
     return np.unique(raw)
 
 
-def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=200_000, random_state=None):
+def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE,
+                       random_state=None):
     """Bin edges of every numeric feature, flattened: ``edges[offsets[f]:offsets[f+1]]``.
 
     With at most ``max_bins`` distinct values a feature gets one bin per value

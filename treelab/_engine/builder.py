@@ -293,6 +293,23 @@ def _gather_sorted(X, f, samples, start, end, keys, ids, tmpk, tmpi):
                 q += 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def finish_two(samples, tmp, start, nl, nr, child_n, child_start):
+    """Close a stable two-way partition of ``samples[start:...]``: the left samples
+    are compacted in ``samples[start:nl]``, the ``nr`` right ones wait in
+    ``tmp[:nr]`` and are written after them.  Sets ``child_n`` / ``child_start``;
+    returns 2, or 0 when a child is empty."""
+    for q in range(nr):
+        samples[nl + q] = tmp[q]
+    child_n[0] = nl - start
+    child_n[1] = nr
+    if nl == start or nr == 0:
+        return 0
+    child_start[0] = start
+    child_start[1] = nl
+    return 2
+
+
 @njit(cache=True, nogil=True)
 def _partition_two(samples, tmp, child_n, child_start, start, end, vals, key, miss_left, Xb, f,
                    missing_bin, use_codes):
@@ -319,15 +336,7 @@ def _partition_two(samples, tmp, child_n, child_start, start, end, vals, key, mi
         else:
             tmp[nr] = i
             nr += 1
-    for q in range(nr):
-        samples[nl + q] = tmp[q]
-    child_n[0] = nl - start
-    child_n[1] = nr
-    if nl == start or nr == 0:
-        return 0
-    child_start[0] = start
-    child_start[1] = nl
-    return 2
+    return finish_two(samples, tmp, start, nl, nr, child_n, child_start)
 
 
 # ------------------------------------------------------------------ set-up

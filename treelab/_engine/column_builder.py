@@ -42,8 +42,8 @@ from numba import njit, types
 
 from .binning import edges_below
 from .builder import (
-    _dummy_data, _node_stats, _random_numeric_i, children_improvement, is_leaf_node,
-    make_params, new_node_stack, new_workspace, split_ok, stack_push, stack_room,
+    _dummy_data, _node_stats, _random_numeric_i, children_improvement, finish_two,
+    is_leaf_node, make_params, new_node_stack, new_workspace, split_ok, stack_push, stack_room,
 )
 from .impurity import BUILTIN_NONE
 from .merit import (
@@ -176,15 +176,7 @@ def _split_codes(col, samples, tmp, start, end, key, miss_left, missing_bin, yc,
             else:
                 for s in range(cst.shape[1]):
                     cst[j, s] += sstats[i, s]
-    for q in range(nr):
-        samples[nl + q] = tmp[q]
-    child_n[0] = nl - start
-    child_n[1] = nr
-    if nl == start or nr == 0:
-        return 0
-    child_start[0] = start
-    child_start[1] = nl
-    return 2
+    return finish_two(samples, tmp, start, nl, nr, child_n, child_start)
 
 
 @njit(**_INLINE)
