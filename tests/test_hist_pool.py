@@ -1,0 +1,80 @@
+"""The histogram pool grows on demand (``builder.pool_take`` doubles it).
+
+``builder.new_pool`` sizes the pool for depth-first growth (``max_depth + 1``
+slots for shallow trees); best-first growth keeps one histogram per frontier
+leaf, more than that, and relies on ``pool_take`` doubling the pool without
+losing the histograms already in it.
+"""
+import numpy as np
+import pytest
+
+from treelab._engine.binning import bin_data
+from treelab._engine.builder import build_tree, make_params, new_pool, pool_release, pool_take
+from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
+from treelab._engine.tree import LEAF, predict_value_serial, trim
+from treelab.split_criteria import GINI, VARIANCE
+
+
+def _data(seed, n=600, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).round(2)
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.3) ^ (X[:, 2] > -0.2)).astype(np.int64)
+    yr = X[:, 0] * 2 + np.sin(3 * X[:, 1]) + X[:, 2] * X[:, 3]
+    return X, y, yr
+
+
+def test_pool_take_doubles_and_keeps_the_histograms():
+    X, y, _ = _data(0)
+    D = bin_data(X, np.zeros(4, bool), np.zeros(4, np.int64), True)
+    P = make_params(TASK_CLASSIFICATION, 2, 1, 2, 1, 0.0, 0.0, 4, False, GINI.merit_code,
+                    GINI.builtin_code)
+    hp = new_pool(D, P)
+    n0 = hp.hist.shape[0]
+    assert n0 == 2                                  # max_depth + 1 slots for depth 1
+    taken = []
+    for k in range(2 * n0 + 1):                     # two doublings
+        hp, slot = pool_take(hp)
+        hp.hist[slot] = k + 1.0                     # mark each slot's contents
+        hp.cnt[slot] = k + 1
+        taken.append(slot)
+    assert hp.hist.shape[0] == 4 * n0 and hp.cnt.shape[0] == 4 * n0
+    assert len(set(taken)) == len(taken)            # never the same slot twice
+    for k, slot in enumerate(taken):                # nothing lost in the copies
+        assert np.all(hp.hist[slot] == k + 1.0) and np.all(hp.cnt[slot] == k + 1)
+    pool_release(hp, taken[0])
+    hp, again = pool_take(hp)
+    assert again == taken[0] and hp.hist.shape[0] == 4 * n0   # a released slot is reused
+
+
+def _tree(X, target, policy, max_depth, task):
+    n, d = X.shape
+    D = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True)
+    if task == "clf":
+        P = make_params(TASK_CLASSIFICATION, 2, max_depth, 2, 1, 0.0, 0.0, d, False,
+                        GINI.merit_code, GINI.builtin_code)
+        t = build_tree(D, target, np.zeros((0, 2)), np.ones(n), P, GINI.impurity, GINI.merit,
+                       grow_policy=policy)
+    else:
+        st = np.column_stack([np.ones(n), target, target ** 2])
+        P = make_params(TASK_DENSE, 3, max_depth, 2, 1, 0.0, 0.0, d, False,
+                        VARIANCE.merit_code, VARIANCE.builtin_code)
+        t = build_tree(D, np.zeros(n, np.int64), np.ascontiguousarray(st), np.ones(n), P,
+                       VARIANCE.impurity, VARIANCE.merit, grow_policy=policy)
+    return trim(t)
+
+
+@pytest.mark.parametrize("task", ["clf", "reg"])
+@pytest.mark.parametrize("max_depth", [2, 3, 4])
+def test_best_first_beyond_the_initial_pool_grows_the_depth_first_tree(task, max_depth):
+    # A shallow pool (max_depth + 1 slots) but up to 2**max_depth frontier leaves
+    # held at once by best-first growth: the pool must double, and the tree must
+    # be the depth-first one (same leaves, same values).
+    X, y, yr = _data(1)
+    target = y if task == "clf" else yr
+    a = _tree(X, target, "depthwise", max_depth, task)
+    b = _tree(X, target, "lossguide", max_depth, task)
+    n_leaves = int((b.kind == LEAF).sum())
+    assert n_leaves > max_depth + 1                 # more frontier leaves than initial slots
+    assert a.sizes[0] == b.sizes[0]
+    Xt = np.ascontiguousarray(np.vstack([X, _data(7)[0]]))
+    np.testing.assert_array_equal(predict_value_serial(a, Xt), predict_value_serial(b, Xt))
