@@ -109,8 +109,10 @@ def make_model(name, clf):
         policy = name.split("-", 1)[1]
         extra = (dict(max_depth=MAX_DEPTH) if policy == "depthwise"
                  else dict(max_depth=0, max_leaves=MAX_LEAVES))
+        # all cores, as the peers (n_jobs=-1: the k class trees of a round grow in
+        # parallel threads; None would grow them one after the other)
         return cls(n_estimators=N_ROUNDS, learning_rate=LEARNING_RATE, grow_policy=policy,
-                   max_bin=MAX_BINS, random_state=0, **extra)
+                   max_bin=MAX_BINS, random_state=0, n_jobs=_n_jobs() or -1, **extra)
     if name == "sklearn-histgb":
         from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
         cls = HistGradientBoostingClassifier if clf else HistGradientBoostingRegressor

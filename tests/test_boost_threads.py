@@ -9,7 +9,8 @@ from treelab import DecisionTreeClassifier, GradientBoostingClassifier
 from treelab._engine.binning import bin_data
 from treelab._engine.builder import build_tree, make_params
 from treelab._engine.histogram import (
-    COUNT_ALL_STATS, COUNT_NONE, PARALLEL_HIST_MIN_WORK, hist_build, unit_count_column,
+    COUNT_ALL_STATS, COUNT_NONE, COUNT_STATS_0_2, PARALLEL_HIST_MIN_WORK, hist_build,
+    unit_count_column,
 )
 from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 from treelab._engine.tree import (
@@ -19,7 +20,7 @@ from treelab._engine.tree import (
 from treelab.split_criteria import GINI
 from treelab.split_criteria.gradient import NewtonCriterion
 
-N, D = 30_000, 8            # N * D above PARALLEL_HIST_MIN_WORK: the root is built on threads
+N, D = 251_000, 8           # N * D above PARALLEL_HIST_MIN_WORK: the root is built on threads
 
 
 def _data(seed=0, n=N, d=D):
@@ -52,14 +53,15 @@ def test_hist_build_on_threads_equals_serial(task):
     # an independent reference: per-bin sums in row order
     ref = np.zeros((D, data.n_bins, S))
     rcnt = np.zeros((D, data.n_bins), np.int64)
-    for i in samples:
-        for f in range(D):
-            b = data.Xb[i, f]
-            if task == TASK_CLASSIFICATION:
-                ref[f, b, y[i]] += w[i]
-            else:
-                ref[f, b] += sst[i]
-            rcnt[f, b] += 1
+    # (np.add.at is unbuffered: it adds the rows one by one, in order)
+    for f in range(D):
+        b = data.Xb[samples, f]
+        if task == TASK_CLASSIFICATION:
+            np.add.at(ref[f], (b, y[samples]), w[samples])
+        else:
+            for s in range(S):
+                np.add.at(ref[f, :, s], b, sst[samples, s])
+        np.add.at(rcnt[f], b, 1)
     for nt in (1, 2, 3):
         np.testing.assert_array_equal(out[nt][0], ref)
         np.testing.assert_array_equal(out[nt][1], rcnt)
@@ -94,6 +96,33 @@ def test_unit_weight_counts_read_off_the_histogram(task):
             hist = np.full((D, data.n_bins, S), 7.0)
             cnt = np.full((D, data.n_bins), 7, np.int64)
             hist_build(data.Xb, samples, start, end, y, sst, w, task, hist, cnt, nt, col)
+            np.testing.assert_array_equal(hist, ref[0])
+            np.testing.assert_array_equal(cnt, ref[1])
+
+
+def test_squared_error_stats_sum_one_column_fewer():
+    """Squared-error boosting's ``[1, g, 1]``: statistics 0 and 2 are both 1, the
+    loop sums only statistic 0 and 1 and copies 0 into 2 and the counts -- the
+    same histogram as counting everything, serial and on threads."""
+    X, y = _data(7)
+    data = bin_data(X, np.zeros(D, bool), np.zeros(D, np.int64), True)
+    rng = np.random.default_rng(8)
+    samples = np.sort(rng.choice(N, N - 500, replace=False)).astype(np.int64)
+    one = np.ones(N)
+    sst = np.ascontiguousarray(np.stack([one, rng.normal(size=N), one], axis=1))
+    col = unit_count_column(samples, 0, samples.shape[0], y, sst, one, TASK_DENSE)
+    assert col == COUNT_STATS_0_2
+    sst_b = sst.copy()
+    sst_b[samples[5], 2] = 2.0                 # only statistic 0 is unit now
+    assert unit_count_column(samples, 0, samples.shape[0], y, sst_b, one, TASK_DENSE) == 0
+    for start, end in ((0, samples.shape[0]), (10, 3010)):
+        ref = np.empty((D, data.n_bins, 3)), np.empty((D, data.n_bins), np.int64)
+        hist_build(data.Xb, samples, start, end, y, sst, one, TASK_DENSE, ref[0], ref[1], 1,
+                   COUNT_NONE)
+        for nt in (1, 2):
+            hist = np.full((D, data.n_bins, 3), 7.0)
+            cnt = np.full((D, data.n_bins), 7, np.int64)
+            hist_build(data.Xb, samples, start, end, y, sst, one, TASK_DENSE, hist, cnt, nt, col)
             np.testing.assert_array_equal(hist, ref[0])
             np.testing.assert_array_equal(cnt, ref[1])
 

@@ -50,7 +50,7 @@ from .splitter import (
 )
 from .tree import LEAF, NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
-__all__ = ["BuildParams", "make_params", "LAYOUT_PRESORT", "LAYOUT_SAMPLES", "Workspace", "HistPool", "build_tree", "presort",
+__all__ = ["BuildParams", "make_params", "add_leaf_values", "LAYOUT_PRESORT", "LAYOUT_SAMPLES", "Workspace", "HistPool", "build_tree", "presort",
            "get_build_kernel", "find_best_split", "partition_node", "children_stats",
            "children_improvement", "binned_children_stats",
            "children_histograms", "make_children", "grow_depth_first", "grow_best_first"]
@@ -956,6 +956,16 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
 def _mark_leaf(leaf_of_row, samples, start, end, node):
     for p in range(start, end):
         leaf_of_row[samples[p]] = node
+
+
+@njit(cache=True, nogil=True)
+def add_leaf_values(out, j, value, leaf_of_row):
+    """``out[i, j] += value[leaf_of_row[i], 0]`` for every row ``i``: a tree's
+    values added to column ``j`` of the scores of the rows it was grown on,
+    read off the builder's ``leaf_of_row`` (no traversal; boosting's update
+    f_m = f_{m-1} + lr T_m on its training rows)."""
+    for i in range(leaf_of_row.shape[0]):
+        out[i, j] += value[leaf_of_row[i], 0]
 
 
 @njit(cache=True, nogil=True)

@@ -27,30 +27,40 @@ from numba import njit, prange
 from .merit import TASK_CLASSIFICATION
 
 __all__ = ["hist_build", "hist_subtract", "unit_count_column", "PARALLEL_HIST_MIN_WORK",
-           "COUNT_NONE", "COUNT_ALL_STATS"]
+           "COUNT_NONE", "COUNT_ALL_STATS", "COUNT_STATS_0_2"]
 
 #: a node's histogram is built on several threads only when it holds at least
-#: this many (sample, feature) pairs (below, starting the threads costs more)
-PARALLEL_HIST_MIN_WORK = 200_000
+#: this many (sample, feature) pairs (below, starting the threads costs more).
+#: 2,000,000 (was 200,000): a parallel region per node of a boosted tree
+#: (160,000 x 20, depth 6: ~20 regions a tree) doubled the fit's CPU time and
+#: lost wall time too on this 2-core machine (the worker threads spin between
+#: regions); now only root-sized nodes go on threads
+PARALLEL_HIST_MIN_WORK = 2_000_000
 
 #: ``cnt_col`` values: counts accumulated in the loop; counts = the sum of all
-#: statistics (class counts with unit weights).  ``cnt_col >= 0``: counts =
+#: statistics (class counts with unit weights); ``COUNT_STATS_0_2``: three
+#: statistics whose first and last are 1 on every row (squared-error boosting's
+#: ``[h, g, w] = [1, g, 1]``): only statistic 0 and 1 are summed, statistic 2
+#: and the counts are copied from statistic 0.  ``cnt_col >= 0``: counts =
 #: statistic ``cnt_col``.
 COUNT_NONE = -1
 COUNT_ALL_STATS = -2
+COUNT_STATS_0_2 = -3
 
 
 @njit(cache=True, nogil=True)
 def unit_count_column(samples, start, end, yc, sstats, w, task):
     """The ``cnt_col`` of :func:`hist_build` for the rows ``samples[start:end]``
     (and any subset of them): :data:`COUNT_ALL_STATS` for class counts when every
-    weight is 1; for dense statistics the first column that is 1 on every row;
-    else :data:`COUNT_NONE`.  ``end - start`` must stay below 2^53."""
+    weight is 1; for three dense statistics whose first and last are 1 on every
+    row, :data:`COUNT_STATS_0_2`; otherwise the first column that is 1 on every
+    row; else :data:`COUNT_NONE`.  ``end - start`` must stay below 2^53."""
     if task == TASK_CLASSIFICATION:
         for p in range(start, end):
             if w[samples[p]] != 1.0:
                 return COUNT_NONE
         return COUNT_ALL_STATS
+    first = COUNT_NONE
     for c in range(sstats.shape[1]):
         ok = True
         for p in range(start, end):
@@ -58,8 +68,13 @@ def unit_count_column(samples, start, end, yc, sstats, w, task):
                 ok = False
                 break
         if ok:
-            return c
-    return COUNT_NONE
+            if first == 0 and c == 2 and sstats.shape[1] == 3:
+                return COUNT_STATS_0_2
+            if first == COUNT_NONE:
+                first = c
+                if c != 0 or sstats.shape[1] != 3:
+                    return first
+    return first
 
 
 @njit(cache=True, nogil=True)
@@ -84,6 +99,13 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
             else:
                 for f in range(f0, f1):
                     hist[f, row[f], c] += wi
+        elif S == 3 and cnt_col == COUNT_STATS_0_2:
+            # [1, g, 1]: statistic 2 (and the counts) equal statistic 0, copied below
+            a1 = sstats[i, 1]
+            for f in range(f0, f1):
+                b = row[f]
+                hist[f, b, 0] += 1.0
+                hist[f, b, 1] += a1
         elif S == 3:
             # three statistics (regression [w, wy, wy^2]; Newton [H, G, w]) kept in
             # registers: the same sums in the same order as the general loop
@@ -114,7 +136,10 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
         B = hist.shape[1]
         for f in range(f0, f1):
             for b in range(B):
-                if cnt_col >= 0:
+                if cnt_col == COUNT_STATS_0_2:
+                    v = hist[f, b, 0]
+                    hist[f, b, 2] = v
+                elif cnt_col >= 0:
                     v = hist[f, b, cnt_col]
                 else:
                     v = 0.0

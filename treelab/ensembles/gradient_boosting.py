@@ -55,7 +55,7 @@ import numpy as np
 
 from .._compile import announce
 from .._engine.binning import MAX_BINS, bin_data
-from .._engine.builder import build_tree, make_params
+from .._engine.builder import add_leaf_values, build_tree, make_params
 from .._engine.merit import TASK_DENSE
 from .._engine.tree import LEAF, concat_trees, forest_predict, trim
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
@@ -437,7 +437,11 @@ class _BaseGradientBoosting(BaseEstimator):
                 for j, (t, stats, leaves) in enumerate(new):
                     trees.append((t, stats))
                     cols.append(j)
-                    raw[:, j] += _train_scores(t, leaves, rows, Xc)
+                    if rows is None:
+                        # every row grew the tree: its leaf is known (no temporaries)
+                        add_leaf_values(raw, j, t.value, leaves)
+                    else:
+                        raw[:, j] += _train_scores(t, leaves, rows, Xc)
                     if val is not None:
                         f1, r1 = concat_trees([t])
                         val[2][:, j] += forest_predict(f1, r1, [0], val[0], 1)[:, 0]
