@@ -26,7 +26,10 @@ experiments' data.
    cuts; ``--ada-splitter hist`` gives AdaBoost binned stumps (the same stumps
    as the exact splitter wherever a feature has at most 255 distinct values in
    the node: one bin per value, edges at the midpoints; MNIST's 8-bit pixels
-   have at most 256).
+   have at most 256).  ``--bound ab`` runs the search without and then with
+   the bound of the exact search (a cut's second side is not fitted when its
+   first side alone exceeds the best joint loss found; the default of
+   ``fit``) and checks that both find the same split.
 
 Each line prints the wall time, the CPU time of the process (the fit is
 single-threaded unless ``--n-jobs``: BLAS is pinned to one thread) and the
@@ -36,7 +39,8 @@ for warm numbers).
 
 Run:  python benchmarks/bench_tops.py [--only literal caravan mnist] [--n 600] [--profile]
       [--max-depth D] [--ensemble] [--n-jobs J] [--ada-splitter hist]
-      python benchmarks/bench_tops.py --only mnist-sides mnist-root [--stride 10]
+      python benchmarks/bench_tops.py --only mnist-sides mnist-root [--stride 10] [--bound ab]
+      python experiments/tops_exact_tree.py --n-jobs 2    (the whole exact tree, per-node log)
 """
 from __future__ import annotations
 

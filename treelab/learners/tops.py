@@ -70,6 +70,20 @@ feature's cuts on data derived from the node's, binned / presorted once per
 node (:meth:`~treelab.node_models.EstimatorModel._fit_cuts`): the same bins and
 presort as a fit on the side's rows, without re-binning every side.
 
+Bounded exact search (on by default; additive losses, i.e. every built-in loss
+but 1 - AUC, with at least one learner without a sufficient-statistics cut
+path): the joint V1 loss of a cut is ``(min_L + min_R) / n_V1``, each side's
+minimum over its own candidates, and row losses are non-negative, so a cut
+whose one side alone exceeds the best joint loss some candidate attains can
+neither win nor tie.  Per node, a first pass scores every cut with the
+inherited predictors and the cheap learners (constant, linear) and gives
+that bound; then, features in the order of their best cheap loss, the costly
+learners are fitted on the side of each cut whose cheap minimum is larger, and
+the other side only when the first one leaves the cut a chance (the bound
+tightens as the search goes).  The candidates that remain are scored exactly
+as without the bound, so the tree, thresholds, predictors and weights are the
+same (tested); only side fits that cannot matter are skipped.
+
 Screening (``screen_candidates=k``, off by default): with costly base
 learners (ensembles fitted on both sides of up to 9 cuts of every feature at
 every node, the paper's 13 hours) every candidate split is first ranked with
