@@ -26,7 +26,10 @@ experiments' data.
    cuts; ``--ada-splitter hist`` gives AdaBoost binned stumps (the same stumps
    as the exact splitter wherever a feature has at most 255 distinct values in
    the node: one bin per value, edges at the midpoints; MNIST's 8-bit pixels
-   have at most 256).
+   have at most 256).  ``--bound ab`` runs the search without and then with
+   the bound of the exact search (a cut's second side is not fitted when its
+   first side alone exceeds the best joint loss found; the default of
+   ``fit``) and checks that both find the same split.
 
 Each line prints the wall time, the CPU time of the process (the fit is
 single-threaded unless ``--n-jobs``: BLAS is pinned to one thread) and the
@@ -36,7 +39,8 @@ for warm numbers).
 
 Run:  python benchmarks/bench_tops.py [--only literal caravan mnist] [--n 600] [--profile]
       [--max-depth D] [--ensemble] [--n-jobs J] [--ada-splitter hist]
-      python benchmarks/bench_tops.py --only mnist-sides mnist-root [--stride 10]
+      python benchmarks/bench_tops.py --only mnist-sides mnist-root [--stride 10] [--bound ab]
+      python experiments/tops_exact_tree.py --n-jobs 2    (the whole exact tree, per-node log)
 """
 from __future__ import annotations
 
@@ -254,10 +258,15 @@ def bench_mnist_sides(ens_size=10, feature=210, reps=3):
 
 
 def bench_mnist_root_search(ens_size=10, stride=10, n_jobs=None, ada_splitter="best",
-                            max_depth=1):
+                            max_depth=1, bounds=(True,)):
     """The exact ToPs/ensemble search of the MNIST root node (no screening) on every
     ``stride``-th feature, with the CPU time of each learner's cut path, and its
     extrapolation to all 400 features by their number of proper cuts.
+    ``bounds``: run with the bounded search (True: the default of ``fit``, the
+    second side of a cut that cannot win is not fitted) and / or without it
+    (False: every side fitted), one after the other, and check that both find
+    the same split.  The bound then comes from the sampled features only, so
+    the sample skips fewer sides than a search of all features would.
     ``max_depth`` > 1 also searches the nodes below (on the same features; their
     split is then the best among those features), one line per node searched."""
     import treelab.learners.tops as tops
@@ -274,12 +283,17 @@ def bench_mnist_root_search(ens_size=10, stride=10, n_jobs=None, ada_splitter="b
     n_sampled = sum(len(cuts[f]) for f in sampled)
     per = {}
     search = []
-    orig_map, orig_search = tops._parallel_map, tops._Grower._best_split
+    orig_search = tops._Grower._best_split
+    orig_bounded, orig_features = tops._Grower.bounded, tops._Grower.features
     originals = {cls: cls._fit_cuts for cls in (EstimatorModel, LinearModel, LogisticModel)}
+    sides = {}
 
     def timed(cls):
         def fit_cuts(self, *a, **k):
             c0 = time.thread_time()
+            want = k.get("sides")
+            sides[self._describe()] = sides.get(self._describe(), 0) + (
+                2 * len(a[6]) if want is None else int(np.sum(want)))
             try:
                 return originals[cls](self, *a, **k)
             finally:
@@ -287,48 +301,64 @@ def bench_mnist_root_search(ens_size=10, stride=10, n_jobs=None, ada_splitter="b
                 per[key] = per.get(key, 0.0) + time.thread_time() - c0
         return fit_cuts
 
-    def sample_map(fn, items, nj):
-        items = list(items)
-        return orig_map(fn, [items[i] for i in sampled if i < len(items)], nj)
-
     def best_split(self, nodes, u, Tu, V1u, V2u):
         t0, c0 = time.perf_counter(), time.process_time()
         out = orig_search(self, nodes, u, Tu, V1u, V2u)
         sub = _proper_cuts(self.XT[Tu], self.XV1[V1u])
         search.append((time.perf_counter() - t0, time.process_time() - c0, u, Tu.shape[0],
                        sum(len(c) for c in sub), sum(len(sub[f]) for f in sampled),
-                       dict(per)))
+                       dict(per), dict(sides), out, list(self.bound_stats)))
         return out
+    found = {}
     try:
-        tops._parallel_map, tops._Grower._best_split = sample_map, best_split
+        tops._Grower._best_split = best_split
+        tops._Grower.features = sampled
         for cls in originals:
             cls._fit_cuts = timed(cls)
         est.set_params(max_depth=max_depth, n_jobs=n_jobs)
         est.fit(X[:300], y[:300])                             # compile / warm up
-        per.clear()
-        search.clear()
-        est.fit(X, y)
+        for bounded in bounds:
+            tops._Grower.bounded = bounded
+            per.clear()
+            sides.clear()
+            search.clear()
+            est.fit(X, y)
+            found[bounded] = search[0][8][:2]
+            _report_root(search, n_all, n_sampled, sampled, ens_size, ada_splitter, n_jobs,
+                         XT.shape[0], bounded)
     finally:
-        tops._parallel_map, tops._Grower._best_split = orig_map, orig_search
+        tops._Grower._best_split = orig_search
+        tops._Grower.bounded, tops._Grower.features = orig_bounded, orig_features
         for cls, fn in originals.items():
             cls._fit_cuts = fn
-    wall, cpu, _, _, _, _, per0 = search[0]
+    if len(found) == 2:
+        print(f"  bounded and unbounded searches find the same root split (feature, "
+              f"threshold): {found[True] == found[False]} {found[True]}", flush=True)
+
+
+def _report_root(search, n_all, n_sampled, sampled, ens_size, ada_splitter, n_jobs, n_rows,
+                 bounded):
+    wall, cpu, _, _, _, _, per0, sides0, _, stats = search[0]
     scale = n_all / n_sampled
+    kind = ("bounded (a cut's second side skipped when it cannot win)" if bounded
+            else "unbounded (every side fitted)")
     print(f"MNIST 4-vs-9 ToPs/ensemble ({ens_size}-member ensembles, AdaBoost splitter "
-          f"{ada_splitter!r}), exact root search "
-          f"(T = {XT.shape[0]} rows) on {len(sampled)} of 400 features ({n_sampled} of "
+          f"{ada_splitter!r}), exact root search, {kind} "
+          f"(T = {n_rows} rows) on {len(sampled)} of 400 features ({n_sampled} of "
           f"{n_all} proper cuts): {cpu:.1f} s CPU ({wall:.1f} s wall, n_jobs={n_jobs}); "
           f"extrapolated to all features: {cpu * scale:.0f} s CPU = {cpu * scale / 60:.1f} "
           f"min per root search; load average {os.getloadavg()[0]:.1f}")
     rest = cpu - sum(per0.values())
     print("  CPU by learner cut path (sampled): " + ", ".join(
-        f"{k} {v:.1f} s" for k, v in sorted(per0.items(), key=lambda kv: -kv[1]))
+        f"{k} {v:.1f} s ({sides0.get(k, 0)} sides)"
+        for k, v in sorted(per0.items(), key=lambda kv: -kv[1]))
         + f"; scoring and the rest {rest:.1f} s", flush=True)
+    if bounded:
+        print(f"  cuts whose second side was skipped: {stats[1]} of {stats[0]}", flush=True)
     print(f"  a whole tree costs about the root search x (sum of its nodes' training rows / "
           f"the root's), 3.4 for the screened tree on these data: about "
-          f"{cpu * scale * 3.4 / 60:.0f} CPU-minutes for the exact search (target: 30 minutes "
-          f"on 2 cores; screen_candidates=10 meets it)", flush=True)
-    for wall, cpu, u, n_u, cuts_all, cuts_s, _ in search[1:]:
+          f"{cpu * scale * 3.4 / 60:.0f} CPU-minutes", flush=True)
+    for wall, cpu, u, n_u, cuts_all, cuts_s, _, _, _, _ in search[1:]:
         print(f"  node {u} (T = {n_u} rows): {cpu:.1f} s CPU ({wall:.1f} s wall) on "
               f"{cuts_s} of its {cuts_all} proper cuts; extrapolated "
               f"{cpu * cuts_all / max(cuts_s, 1):.0f} s CPU", flush=True)
@@ -343,6 +373,9 @@ def main():
                     help="ToPs/ensemble's AdaBoost stumps: exact ('best') or binned ('hist')")
     ap.add_argument("--stride", type=int, default=10,
                     help="mnist-root: search every stride-th feature and extrapolate")
+    ap.add_argument("--bound", default="on", choices=["on", "off", "ab"],
+                    help="mnist-root: the bounded exact search (on, the default of fit), "
+                         "every side fitted (off), or both one after the other (ab)")
     ap.add_argument("--n", type=int, default=600, help="rows for the literal comparison")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--max-depth", type=int, default=None,
@@ -364,7 +397,8 @@ def main():
         bench_mnist_sides(args.ens_size)
     if "mnist-root" in args.only:
         bench_mnist_root_search(args.ens_size, args.stride, args.n_jobs, args.ada_splitter,
-                                args.max_depth or 1)
+                                args.max_depth or 1,
+                                {"on": (True,), "off": (False,), "ab": (False, True)}[args.bound])
 
 
 if __name__ == "__main__":

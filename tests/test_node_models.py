@@ -195,3 +195,32 @@ def test_protocol_pickle_and_bad_input(reg):
         as_node_model(3.5)
     with pytest.raises(AttributeError, match="regression"):
         LinearModel().fit(X, y).predict_proba(X)
+
+
+@pytest.mark.parametrize("model", [LogisticModel(C=2.0), "ensemble", "tree"])
+def test_cut_path_sides_fits_only_the_sides_asked_for(model, clf):
+    """``_fit_cuts(sides=...)``: the sides asked for equal the full path's (and a
+    refit of the side), the others are None; a wrong shape is a ValueError."""
+    from treelab import AdaBoostClassifier, DecisionTreeClassifier
+    if model == "ensemble":                     # prepared node data (presorted stumps)
+        model = EstimatorModel(AdaBoostClassifier(n_estimators=3, random_state=0))
+    elif model == "tree":                       # the default refit
+        model = EstimatorModel(DecisionTreeClassifier(max_depth=2, random_state=0))
+    X, y, _ = clf
+    w = np.ones(X.shape[0])
+    order = np.argsort(X[:, 0], kind="stable")
+    cuts = np.array([20, 75, 120])
+    sides = np.array([[True, False, True], [False, False, True]])
+    full = model._fit_cuts(X, y, w, "classification", 2, order, cuts, cache={})
+    part = model._fit_cuts(X, y, w, "classification", 2, order, cuts, cache={}, sides=sides)
+    for s in (0, 1):
+        for k, p in enumerate(cuts):
+            if not sides[s, k]:
+                assert part[s][k] is None
+                continue
+            rows = np.sort(order[:p] if s == 0 else order[p:])
+            ref = model._fresh()._fit_task(X[rows], y[rows], w[rows], "classification", 2)
+            for got in (part[s][k], full[s][k]):
+                np.testing.assert_allclose(got._scores(X), ref._scores(X), rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="sides must have shape"):
+        model._fit_cuts(X, y, w, "classification", 2, order, cuts, sides=np.ones((2, 2), bool))

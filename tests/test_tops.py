@@ -535,3 +535,62 @@ def test_tops_with_ensembles_same_tree_as_plain_refits(monkeypatch):
     assert len(fast.nodes_) > 1
     _same_fit(fast, plain)
     np.testing.assert_array_equal(fast.predict_proba(X), plain.predict_proba(X))
+
+
+# ------------------------------------------------------ the bounded exact search
+@pytest.mark.parametrize("loss", ["error_rate", "log_loss", "squared_error"])
+def test_bounded_search_is_the_exact_search(loss, monkeypatch):
+    """Additive losses with costly learners: the search that skips a cut's second
+    side once its first side alone exceeds the best joint loss grows the same
+    tree, thresholds, predictors and weights as fitting every side, and it does
+    skip sides here (so the comparison tests the bound)."""
+    import treelab.learners.tops as tops
+    X, y = _tied_data(n=200, seed=4)
+    X = np.column_stack([X, np.random.RandomState(5).rand(200, 2)])
+    sets = _sets(200, np.random.RandomState(4))
+    growers = []
+    grow = tops._Grower.grow
+
+    def spy(self):
+        growers.append(self)
+        return grow(self)
+    monkeypatch.setattr(tops._Grower, "grow", spy)
+
+    def fit(bounded):
+        monkeypatch.setattr(tops._Grower, "bounded", bounded)
+        if loss == "squared_error":
+            return ToPsRegressor(base_learners=[LinearModel()] + _ensembles("regression"),
+                                 max_depth=3, random_state=0).fit(X, X[:, 0] + y, sets=sets)
+        return ToPsClassifier(base_learners=[LinearModel(), LogisticModel()]
+                              + _ensembles("classification"), loss=loss, max_depth=3,
+                              random_state=0).fit(X, y, sets=sets)
+    plain, bounded = fit(False), fit(True)
+    assert len(plain.nodes_) > 1
+    _same_fit(plain, bounded)
+    for p, q in zip(plain.nodes_, bounded.nodes_):
+        assert p.split_loss == q.split_loss or np.isnan(p.split_loss) and np.isnan(q.split_loss)
+    np.testing.assert_allclose(plain._scores(X), bounded._scores(X), rtol=1e-9, atol=1e-12)
+    assert growers[0].bound_stats == [0, 0]                 # unbounded: nothing skipped
+    seen, skipped = growers[1].bound_stats
+    assert 0 < skipped < seen
+
+
+def test_bounded_search_with_sample_weights_and_auc_unbounded(monkeypatch):
+    """Weighted error rate: the bound works on weighted side sums (same fit with
+    and without it); 1 - AUC is not additive, so it never takes the bounded path."""
+    import treelab.learners.tops as tops
+    X, y = _tied_data(n=160, seed=6)
+    sets = _sets(160, np.random.RandomState(6))
+    wt = np.random.RandomState(7).randint(0, 4, 160).astype(float)
+    lrn = [LinearModel(), LogisticModel()] + _ensembles("classification")[:1]
+    fits = {}
+    for b in (False, True):
+        monkeypatch.setattr(tops._Grower, "bounded", b)
+        fits[b] = ToPsClassifier(base_learners=lrn, loss="error_rate", max_depth=2,
+                                 random_state=0).fit(X, y, sample_weight=wt, sets=sets)
+    _same_fit(fits[False], fits[True])
+    growers = []
+    grow = tops._Grower.grow
+    monkeypatch.setattr(tops._Grower, "grow", lambda self: growers.append(self) or grow(self))
+    ToPsClassifier(base_learners=lrn, loss="auc", max_depth=1).fit(X, y, sets=sets)
+    assert growers[0].bound_stats == [0, 0]

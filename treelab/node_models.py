@@ -12,9 +12,11 @@ One protocol for every model (DESIGN.md, "Node models"):
   model*, the paper's "Linear Regression" base learner used on a classification
   task, Yoon, Zame & van der Schaar, Section V), so they sum to one but may leave
   [0, 1]; :func:`scores_to_proba` clips and renormalises them;
-* ``_fit_cuts(X, y, w, task, n_classes, order, cut_pos, cache=None)``: the models of both
-  sides of every cut of one feature (rows ``order[:p]`` left, ``order[p:]``
-  right for each ``p`` in ``cut_pos``).  The default refits from scratch; the
+* ``_fit_cuts(X, y, w, task, n_classes, order, cut_pos, cache=None, sides=None)``: the
+  models of both sides of every cut of one feature (rows ``order[:p]`` left,
+  ``order[p:]`` right for each ``p`` in ``cut_pos``); ``sides``, a
+  ``(2, len(cut_pos))`` boolean array, asks for some sides only (the others
+  may come back as None: ToPs's bounded search skips a side that cannot win).  The default refits from scratch; the
   *sufficient-statistics path* of :class:`ConstantModel` and
   :class:`LinearModel` accumulates per-block statistics (weights and class sums;
   ``X'WX`` and ``X'WY``) along the sorted cuts and solves each side from the
@@ -513,14 +515,19 @@ class NodeModel(BaseEstimator):
         """An unfitted copy with the same parameters."""
         return type(self)(**self.get_params(deep=False))
 
-    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None, sides=None):
         """Models of the left and right side of each cut (default: refit both sides,
-        each on its rows in the order of ``X``, as the side's own fit sees them)."""
+        each on its rows in the order of ``X``, as the side's own fit sees them);
+        ``sides``: see the module docstring (None where not asked for)."""
+        want = _wanted_sides(sides, len(cut_pos))
         lefts, rights = [], []
-        for p in cut_pos:
-            li, ri = np.sort(order[:p]), np.sort(order[p:])
-            lefts.append(self._fresh()._fit_task(X[li], y[li], w[li], task, n_classes))
-            rights.append(self._fresh()._fit_task(X[ri], y[ri], w[ri], task, n_classes))
+        for k, p in enumerate(cut_pos):
+            for s, rows, out in ((0, order[:p], lefts), (1, order[p:], rights)):
+                if not want[s, k]:
+                    out.append(None)
+                    continue
+                rows = np.sort(rows)
+                out.append(self._fresh()._fit_task(X[rows], y[rows], w[rows], task, n_classes))
         return lefts, rights
 
     def _describe(self):
@@ -536,6 +543,16 @@ def _single_class(y, w, n_classes):
     if present.shape[0] == 1:
         return int(present[0])
     return -1
+
+
+def _wanted_sides(sides, n_cuts):
+    """``sides`` of :meth:`NodeModel._fit_cuts` as a (2, n_cuts) boolean array."""
+    if sides is None:
+        return np.ones((2, n_cuts), np.bool_)
+    sides = np.asarray(sides, np.bool_)
+    if sides.shape != (2, n_cuts):
+        raise ValueError(f"sides must have shape (2, {n_cuts}), got {sides.shape}")
+    return sides
 
 
 def _bounds(order_len, cut_pos):
@@ -572,7 +589,7 @@ class ConstantModel(NodeModel):
     def _scores(self, X):
         return np.tile(self.value_, (X.shape[0], 1))
 
-    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None, sides=None):
         Y = _targets_matrix(y, task, n_classes)
         wo = w[order]
         cw = np.concatenate([[0.0], np.cumsum(wo)])
@@ -635,8 +652,8 @@ class LinearModel(NodeModel):
         raw = X @ self.coef_.T + self.intercept_
         return _expand_scores(raw, self.task_, self.n_classes_)
 
-    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
-        """Sufficient-statistics path: the node's ``X'WX`` / ``X'WY`` (kept in
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None, sides=None):
+        """Sufficient-statistics path (every side, whatever ``sides`` asks): the node's ``X'WX`` / ``X'WY`` (kept in
         ``cache`` across the features of a node) and the statistics of the rows
         between consecutive cuts, accumulated from the left over the first cuts
         and from the right over the last ones (whichever covers the cuts with
@@ -760,10 +777,12 @@ class LogisticModel(NodeModel):
         tot = p.sum(axis=1, keepdims=True)
         return p / np.where(tot > 0, tot, 1.0)
 
-    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None, sides=None):
         """Warm starts along the sorted cuts: each side starts Newton's method from
-        the previous cut's solution of the same side (the converged optimum does
-        not depend on the start; only the number of iterations does)."""
+        the previous fitted cut's solution of the same side (the converged optimum
+        does not depend on the start; only the number of iterations does);
+        ``sides``: only these sides (None elsewhere)."""
+        want = _wanted_sides(sides, len(cut_pos))
         lefts, rights = [], []
         # the first cut of each side starts from the node's own fit (cached across
         # the features of a node), later cuts from the previous cut's solution
@@ -775,16 +794,16 @@ class LogisticModel(NodeModel):
                 X, y, w, task, n_classes))
             if cache is not None:
                 cache[key] = node_beta
-        prev_l = prev_r = node_beta
-        for p in cut_pos:
-            li, ri = order[:p], order[p:]
-            lm = LogisticModel(self.C, self.max_iter, self.tol)._fit_task(
-                X[li], y[li], w[li], task, n_classes, beta0=prev_l)
-            rm = LogisticModel(self.C, self.max_iter, self.tol)._fit_task(
-                X[ri], y[ri], w[ri], task, n_classes, beta0=prev_r)
-            prev_l, prev_r = _warm(lm), _warm(rm)
-            lefts.append(lm)
-            rights.append(rm)
+        prev = [node_beta, node_beta]
+        for k, p in enumerate(cut_pos):
+            for s, rows, out in ((0, order[:p], lefts), (1, order[p:], rights)):
+                if not want[s, k]:
+                    out.append(None)
+                    continue
+                m = LogisticModel(self.C, self.max_iter, self.tol)._fit_task(
+                    X[rows], y[rows], w[rows], task, n_classes, beta0=prev[s])
+                prev[s] = _warm(m)
+                out.append(m)
         return lefts, rights
 
     def _describe(self):
@@ -853,8 +872,8 @@ class EstimatorModel(NodeModel):
             self.estimators_.append(est)
         return self
 
-    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None):
-        """Both sides of every cut.  A treelab ensemble that grows treelab trees on
+    def _fit_cuts(self, X, y, w, task, n_classes, order, cut_pos, cache=None, sides=None):
+        """Both sides of every cut (``sides``: only these, None elsewhere).  A treelab ensemble that grows treelab trees on
         binned or presorted data (``_prepared_layout`` / ``_fit_prepared``:
         AdaBoost with tree members, gradient boosting) gets each side's data
         derived from the node's, prepared once (:func:`_side_data`), instead of
@@ -866,7 +885,8 @@ class EstimatorModel(NodeModel):
         # (above BIN_SUBSAMPLE rows quantile edges come from a subsample: such nodes
         # bin each side as usual)
         if layout is None or X.shape[0] > BIN_SUBSAMPLE or not np.all(w > 0):
-            return super()._fit_cuts(X, y, w, task, n_classes, order, cut_pos, cache)
+            return super()._fit_cuts(X, y, w, task, n_classes, order, cut_pos, cache, sides)
+        want = _wanted_sides(sides, len(cut_pos))
         use_hist, max_bins = layout
         key = ("prepared-node", use_hist)
         node = None if cache is None else cache.get(key)
@@ -875,8 +895,12 @@ class EstimatorModel(NodeModel):
             if cache is not None:
                 cache[key] = node
         lefts, rights = [], []
-        for p in cut_pos:
-            for rows, out in ((np.sort(order[:p]), lefts), (np.sort(order[p:]), rights)):
+        for k, p in enumerate(cut_pos):
+            for s, rows, out in ((0, order[:p], lefts), (1, order[p:], rights)):
+                if not want[s, k]:
+                    out.append(None)
+                    continue
+                rows = np.sort(rows)
                 data = _side_data(node, X, rows, use_hist, max_bins)
                 out.append(self._fresh()._fit_task(data.X, y[rows], w[rows], task, n_classes,
                                                    data=data))

@@ -70,6 +70,20 @@ feature's cuts on data derived from the node's, binned / presorted once per
 node (:meth:`~treelab.node_models.EstimatorModel._fit_cuts`): the same bins and
 presort as a fit on the side's rows, without re-binning every side.
 
+Bounded exact search (on by default; additive losses, i.e. every built-in loss
+but 1 - AUC, with at least one learner without a sufficient-statistics cut
+path): the joint V1 loss of a cut is ``(min_L + min_R) / n_V1``, each side's
+minimum over its own candidates, and row losses are non-negative, so a cut
+whose one side alone exceeds the best joint loss some candidate attains can
+neither win nor tie.  Per node, a first pass scores every cut with the
+inherited predictors and the cheap learners (constant, linear) and gives
+that bound; then, features in the order of their best cheap loss, the costly
+learners are fitted on the side of each cut whose cheap minimum is larger, and
+the other side only when the first one leaves the cut a chance (the bound
+tightens as the search goes).  The candidates that remain are scored exactly
+as without the bound, so the tree, thresholds, predictors and weights are the
+same (tested); only side fits that cannot matter are skipped.
+
 Screening (``screen_candidates=k``, off by default): with costly base
 learners (ensembles fitted on both sides of up to 9 cuts of every feature at
 every node, the paper's 13 hours) every candidate split is first ranked with
@@ -637,6 +651,12 @@ def _predict_scores(nodes, models, X, K):
 class _Grower:
     """The fast ToPs growth of Section III-A (see the module docstring)."""
 
+    # the exact search skips the second side of a cut that cannot win (additive
+    # losses, costly learners; see ``_best_split``); False: fit every side (A/B)
+    bounded = True
+    # the features searched at every node (None: all; benchmarks time a sample)
+    features = None
+
     def __init__(self, X, y, y_orig, sets, learners, loss, task, K, max_depth, msl, n_jobs,
                  verbose, sample_weight=None, screen=None):
         self.task, self.K, self.loss = task, K, loss
@@ -662,6 +682,7 @@ class _Grower:
         self.posV1 = np.ones(V1.shape[0], bool) if sw is None else self.wV1 > 0
         vals = self.XT[self.posT]
         self.binary = np.all((vals == 0) | (vals == 1), axis=0)
+        self.bound_stats = [0, 0]  # bounded search: cuts seen, cuts whose second side was skipped
         self.models = {}         # (learner, node) -> fitted model
         self.v1_scores = {}      # (learner, node) -> scores on the node's V1 rows
 
@@ -803,10 +824,10 @@ class _Grower:
                 return p, a
             return -1, ids[i - ninh]
 
-        def evaluate(f, ids, keep=None):
-            """Candidates of feature ``f`` with the new side predictors of the
-            learners ``ids`` (all learners: the exact search); ``keep``: only
-            these thresholds."""
+        def geometry(f, keep=None):
+            """Feature ``f``'s candidate thresholds ``ts``, their training split
+            positions ``pos`` in the sorted ``order``, V1 masks (left = True) and
+            the proper ones ``ok`` (``keep``: only these thresholds)."""
             xt = XTu[:, f]
             order = np.argsort(xt, kind="stable")
             xs = xt[order]
@@ -823,6 +844,13 @@ class _Grower:
             ok = ((nL >= self.msl) & (nT - nL >= self.msl) & (nL1 >= 1) & (nL1 <= nV - 1))
             if keep is not None:
                 ok &= np.isin(ts, keep)
+            return order, ts, pos, masks, ok
+
+        def evaluate(f, ids, keep=None):
+            """Candidates of feature ``f`` with the new side predictors of the
+            learners ``ids`` (all learners: the exact search); ``keep``: only
+            these thresholds."""
+            order, ts, pos, masks, ok = geometry(f, keep)
             out = []
             if not ok.any():
                 return out
@@ -857,14 +885,113 @@ class _Grower:
                 out.append((float(joint), f, float(ts[ti]), spec(iL, ids), spec(iR, ids)))
             return out
 
+        def cheap_pass(f):
+            """Bounded search, step 1: feature ``f``'s proper cuts with the side
+            sums of the inherited predictors and the cheap learners' new ones
+            (per cut, each side's vector in the exact search's candidate order,
+            NaN for the costly learners' entries, filled in by step 2)."""
+            order, ts, pos, masks, ok = geometry(f)
+            if not ok.any():
+                return None
+            upos = np.unique(pos[ok])
+            fits = {a: self.learners[a]._fit_cuts(XTu, yTu, wTu, self.task, self.K, order, upos,
+                                                  cache=caches[a]) for a in self.cheap}
+            sums_L = inh_R @ masks.T.astype(np.float64)
+            sums_R = inh_R.sum(axis=1)[:, None] - sums_L
+            cuts = []
+            for ti in np.flatnonzero(ok):
+                mL = masks[ti]
+                k = int(np.searchsorted(upos, pos[ti]))
+                lossL = np.full(ninh + self.m, np.nan)
+                lossR = np.full(ninh + self.m, np.nan)
+                lossL[:ninh], lossR[:ninh] = sums_L[:, ti], sums_R[:, ti]
+                for a, fl in fits.items():
+                    lossL[ninh + a] = side_sum(yv[mL], fl[0][k]._scores(XV[mL]),
+                                               None if wv is None else wv[mL])
+                    lossR[ninh + a] = side_sum(yv[~mL], fl[1][k]._scores(XV[~mL]),
+                                               None if wv is None else wv[~mL])
+                cuts.append((ti, k, lossL, lossR))
+            best = min((np.nanmin(c[2]) + np.nanmin(c[3])) / wtot for c in cuts)
+            return order, ts, upos, masks, cuts, best
+
+        def bounded(f, pre):
+            """Bounded search, step 2: the costly learners on feature ``f``'s cuts.
+            Per cut the side whose cheap minimum is larger is fitted first; when
+            that side's minimum alone exceeds the best joint loss found so far
+            (``bound``, a loss some candidate attains) beyond the tie tolerances,
+            the cut can neither win nor tie (row losses are non-negative) and its
+            other side is not fitted.  Every other cut gets exactly the exact
+            search's candidates and joint loss."""
+            if pre is None:
+                return []
+            order, ts, upos, masks, cuts, _ = pre
+            first = [int(np.nanmin(c[3]) > np.nanmin(c[2])) for c in cuts]
+
+            def fit_sides(want):
+                """Fit the costly learners on the sides ``want`` (2, n_upos) and
+                fill every cut's missing side sums they give."""
+                if not want.any():
+                    return
+                for a in costly:
+                    fl = self.learners[a]._fit_cuts(XTu, yTu, wTu, self.task, self.K, order,
+                                                    upos, cache=caches[a], sides=want)
+                    for ti, k, lossL, lossR in cuts:
+                        for sd, vec in ((0, lossL), (1, lossR)):
+                            if want[sd, k] and np.isnan(vec[ninh + a]):
+                                mS = masks[ti] if sd == 0 else ~masks[ti]
+                                vec[ninh + a] = side_sum(yv[mS], fl[sd][k]._scores(XV[mS]),
+                                                         None if wv is None else wv[mS])
+            want = np.zeros((2, upos.shape[0]), np.bool_)
+            for (ti, k, _, _), sd in zip(cuts, first):
+                want[sd, k] = True
+            fit_sides(want)
+            alive = []
+            for (ti, k, lossL, lossR), sd in zip(cuts, first):
+                lb = float(np.min((lossL, lossR)[sd]))         # a sum over the side's V1 rows
+                ub = bound[0] * wtot
+                alive.append(not lb > ub + 1e-6 * max(1.0, ub, wtot))
+            want = np.zeros((2, upos.shape[0]), np.bool_)
+            for (ti, k, lossL, lossR), keep in zip(cuts, alive):
+                if keep:
+                    for sd, vec in ((0, lossL), (1, lossR)):
+                        if np.isnan(vec).any():
+                            want[sd, k] = True
+            fit_sides(want)
+            out = []
+            for (ti, k, lossL, lossR), keep in zip(cuts, alive):
+                if not keep:
+                    continue
+                iL, iR = _first_min(lossL), _first_min(lossR)
+                joint = (lossL[iL] + lossR[iR]) / wtot
+                bound[0] = min(bound[0], float(joint))
+                out.append((float(joint), f, float(ts[ti]), spec(iL, everyone),
+                            spec(iR, everyone)))
+            self.bound_stats[0] += len(cuts)
+            self.bound_stats[1] += len(cuts) - sum(alive)
+            return out
+
         everyone = list(range(self.m))
-        if self.screen is None or len(self.cheap) == self.m:
-            results = _parallel_map(lambda f: evaluate(f, everyone), range(d), self.n_jobs)
+        costly = [a for a in everyone if a not in self.cheap]
+        features = list(range(d)) if self.features is None else list(self.features)
+        if self.screen is None and costly and self.bounded and self.loss.additive:
+            # the exact search, bounded (see :meth:`_best_split`'s notes and ``bounded``)
+            pres = dict(zip(features, _parallel_map(cheap_pass, features, self.n_jobs)))
+            pres = {f: p for f, p in pres.items() if p is not None}
+            if not pres:
+                return None
+            bound = [min(p[5] for p in pres.values())]
+            # promising features first (the bound tightens early); results in feature order
+            feats = sorted(pres, key=lambda f: (pres[f][5], f))
+            by_f = dict(zip(feats, _parallel_map(lambda f: bounded(f, pres[f]), feats,
+                                                 self.n_jobs)))
+            results = [by_f[f] for f in sorted(by_f)]
+        elif self.screen is None or len(self.cheap) == self.m:
+            results = _parallel_map(lambda f: evaluate(f, everyone), features, self.n_jobs)
         else:
             # screening (documented deviation): rank every candidate split with
             # the cheap learners and the inherited predictors, then search the
             # ``screen`` best ones exactly with every learner
-            first = _parallel_map(lambda f: evaluate(f, self.cheap), range(d), self.n_jobs)
+            first = _parallel_map(lambda f: evaluate(f, self.cheap), features, self.n_jobs)
             pre = [c for r in first for c in r]
             if not pre:
                 return None
