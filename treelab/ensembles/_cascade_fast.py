@@ -143,61 +143,51 @@ def bin_vectors(vec, max_bin, edges=None, seed=None):
 class PackedSlot:
     """One slot (forest) of a level: its ``n_models`` fold forests (or one
     out-of-bag forest) of ``n_trees`` trees each, stored as one multi-root tree
-    (``forest``, ``roots``; model ``j`` owns roots ``j * n_trees ..``).
+    (``forest``, ``roots``; model ``j`` owns roots ``j * n_trees ..``, and its
+    nodes are one contiguous block)."""
 
-    While the level is fitted the models are kept apart (``fold_forests``,
-    ``fold_roots``), so that the out-of-fold vectors of fold ``j`` traverse --
-    and pack (:func:`~treelab._engine.tree.pack_forest`, O(nodes) per call) --
-    that model's trees only; :meth:`merge` then joins them into the one tree
-    (the same nodes, ids and roots as concatenating all trees at once), so the
-    mean of all models sums the trees in one order, as before."""
-
-    def __init__(self, forests, roots, n_trees, kind):
-        self.fold_forests = forests
-        self.fold_roots = roots
-        self.forest = None
-        self.roots = None
+    def __init__(self, forest, roots, n_trees, n_models, kind):
+        self.forest = forest
+        self.roots = roots
         self.n_trees = n_trees
-        self.n_models = len(forests)
+        self.n_models = n_models
         self.kind = kind                     # name of the prototype's class
-
-    def merge(self):
-        """Join the models into one multi-root tree (each model's arrays freed field
-        by field: the fit holds the slot about once, not twice)."""
-        if self.forest is None:
-            offsets = np.cumsum([0] + [int(f.sizes[0]) for f in self.fold_forests[:-1]])
-            roots = np.concatenate([r + o for r, o in zip(self.fold_roots, offsets)])
-            forest, _ = concat_trees(self.fold_forests, release=True)
-            self.forest = narrow(forest) if NARROW else forest
-            self.roots = roots.astype(np.int64)
-            self.fold_forests = self.fold_roots = None
-        return self
 
     def __len__(self):
         return self.n_models
 
     def __repr__(self):
-        self.merge()
         return (f"PackedSlot({self.kind}, {self.n_models} model(s) x {self.n_trees} trees, "
                 f"{int(self.forest.sizes[0])} nodes)")
 
     @property
     def nbytes(self):
-        parts = [self.forest] if self.forest is not None else self.fold_forests
-        return int(sum(a.nbytes for f in parts for a in f))
+        return int(sum(a.nbytes for a in self.forest))
+
+    def model(self, j):
+        """Model ``j`` alone as ``(forest, roots)``: views of its block of nodes
+        (child ids renumbered in a copy), so that a traversal of one fold model
+        packs (:func:`~treelab._engine.tree.pack_forest`, O(nodes) per call) and
+        walks its own nodes only, not all ``k`` models'."""
+        T = self.n_trees
+        t = self.forest
+        a = int(self.roots[j * T])
+        b = int(self.roots[(j + 1) * T]) if j + 1 < self.n_models else int(t.sizes[0])
+        if a == 0 and b == int(t.sizes[0]):
+            return t, self.roots
+        fields = {name: getattr(t, name)[a:b] for name in _NODE_FIELDS + ("value",)
+                  if getattr(t, name).shape[0] == t.sizes[0]}
+        fc = t.first_child[a:b] - t.first_child.dtype.type(a)
+        fc[t.first_child[a:b] < 0] = -1
+        fields.update(first_child=fc, sizes=np.array([b - a, t.sizes[1]], np.int64))
+        return t._replace(**fields), self.roots[j * T:(j + 1) * T] - a
 
     def mean(self, X, model=None, n_jobs=None):
-        """Mean leaf value over the trees of ``model`` (None: of all models).  One
-        thread (``n_jobs`` = 1, or little work): the serial traversal, tree by
-        tree over all rows (a deep tree stays in cache while every row walks it);
-        otherwise one chunk of rows per thread."""
-        if model is not None and self.forest is None:
-            forest, roots = self.fold_forests[model], self.fold_roots[model]
-        else:
-            self.merge()
-            forest, roots = self.forest, self.roots
-            if model is not None:
-                roots = roots[model * self.n_trees:(model + 1) * self.n_trees]
+        """Mean leaf value over the trees of ``model`` (None: of all models, summed
+        in root order).  One thread (``n_jobs`` = 1, or little work): the serial
+        traversal, tree by tree over all rows (a deep tree stays in cache while
+        every row walks it); otherwise one chunk of rows per thread."""
+        forest, roots = (self.forest, self.roots) if model is None else self.model(model)
         w = np.full(roots.shape[0], 1.0 / roots.shape[0])
         X = np.ascontiguousarray(X, np.float64)
         threads = 1
@@ -321,11 +311,9 @@ def fit_slot(proto, task, seeds, data, y, n_classes, folds, oob, n_jobs):
         delayed(_grow_one)(data, yc, sstats, bp, crit, sd, rows, bootstrap,
                            template._value_from_stats, w_rows) for bp, sd, rows, w_rows in jobs)
     del jobs
-    forests, roots = [], []
-    for j in range(len(folds)):
-        f, r = concat_trees([t for t, _ in out[j * n_trees:(j + 1) * n_trees]])
-        forests.append(narrow(f) if NARROW else f)
-        roots.append(r)
+    forest, roots = concat_trees([t for t, _ in out])
+    if NARROW:
+        forest = narrow(forest)
     in_bag = None
     if oob:
         in_bag = np.zeros((n_trees, n), np.uint8)
@@ -333,13 +321,12 @@ def fit_slot(proto, task, seeds, data, y, n_classes, folds, oob, n_jobs):
         for i, (_, b) in enumerate(out):
             in_bag[i, rows[b]] = 1
     del out
-    return PackedSlot(forests, roots, n_trees, type(proto).__name__), in_bag
+    return PackedSlot(forest, roots, n_trees, len(folds), type(proto).__name__), in_bag
 
 
 def oob_vectors(slot, X, in_bag, task, y, n_classes):
     """Out-of-bag class vectors of the training rows ``X`` (rows never out of bag
     get the class prior / the mean target, as the generic path)."""
-    slot.merge()
     sums, cnt = forest_oob_sum(slot.forest, slot.roots, np.ascontiguousarray(X), in_bag)
     v = sums / np.maximum(cnt, 1)[:, None]
     bad = cnt == 0

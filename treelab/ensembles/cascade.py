@@ -629,8 +629,6 @@ class _BaseCascade(BaseEstimator):
                         vec[rows, sl] = slot.mean(Xj, model=j, n_jobs=self.n_jobs)
                 del Xj
             del fitted
-            for slot in slots:                   # one multi-root tree per slot from now on
-                slot.merge()
             train_score = self._vector_score(vec, y)
             val_score = None
             vval = None
