@@ -122,8 +122,9 @@ def binned_data(Xb, n_value_bins, has_missing):
 
 def codes_to_float(Xb):
     """Codes as float64 for the traversal kernels (thresholds are ``k + 0.5``),
-    missing as NaN."""
-    X = Xb.astype(np.float64)
+    missing as NaN; C order (rows of the column-major code matrix would otherwise
+    stay column-major, and the traversal copy them once more)."""
+    X = Xb.astype(np.float64, order="C")
     X[Xb == MISSING] = np.nan
     return X
 
