@@ -597,3 +597,27 @@ def test_fast_path_regression_missing_values_final_estimator_and_pickle():
     assert c.final_estimator_.n_features_in_ == X.shape[1] + 2 * 3
     _, Z = c._vectors_of(X)
     np.testing.assert_allclose(c.predict_proba(X), c.final_estimator_.predict_proba(Z))
+
+
+def test_fast_path_fold_model_view_is_that_models_trees():
+    """Out-of-fold vectors traverse one fold model as a view of its node block
+    (child ids renumbered): it must give exactly the sums of the whole slot's
+    tree restricted to that model's roots, serial or threaded, and hold only
+    that model's nodes."""
+    from treelab._engine.tree import forest_sum_serial
+    X, y = _data(n=400, seed=3)
+    c = CascadeForestClassifier(forests=_treelab_forests(4), validation="kfold", max_levels=1,
+                                random_state=0, n_jobs=1).fit(X, y)
+    Xf = np.ascontiguousarray(np.tile(c._raw_codes(X, False).astype(float), (40, 1)))
+    for slot in c.levels_[0].estimators:
+        sizes = []
+        for j in range(slot.n_models):
+            forest, roots = slot.model(j)
+            sizes.append(int(forest.sizes[0]))
+            whole = slot.roots[j * slot.n_trees:(j + 1) * slot.n_trees]
+            w = np.full(slot.n_trees, 1.0 / slot.n_trees)
+            ref = forest_sum_serial(slot.forest, whole, w, Xf)
+            np.testing.assert_array_equal(forest_sum_serial(forest, roots, w, Xf), ref)
+            np.testing.assert_array_equal(slot.mean(Xf, model=j, n_jobs=1), ref)
+            np.testing.assert_array_equal(slot.mean(Xf, model=j, n_jobs=2), ref)
+        assert sum(sizes) == int(slot.forest.sizes[0]) and max(sizes) < int(slot.forest.sizes[0])

@@ -43,13 +43,14 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numba
 import numpy as np
 
 from .._engine.binning import BinnedData, bin_matrix, quantile_bin_edges
 from .._engine.builder import make_params
 from .._engine.column_builder import get_codes_kernel
 from .._engine.merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, TASK_DENSE
-from .._engine.tree import concat_trees, forest_oob_sum, forest_sum, forest_sum_serial, trim
+from .._engine.tree import concat_trees, forest_oob_sum, forest_sum, forest_sum_serial
 from ..split_criteria import get_criterion
 from .forest import _MAX_SEED, _BaseForest, _compact, _numba_threads
 
@@ -121,8 +122,9 @@ def binned_data(Xb, n_value_bins, has_missing):
 
 def codes_to_float(Xb):
     """Codes as float64 for the traversal kernels (thresholds are ``k + 0.5``),
-    missing as NaN."""
-    X = Xb.astype(np.float64)
+    missing as NaN; C order (rows of the column-major code matrix would otherwise
+    stay column-major, and the traversal copy them once more)."""
+    X = Xb.astype(np.float64, order="C")
     X[Xb == MISSING] = np.nan
     return X
 
@@ -142,7 +144,8 @@ def bin_vectors(vec, max_bin, edges=None, seed=None):
 class PackedSlot:
     """One slot (forest) of a level: its ``n_models`` fold forests (or one
     out-of-bag forest) of ``n_trees`` trees each, stored as one multi-root tree
-    (``forest``, ``roots``; model ``j`` owns roots ``j * n_trees ..``)."""
+    (``forest``, ``roots``; model ``j`` owns roots ``j * n_trees ..``, and its
+    nodes are one contiguous block)."""
 
     def __init__(self, forest, roots, n_trees, n_models, kind):
         self.forest = forest
@@ -162,16 +165,40 @@ class PackedSlot:
     def nbytes(self):
         return int(sum(a.nbytes for a in self.forest))
 
+    def model(self, j):
+        """Model ``j`` alone as ``(forest, roots)``: views of its block of nodes
+        (child ids renumbered in a copy), so that a traversal of one fold model
+        packs (:func:`~treelab._engine.tree.pack_forest`, O(nodes) per call) and
+        walks its own nodes only, not all ``k`` models'."""
+        T = self.n_trees
+        t = self.forest
+        a = int(self.roots[j * T])
+        b = int(self.roots[(j + 1) * T]) if j + 1 < self.n_models else int(t.sizes[0])
+        if a == 0 and b == int(t.sizes[0]):
+            return t, self.roots
+        fields = {name: getattr(t, name)[a:b] for name in _NODE_FIELDS + ("value",)
+                  if getattr(t, name).shape[0] == t.sizes[0]}
+        fc = t.first_child[a:b] - t.first_child.dtype.type(a)
+        fc[t.first_child[a:b] < 0] = -1
+        fields.update(first_child=fc, sizes=np.array([b - a, t.sizes[1]], np.int64))
+        return t._replace(**fields), self.roots[j * T:(j + 1) * T] - a
+
     def mean(self, X, model=None, n_jobs=None):
-        """Mean leaf value over the trees of ``model`` (None: of all models)."""
-        roots = self.roots if model is None else \
-            self.roots[model * self.n_trees:(model + 1) * self.n_trees]
+        """Mean leaf value over the trees of ``model`` (None: of all models, summed
+        in root order).  One thread (``n_jobs`` = 1, or little work): the serial
+        traversal, tree by tree over all rows (a deep tree stays in cache while
+        every row walks it); otherwise one chunk of rows per thread."""
+        forest, roots = (self.forest, self.roots) if model is None else self.model(model)
         w = np.full(roots.shape[0], 1.0 / roots.shape[0])
         X = np.ascontiguousarray(X, np.float64)
-        if X.shape[0] * roots.shape[0] < _PARALLEL_MIN_WORK:
-            return forest_sum_serial(self.forest, roots, w, X)
-        with _numba_threads(n_jobs):
-            return forest_sum(self.forest, roots, w, X)
+        threads = 1
+        if X.shape[0] * roots.shape[0] >= _PARALLEL_MIN_WORK:
+            from joblib import effective_n_jobs
+            threads = max(1, min(int(effective_n_jobs(n_jobs)), numba.config.NUMBA_NUM_THREADS))
+        if threads == 1:
+            return forest_sum_serial(forest, roots, w, X)
+        with _numba_threads(threads):
+            return forest_sum(forest, roots, w, X, threads)
 
 
 def narrow(t):
@@ -180,13 +207,14 @@ def narrow(t):
     with ``k < 255``: exact), missing-value slots int8, leaf values float32
     (class proportions / means to 7 significant digits; the sums over trees run
     in float64).  Every node is numeric (the cascade's codes), so the category
-    tables are never read and shrink to one entry.  The engine's traversal
+    tables are never read and shrink to one entry; arrays already narrow are
+    not copied again.  The engine's traversal
     kernels run on it unchanged (numba compiles them once for these types)."""
     one = np.zeros(1, np.int64)
-    return t._replace(feature=t.feature.astype(np.int32), threshold=t.threshold.astype(
-        np.float32), first_child=t.first_child.astype(np.int32),
-        missing_child=t.missing_child.astype(np.int8), cat_offset=one, cat_count=one,
-        cat_map=np.full(1, -1, np.int64), value=t.value.astype(np.float32))
+    return t._replace(feature=t.feature.astype(np.int32, copy=False), threshold=t.threshold.astype(
+        np.float32, copy=False), first_child=t.first_child.astype(np.int32, copy=False),
+        missing_child=t.missing_child.astype(np.int8, copy=False), cat_offset=one, cat_count=one,
+        cat_map=np.full(1, -1, np.int64), value=t.value.astype(np.float32, copy=False))
 
 
 def _cp(crit):
@@ -194,13 +222,32 @@ def _cp(crit):
     return np.zeros(1) if cp is None else np.ascontiguousarray(cp, np.float64)
 
 
-def _grow_one(data, yc, sstats, bp, crit, seeds, rows, bootstrap, value_fn):
+def _shrink(t, value_fn):
+    """The grown tree reduced to what prediction reads (``trim`` + ``_compact`` +
+    :func:`narrow` in one step: each kept field copied once, from the nodes in
+    use only), its node values through ``value_fn`` (class proportions)."""
+    n = int(t.sizes[0])
+    t = t._replace(**{name: getattr(t, name)[:n] for name in _NODE_FIELDS},
+                   value=np.ascontiguousarray(value_fn(t.value[:n])),
+                   cat_map=t.cat_map[:max(int(t.sizes[1]), 1)], sizes=t.sizes.copy())
+    t = _compact(t)
+    if NARROW:
+        return narrow(t._replace(kind=t.kind.copy()))
+    return t._replace(**{name: getattr(t, name).copy() for name in _NODE_FIELDS + (
+        "cat_map", "value")})
+
+
+#: the per-node fields a compact tree keeps (``forest._DROPPED`` are emptied)
+_NODE_FIELDS = ("feature", "kind", "threshold", "first_child", "missing_child", "cat_offset",
+                "cat_count")
+
+
+def _grow_one(data, yc, sstats, bp, crit, seeds, rows, bootstrap, value_fn, w_rows=None):
     """One tree on ``rows`` of ``data`` (bootstrap: integer weights drawn over
-    the positions of ``rows``, as the forest's ``_bootstrap_counts``).
+    the positions of ``rows``, as the forest's ``_bootstrap_counts``; otherwise
+    unit weights on ``rows``, ``w_rows`` when given: the trees only read it).
     Returns (compact tree, in-bag mask over ``rows`` or None)."""
-    N = data.XT.shape[1]
     m = rows.shape[0]
-    w = np.zeros(N)
     in_bag = None
     s = sstats
     if bootstrap:
@@ -208,19 +255,24 @@ def _grow_one(data, yc, sstats, bp, crit, seeds, rows, bootstrap, value_fn):
                              minlength=m)
         in_bag = counts > 0
         trows = rows[in_bag]
+        w = np.zeros(data.XT.shape[1])
         w[trows] = counts[in_bag]
         if sstats.shape[0]:
             s = np.zeros_like(sstats)
             s[trows] = sstats[trows] * counts[in_bag][:, None]
     else:
         trows = rows
-        w[rows] = 1.0
+        w = _unit_weights(data.XT.shape[1], rows) if w_rows is None else w_rows
     t = get_codes_kernel()(data.D, data.XT, yc, s, w, np.ascontiguousarray(trows, np.int64),
                            bp._replace(seed=int(seeds[1])), _cp(crit), crit.impurity,
                            crit.merit)
-    t = trim(t)
-    t = _compact(t._replace(value=np.ascontiguousarray(value_fn(t.value))))
-    return (narrow(t) if NARROW else t), in_bag
+    return _shrink(t, value_fn), in_bag
+
+
+def _unit_weights(N, rows):
+    w = np.zeros(N)
+    w[rows] = 1.0
+    return w
 
 
 def fit_slot(proto, task, seeds, data, y, n_classes, folds, oob, n_jobs):
@@ -253,10 +305,13 @@ def fit_slot(proto, task, seeds, data, y, n_classes, folds, oob, n_jobs):
         rs = np.random.RandomState(int(seeds[j]))
         rs.randint(0, _MAX_SEED)                 # the forest's bin seed (unused here)
         tree_seeds = rs.randint(0, _MAX_SEED, size=(n_trees, 2))
-        jobs += [(bp, tuple(tree_seeds[i]), rows) for i in range(n_trees)]
+        # without bootstrap every tree of the model reads the same unit weights
+        w_rows = None if bootstrap else _unit_weights(n, rows)
+        jobs += [(bp, tuple(tree_seeds[i]), rows, w_rows) for i in range(n_trees)]
     out = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(_grow_one)(data, yc, sstats, bp, crit, sd, rows, bootstrap,
-                           template._value_from_stats) for bp, sd, rows in jobs)
+                           template._value_from_stats, w_rows) for bp, sd, rows, w_rows in jobs)
+    del jobs
     forest, roots = concat_trees([t for t, _ in out])
     if NARROW:
         forest = narrow(forest)
