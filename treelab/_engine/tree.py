@@ -776,7 +776,12 @@ def concat_trees(trees, release=False):
         limit = n_cats if name == "cat_map" else n_nodes
         lens = [min(limit[j], getattr(t, name).shape[0]) for j, t in enumerate(trees)]
         first = getattr(trees[0], name)
-        out = np.empty((int(sum(lens)),) + first.shape[1:], first.dtype)
+        dt = first.dtype
+        top = {"first_child": node_off[-1], "parent": node_off[-1],
+               "cat_offset": cat_off[-1]}.get(name)
+        if top is not None and np.iinfo(dt).max < top:
+            dt = np.dtype(np.int64)          # (narrowed trees: forest-wide ids need more)
+        out = np.empty((int(sum(lens)),) + first.shape[1:], dt)
         lo = 0
         for j, t in enumerate(trees):
             seg = out[lo:lo + lens[j]]
