@@ -170,6 +170,15 @@ def main(argv=None):
             m = cls(3, splitter=sp, n_jobs=2).fit(Xw, Xw[:, 0] > 0.5)
             m.predict(Xw)
             m.predict(Xbig)           # the parallel traversal (compiled on first use)
+    # bagging's and AdaBoost's traversals run on the single trees' arrays (other
+    # types than a forest's narrowed ones): compiled here, not in the timed predict
+    yw = (Xw[:, 0] > 0.5).astype(int)
+    for m in (tl.BaggingClassifier(tl.DecisionTreeClassifier(splitter="hist"), n_estimators=3,
+                                   n_jobs=2),
+              tl.AdaBoostClassifier(tl.DecisionTreeClassifier(max_depth=1), n_estimators=3)):
+        m.fit(Xw, yw)
+        m.predict(Xw)
+        m.predict(Xbig)
     cache = {}
     rows = []
     for case in CASES:

@@ -109,6 +109,42 @@ def test_one_tree_forest_is_the_decision_tree_regressor(splitter, nominal_split)
     np.testing.assert_array_equal(rf.predict(X), dt.predict(X))
 
 
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_one_tree_forest_on_numeric_hist_data_is_the_decision_tree(task, monkeypatch):
+    # numeric-only binned data: the forest grows with the column builder (only the
+    # drawn features' work), the single tree with the histogram builder (subtracted
+    # histograms); float targets / weights and tie-prone columns (rounded values,
+    # a negated and a monotone copy) must still give the same tree, node for node
+    from treelab._engine import column_builder
+    from treelab.ensembles import forest as forest_mod
+    calls = []
+    real = column_builder.build_tree_codes
+    monkeypatch.setattr(forest_mod, "build_tree_codes",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    for seed in range(4):
+        rng = np.random.RandomState(seed)
+        n = [400, 3000][seed % 2]
+        X = np.round(rng.randn(n, 6), 1)
+        X[:, 5] = -X[:, 4]
+        X[:, 3] = X[:, 2] ** 3
+        s = X[:, 0] - X[:, 1] + 0.3 * rng.randn(n) + np.abs(X[:, 4])
+        w = rng.rand(n) * 2 if seed % 2 else None
+        kw = dict(min_samples_leaf=1 + 2 * (seed % 2), splitter="hist")
+        if task == "regression":
+            rf = RandomForestRegressor(1, bootstrap=False, max_features=None, **kw)
+            dt = DecisionTreeRegressor(**kw)
+            y = s
+        else:
+            rf = RandomForestClassifier(1, bootstrap=False, max_features=None, **kw)
+            dt = DecisionTreeClassifier(**kw)
+            y = np.digitize(s, [-0.5, 0.5])
+        rf.fit(X, y, sample_weight=w)
+        dt.fit(X, y, sample_weight=w)
+        _tree_vs_forest(dt, rf)
+        np.testing.assert_array_equal(rf.predict(X), dt.predict(X))
+    assert len(calls) == 4
+
+
 def test_identical_trees_average_to_the_tree():
     X, y = mixed(4)
     rf = RandomForestClassifier(3, bootstrap=False, max_features=None).fit(X, y)

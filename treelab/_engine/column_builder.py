@@ -34,6 +34,14 @@ seed, doing only the drawn features' work:
 
 Numeric features only (the cascade's codes; no nominal features, no feature
 mask, no gain ratio: its C4.5 choice rule needs every visited feature's gain).  Cost per node: O(n_node x features visited) instead of O(n_node x d).
+
+Speed (extra trees, 2026-11-25): the targets are kept by position (``yc / w``
+or ``sstats`` of ``samples[p]`` at ``p``) and moved with their rows by every
+partition, so a node's passes read them in order instead of at random rows
+for every visited feature; a random cut's codes are gathered once (uint8) and
+the partition reads them; the sums of a random cut and the partition are
+branch-free (a random cut sends rows either way unpredictably).  Every sum
+keeps its values and order, so the trees are unchanged.
 """
 from __future__ import annotations
 
@@ -42,7 +50,7 @@ from numba import njit, types
 
 from .binning import edges_below
 from .builder import (
-    _dummy_data, _node_stats, _random_numeric_i, children_improvement, finish_two,
+    _dummy_data, _node_stats, children_improvement, finish_two,
     is_leaf_node, make_params, new_node_stack, new_workspace, split_ok, stack_push, stack_room,
 )
 from .impurity import BUILTIN_NONE
@@ -51,7 +59,7 @@ from .merit import (
     stats_weight,
 )
 from .signatures import IMPURITY_TYPE, MERIT_TYPE
-from .splitter import SPLIT_RANDOM, best_numeric_hist, best_numeric_sorted
+from .splitter import SPLIT_RANDOM, _random_binary, best_numeric_hist, best_numeric_sorted
 from .tree import NUMERIC, add_children, ensure_capacity, new_tree
 
 __all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
@@ -62,24 +70,24 @@ _is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
 
 
 @njit(**_INLINE)
-def _column_hist(col, samples, start, end, yc, sstats, w, task, hist, cnt):
-    """Histogram of one feature (``col`` = its codes) over ``samples[start:end]``;
-    ``hist`` / ``cnt`` arrive zeroed.  Returns the (lowest, highest) code seen."""
+def _column_hist(col, samples, start, end, yl, sl, wl, task, hist, cnt):
+    """Histogram of one feature (``col`` = its codes) over ``samples[start:end]``
+    (targets ``yl / sl / wl`` by position, :func:`grow_codes`); ``hist`` / ``cnt``
+    arrive zeroed.  Returns the (lowest, highest) code seen."""
     lo = 1 << 30
     hi = -1
     S = hist.shape[1]
     for p in range(start, end):
-        i = samples[p]
-        b = col[i]
+        b = col[samples[p]]
         if b < lo:
             lo = b
         if b > hi:
             hi = b
         if task == TASK_CLASSIFICATION:
-            hist[b, yc[i]] += w[i]
+            hist[b, yl[p]] += wl[p]
         else:
             for s in range(S):
-                hist[b, s] += sstats[i, s]
+                hist[b, s] += sl[p, s]
         cnt[b] += 1
     return lo, hi
 
@@ -87,8 +95,9 @@ def _column_hist(col, samples, start, end, yc, sstats, w, task, hist, cnt):
 @njit(**_INLINE)
 def _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt):
     """``keys[:m]`` = the node's codes of one feature in ascending order (stable;
-    missing values last, as NaN), ``ids[:m]`` their rows (the builder's
-    ``_gather_block`` + ``_sort_block_row`` for that feature alone): a stable
+    missing values last, as NaN), ``ids[:m]`` their positions in ``samples``
+    (the targets are kept by position; the builder's ``_gather_block`` +
+    ``_sort_block_row`` for that feature alone): a stable
     counting sort over the node's code range (``cnt`` arrives and leaves zeroed;
     the missing code is the highest, so it sorts last), no allocation."""
     m = end - start
@@ -112,71 +121,208 @@ def _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt):
         q = cnt[c]
         cnt[c] = q + 1
         keys[q] = np.nan if c == missing_bin else float(c)
-        ids[q] = i
+        ids[q] = p
     if m > 0:
         cnt[lo:hi + 1] = 0
 
 
 @njit(**_INLINE)
-def _split_codes(col, samples, tmp, start, end, key, miss_left, missing_bin, yc, sstats, w,
+def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missing_bin, tg,
                  task, cst, child_n, child_start):
     """Partition the node's rows ``samples[start:end]`` by one feature's codes
-    ``col`` (left iff ``code <= key``; the missing code goes left iff
-    ``miss_left``) and sum the two children's statistics into ``cst[0]`` /
-    ``cst[1]`` in the same pass.  The partition is stable (left rows compacted in
-    place, right ones through ``tmp``: the builder's ``_partition_two``) and each
-    child is summed over its rows in that order, as the builder's ``_node_stats``
-    sums it after partitioning: the same values bit for bit.  Sets ``child_n`` /
+    (left iff ``code <= key``; the missing code goes left iff ``miss_left``) --
+    ``col[samples[p]]``, or ``gathered[p]`` when it holds them -- and sum the two
+    children's statistics into ``cst[0]`` / ``cst[1]`` in the same pass.  The
+    partition is stable (left rows compacted in place, right ones through
+    ``tmp``: the builder's ``_partition_two``) and moves the targets kept by
+    position (``tg``, :func:`grow_codes`) with their rows; each child is summed
+    over its rows in that order, as the builder's ``_node_stats`` sums it after
+    partitioning: the same values bit for bit.  Sets ``child_n`` /
     ``child_start``; returns 2, or 0 when a child would be empty."""
+    yl, sl, wl, tyl, tsl, twl = tg[0], tg[1], tg[2], tg[3], tg[4], tg[5]
+    use_g = gathered.shape[0] > 0
     kb = (1 << 30) if key > 1e9 else int(key)
     nl = start
     nr = 0
-    if task != TASK_CLASSIFICATION and cst.shape[1] == 3:
+    if task != TASK_CLASSIFICATION:
+        S = cst.shape[1]
         l0 = 0.0
         l1 = 0.0
         l2 = 0.0
         r0 = 0.0
         r1 = 0.0
         r2 = 0.0
-        for p in range(start, end):
-            i = samples[p]
-            c = col[i]
-            if miss_left if c == missing_bin else c <= kb:
-                samples[nl] = i
-                nl += 1
-                l0 += sstats[i, 0]
-                l1 += sstats[i, 1]
-                l2 += sstats[i, 2]
-            else:
-                tmp[nr] = i
-                nr += 1
-                r0 += sstats[i, 0]
-                r1 += sstats[i, 1]
-                r2 += sstats[i, 2]
-        cst[0, 0] = l0
-        cst[0, 1] = l1
-        cst[0, 2] = l2
-        cst[1, 0] = r0
-        cst[1, 1] = r1
-        cst[1, 2] = r2
-    else:
         cst[:2] = 0.0
         for p in range(start, end):
             i = samples[p]
-            c = col[i]
-            j = 0 if (miss_left if c == missing_bin else c <= kb) else 1
-            if j == 0:
+            c = gathered[p] if use_g else col[i]
+            go = (miss_left if c == missing_bin else c <= kb)
+            if S == 3:
+                # branch-free, as the classification loop below
+                a0 = sl[p, 0]
+                a1 = sl[p, 1]
+                a2 = sl[p, 2]
                 samples[nl] = i
+                sl[nl, 0] = a0
+                sl[nl, 1] = a1
+                sl[nl, 2] = a2
+                tmp[nr] = i
+                tsl[nr, 0] = a0
+                tsl[nr, 1] = a1
+                tsl[nr, 2] = a2
+                l0 += a0 if go else 0.0
+                l1 += a1 if go else 0.0
+                l2 += a2 if go else 0.0
+                r0 += 0.0 if go else a0
+                r1 += 0.0 if go else a1
+                r2 += 0.0 if go else a2
+                nl += go
+                nr += 1 - go
+            elif go:
+                samples[nl] = i
+                for s in range(S):
+                    a = sl[p, s]
+                    sl[nl, s] = a
+                    cst[0, s] += a
                 nl += 1
             else:
                 tmp[nr] = i
+                for s in range(S):
+                    a = sl[p, s]
+                    tsl[nr, s] = a
+                    cst[1, s] += a
                 nr += 1
-            if task == TASK_CLASSIFICATION:
-                cst[j, yc[i]] += w[i]
-            else:
-                for s in range(cst.shape[1]):
-                    cst[j, s] += sstats[i, s]
+        if S == 3:
+            cst[0, 0] = l0
+            cst[0, 1] = l1
+            cst[0, 2] = l2
+            cst[1, 0] = r0
+            cst[1, 1] = r1
+            cst[1, 2] = r2
+        for q in range(nr):
+            for s in range(S):
+                sl[nl + q, s] = tsl[q, s]
+    else:
+        cst[:2] = 0.0
+        # branch-free: every row is written to both sides and the side it does not
+        # go to is overwritten by the next one (positions nl <= p were read already);
+        # adding 0.0 leaves a sum as skipping it does
+        for p in range(start, end):
+            i = samples[p]
+            c = gathered[p] if use_g else col[i]
+            y = yl[p]
+            wi = wl[p]
+            go = (miss_left if c == missing_bin else c <= kb)
+            samples[nl] = i
+            yl[nl] = y
+            wl[nl] = wi
+            tmp[nr] = i
+            tyl[nr] = y
+            twl[nr] = wi
+            cst[0, y] += wi if go else 0.0
+            cst[1, y] += 0.0 if go else wi
+            nl += go
+            nr += 1 - go
+        for q in range(nr):
+            yl[nl + q] = tyl[q]
+            wl[nl + q] = twl[q]
     return finish_two(samples, tmp, start, nl, nr, child_n, child_start)
+
+
+@njit(**_INLINE)
+def _random_codes(col, samples, start, end, missing_bin, edges_f, tg, parent, parent_imp,
+                  left, miss, buf, min_samples_leaf, min_weight_leaf, task, merit_code, builtin,
+                  imp_fn, merit_fn, cp, gathered):
+    """:func:`~.splitter.random_numeric` on one feature's codes (its histogram
+    branch: the same draw ``b ~ U{lo, ..., hi - 1}``, the same sums in the same
+    order, the same return value), reading the targets by position (``tg``) and
+    gathering the node's codes into ``gathered[start:end]`` (uint8) for the
+    partition."""
+    yl, sl, wl = tg[0], tg[1], tg[2]
+    n_parent = end - start
+    ilo = 256
+    ihi = -1
+    n_miss = 0
+    for p in range(start, end):
+        c = col[samples[p]]
+        gathered[p] = c
+        if c == missing_bin:
+            n_miss += 1
+        else:
+            if c < ilo:
+                ilo = c
+            if c > ihi:
+                ihi = c
+    if n_miss == n_parent:
+        return -1, -np.inf, -np.inf, 0.0, 0, 0.0
+    only_missing = ihi <= ilo
+    if only_missing and n_miss == 0:
+        return -1, -np.inf, -np.inf, 0.0, 0, 0.0
+    key = np.inf
+    thr = np.inf
+    kb = 1 << 30
+    if not only_missing:
+        kb = ilo + np.random.randint(0, ihi - ilo)
+        key = float(kb)
+        thr = edges_f[kb]
+    left[:] = 0.0
+    miss[:] = 0.0
+    n_left = 0
+    if n_miss == 0:
+        # no missing code here: branch-free sums (a random cut sends rows either
+        # way unpredictably); adding 0.0 for a right row leaves every sum as the
+        # skipping loop leaves it (a sum from +0.0 is never -0.0), so the same values
+        if task == TASK_CLASSIFICATION:
+            for p in range(start, end):
+                go = gathered[p] <= kb
+                left[yl[p]] += wl[p] if go else 0.0
+                n_left += go
+        elif left.shape[0] == 3:
+            l0 = 0.0
+            l1 = 0.0
+            l2 = 0.0
+            for p in range(start, end):
+                go = gathered[p] <= kb
+                l0 += sl[p, 0] if go else 0.0
+                l1 += sl[p, 1] if go else 0.0
+                l2 += sl[p, 2] if go else 0.0
+                n_left += go
+            left[0] = l0
+            left[1] = l1
+            left[2] = l2
+        else:
+            for p in range(start, end):
+                go = gathered[p] <= kb
+                for s in range(left.shape[0]):
+                    left[s] += sl[p, s] if go else 0.0
+                n_left += go
+    elif task == TASK_CLASSIFICATION:
+        for p in range(start, end):
+            c = gathered[p]
+            if c == missing_bin:
+                miss[yl[p]] += wl[p]
+            elif c <= kb:
+                left[yl[p]] += wl[p]
+                n_left += 1
+    else:
+        S = left.shape[0]
+        for p in range(start, end):
+            c = gathered[p]
+            if c == missing_bin:
+                for s in range(S):
+                    miss[s] += sl[p, s]
+            elif c <= kb:
+                for s in range(S):
+                    left[s] += sl[p, s]
+                n_left += 1
+    status, score, ratio, slot = _random_binary(parent, parent_imp, n_parent, left, n_left, miss,
+                                                n_miss, buf, min_samples_leaf, min_weight_leaf,
+                                                task, merit_code, builtin, imp_fn, merit_fn, cp)
+    if status == 0:
+        return 0, -np.inf, -np.inf, 0.0, 0, 0.0
+    if only_missing:
+        slot = 1
+    return 1, score, ratio, thr, slot, key
 
 
 @njit(**_INLINE)
@@ -199,13 +345,14 @@ def _code_range(col, samples, start, end, missing_bin):
 
 
 @njit(**_INLINE)
-def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn, merit_fn,
-                hist, cnt, keys, ids):
+def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
+                hist, cnt, keys, ids, gc):
     """The builder's ``find_best_split`` restricted to numeric codes and merits other
     than the gain ratio (the best merit wins, ties to the first visited feature),
     doing the work of the visited features only.  Returns ``(feature, done)``
     (feature -1: none); its split is in ``ws.feat_thr / feat_mslot / feat_key``
-    (the last code going left).  ``done``: the node is already partitioned and
+    (the last code going left); a random split's codes are in
+    ``gc[ws.gsel[0]]`` when ``ws.gsel[1]`` is that feature.  ``done``: the node is already partitioned and
     its children's statistics are in ``ws.cstats`` -- a completely-random node
     (one feature, no missing code among its rows, no minimum leaf beyond one
     row) partitions while it sums, since its first admissible draw is the split.
@@ -230,8 +377,9 @@ def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn
     # side, and a built-in impurity decrease is finite (beats -inf)
     fused = (random and max_features == 1 and msl <= 1 and mwl <= 0.0
              and merit_code == MERIT_IMPURITY_DECREASE and builtin != BUILTIN_NONE)
-    Xb = XT.T                    # (rows, features) view: splitter.random_numeric reads it
     ws.proxy_best[0] = -np.inf
+    gsel = ws.gsel
+    gsel[1] = -1
     n_visited = 0
     found_any = False
     # the best feature so far: the builder's choice (first best in visiting order)
@@ -256,27 +404,28 @@ def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn
                     # random_numeric's draw b ~ U{lo, ..., hi - 1}; missing values go to
                     # the larger child (none seen); the split is admissible
                     b_cut = lo + np.random.randint(0, hi - lo)
-                    _split_codes(col, samples, ws.tmp, start, end, float(b_cut), False,
-                                 missing_bin, yc, sstats, w, task, ws.cstats, ws.child_n,
+                    _split_codes(col, gc[0, :0], samples, ws.tmp, start, end, float(b_cut),
+                                 False, missing_bin, tg, task, ws.cstats, ws.child_n,
                                  ws.child_start)
                     ws.feat_thr[f] = edges_f[b_cut]
                     ws.feat_mslot[f] = 0 if ws.child_n[0] >= ws.child_n[1] else 1
                     ws.feat_key[f] = b_cut
                     return f, True
-            # the extra-trees draw on this feature's codes (its gathered values go
-            # to ws.gvals[0], unread here: the partition reads the codes)
-            status, score, ratio, thr, mslot, key = _random_numeric_i(
-                D.X, Xb, True, missing_bin, f, samples, start, end, edges_f, yc, sstats, w,
-                parent, imp, ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin,
-                imp_fn, merit_fn, cp, ws.gvals[0])
+            # the extra-trees draw on this feature's codes, gathered into the
+            # buffer the running best does not hold (the partition reads them)
+            status, score, ratio, thr, mslot, key = _random_codes(
+                col, samples, start, end, missing_bin, edges_f, tg, parent, imp, ws.left,
+                ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn, cp,
+                gc[1 - gsel[0]])
         elif n_node < ws.small:
             _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt)
             status, score, ratio, thr, mslot = best_numeric_sorted(
-                keys, ids, 0, n_node, True, edges_f, yc, sstats, w, parent, imp, ws.left,
+                keys, ids, 0, n_node, True, edges_f, tg[0], tg[1], tg[2], parent, imp, ws.left,
                 ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn, cp,
                 ws.proxy_best)
         else:
-            lo, hi = _column_hist(col, samples, start, end, yc, sstats, w, task, hist, cnt)
+            lo, hi = _column_hist(col, samples, start, end, tg[0], tg[1], tg[2], task, hist,
+                                  cnt)
             status, score, ratio, thr, mslot = best_numeric_hist(
                 hist, cnt, eo[f + 1] - eo[f] + 1, edges_f, missing_bin, parent, imp, n_node,
                 ws.left, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn, cp,
@@ -294,6 +443,9 @@ def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn
                 ws.feat_thr[f] = thr
                 ws.feat_mslot[f] = mslot
                 ws.feat_key[f] = key
+                if random:
+                    gsel[0] = 1 - gsel[0]
+                    gsel[1] = f
         if max_features < d and n_visited >= max_features and found_any:
             break
         if status == 1 and n_node == 2 and max_features >= d:
@@ -307,8 +459,8 @@ def _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, parent, imp, imp_fn
 
 
 @njit(**_INLINE)
-def _split_node(XT, D, P, cp, ws, t, yc, sstats, w, node, start, end, w_total, imp_fn,
-                merit_fn, hist, cnt, keys, ids):
+def _split_node(XT, D, P, cp, ws, t, tg, node, start, end, w_total, imp_fn, merit_fn, hist,
+                cnt, keys, ids, gc):
     """Split leaf ``node`` (rows ``ws.samples[start:end]``) as the builder would:
     pre-pruning, the split search, the partition with the children's statistics,
     ``min_impurity_decrease``; on a split, the two children are added to ``t``
@@ -320,13 +472,14 @@ def _split_node(XT, D, P, cp, ws, t, yc, sstats, w, node, start, end, w_total, i
     imp = t.impurity[node]
     if _is_leaf_node_i(P, t.depth[node], n_node, wn, imp):
         return -1
-    f, done = _find_split(XT, D, P, cp, ws, yc, sstats, w, start, end, t.value[node], imp,
-                          imp_fn, merit_fn, hist, cnt, keys, ids)
+    f, done = _find_split(XT, D, P, cp, ws, tg, start, end, t.value[node], imp, imp_fn,
+                          merit_fn, hist, cnt, keys, ids, gc)
     if f < 0:
         return -1
-    if not done and _split_codes(XT[f], ws.samples, ws.tmp, start, end, ws.feat_key[f],
-                                 ws.feat_mslot[f] == 0, D.missing_bin, yc, sstats, w, P.task,
-                                 ws.cstats, ws.child_n, ws.child_start) == 0:
+    g = gc[ws.gsel[0]] if ws.gsel[1] == f else gc[0, :0]
+    if not done and _split_codes(XT[f], g, ws.samples, ws.tmp, start, end, ws.feat_key[f],
+                                 ws.feat_mslot[f] == 0, D.missing_bin, tg, P.task, ws.cstats,
+                                 ws.child_n, ws.child_start) == 0:
         return -1
     improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
     if not split_ok(P, improvement):
@@ -355,8 +508,8 @@ def _split_node(XT, D, P, cp, ws, t, yc, sstats, w, node, start, end, w_total, i
 # release a reference with an atomic instruction each: perf put ~60 % of a
 # completely-random tree's time in NRT_incref / NRT_decref before this.
 @njit(cache=True, nogil=True, _nrt=False)
-def _grow_nodes(XT, D, P, cp, ws, t, yc, sstats, w, stack, top, w_total, imp_fn, merit_fn,
-                hist, cnt, keys, ids):
+def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, hist, cnt,
+                keys, ids, gc):
     """Split the nodes of the depth-first stack ``stack[:top]`` (children pushed,
     the first on top) until it is empty (returns 0), or until the tree or the
     stack has no room for two more nodes (returns the current top: the caller
@@ -367,8 +520,8 @@ def _grow_nodes(XT, D, P, cp, ws, t, yc, sstats, w, stack, top, w_total, imp_fn,
         if t.sizes[0] + 2 > cap or top + 1 > scap:
             return top
         top -= 1
-        first = _split_node(XT, D, P, cp, ws, t, yc, sstats, w, stack[top, 0], stack[top, 1],
-                            stack[top, 2], w_total, imp_fn, merit_fn, hist, cnt, keys, ids)
+        first = _split_node(XT, D, P, cp, ws, t, tg, stack[top, 0], stack[top, 1],
+                            stack[top, 2], w_total, imp_fn, merit_fn, hist, cnt, keys, ids, gc)
         if first >= 0:
             top = stack_push(stack, top, first, ws.child_start, ws.child_n, ws.child_slot, 2)
     return 0
@@ -385,6 +538,29 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     cnt = np.zeros(D.n_bins, np.int64)
     keys = np.empty(ws.small, np.float64)
     ids = np.empty(ws.small, np.int64)
+    # the targets kept by position, moved with their rows by every partition: a
+    # node's passes read them in order instead of gathering yc[i] / w[i] /
+    # sstats[i] at random rows for every visited feature (the same values in
+    # the same order: the same sums)
+    S = P.n_stats
+    clf = P.task == TASK_CLASSIFICATION
+    nc = n if clf else 0
+    ns = 0 if clf else n
+    yl = np.empty(nc, np.int64)
+    wl = np.empty(nc, np.float64)
+    sl = np.empty((ns, S), np.float64)
+    for p in range(n):
+        i = ws.samples[p]
+        if clf:
+            yl[p] = yc[i]
+            wl[p] = w[i]
+        else:
+            for s in range(S):
+                sl[p, s] = sstats[i, s]
+    tg = (yl, sl, wl, np.empty(nc, np.int64), np.empty((ns, S), np.float64),
+          np.empty(nc, np.float64))
+    # a random split's gathered codes: the drawn feature's and the running best's
+    gc = np.empty((2, n if P.split_mode == SPLIT_RANDOM else 0), np.uint8)
     t = new_tree(64, P.n_stats, 64)
     t.sizes[0] = 1
     _node_stats(ws.samples, 0, n, yc, sstats, w, P.task, t.value[0])
@@ -396,8 +572,8 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     stack = new_node_stack(n, -1)
     top = 1
     while top > 0:
-        top = _grow_nodes(XT, D, P, cp, ws, t, yc, sstats, w, stack, top, w_total, imp_fn,
-                          merit_fn, hist, cnt, keys, ids)
+        top = _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn,
+                          hist, cnt, keys, ids, gc)
         if top > 0:
             t = ensure_capacity(t, 2, 0)
             stack = stack_room(stack, top, 2)

@@ -165,7 +165,8 @@ def split_merit(parent, parent_imp, children, task, merit_code, builtin, imp_fn,
         if wc > 0.0:
             p = wc / w
             s += p * node_impurity(children[c], builtin, imp_fn)
-            si -= p * math.log2(p)
+            if merit_code == MERIT_GAIN_RATIO:
+                si -= p * math.log2(p)     # (only the gain ratio reads it)
     gain = parent_imp - s
     if merit_code == MERIT_GAIN_RATIO:
         ratio = gain / si if si > 0.0 else 0.0

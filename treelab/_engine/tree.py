@@ -35,7 +35,7 @@ __all__ = [
     "new_tree", "ensure_capacity", "add_children", "trim", "apply", "apply_serial",
     "predict_value", "predict_value_serial", "PARALLEL_MIN_ROWS", "decision_path", "node_depths_ok", "extract_subtree", "n_leaves",
     "max_depth", "forest_raw", "forest_raw_serial", "forest_predict", "concat_trees",
-    "forest_sum", "forest_sum_serial", "forest_apply", "pack_forest", "forest_oob_sum", "forest_decision_path",
+    "forest_sum", "forest_sum_serial", "forest_apply", "pack_forest", "pack_binary", "forest_oob_sum", "forest_decision_path",
 ]
 
 LEAF = 0
@@ -451,29 +451,14 @@ def _pack_lockstep(t, roots):
     +inf, ``miss`` = itself), so a row that reached it stays there.  ``depth[j]``:
     the longest root-to-leaf path of tree ``j`` (found by walking its nodes)."""
     n = t.sizes[0]
-    feat = np.zeros(n, np.int32)
-    left = np.empty(n, np.int32)
-    miss = np.empty(n, np.int32)
-    thr = np.empty(n, np.float64)
+    ok, feat, left, miss, thr = pack_binary(t)
     val = np.zeros(n, np.float64)
     depth = np.zeros(roots.shape[0], np.int64)
-    ok = True
-    for i in range(n):
-        k = t.kind[i]
-        if k == LEAF:
-            left[i] = i
-            miss[i] = i
-            thr[i] = np.inf
-            val[i] = t.value[i, 0]
-        elif k == NUMERIC and t.n_children[i] == 2:
-            feat[i] = t.feature[i]
-            left[i] = t.first_child[i]
-            miss[i] = t.first_child[i] + t.missing_child[i]
-            thr[i] = t.threshold[i]
-        else:
-            ok = False
     if not ok:
         return False, feat, left, miss, thr, val, depth
+    for i in range(n):
+        if t.kind[i] == LEAF:
+            val[i] = t.value[i, 0]
     stack = np.empty(64, np.int64)
     sdep = np.empty(64, np.int64)
     for j in range(roots.shape[0]):
@@ -595,6 +580,74 @@ def _forest_sum_block(t, nodes, thr, roots, root_weight, X, lo, hi, out):
                 out[i, k] += wj * t.value[leaf, k]
 
 
+@njit(cache=True, nogil=True)
+def pack_binary(t):
+    """The forest for :func:`_forest_sum_interleaved`, or ``ok = False`` when a
+    node is nominal (those forests take :func:`pack_forest`'s walk).  Per node:
+    ``feat`` / ``left`` (first child) / ``miss`` (the node a NaN goes to) as
+    int32 and ``thr``; a leaf points to itself with ``thr`` = +inf, so a row
+    that reached it stays there.  Reads only ``kind``, ``feature``,
+    ``first_child``, ``missing_child`` and ``threshold`` (a compacted forest has
+    no ``n_children``; a numeric node is binary)."""
+    n = t.sizes[0]
+    feat = np.zeros(n, np.int32)
+    left = np.empty(n, np.int32)
+    miss = np.empty(n, np.int32)
+    thr = np.empty(n, np.float64)
+    for i in range(n):
+        k = t.kind[i]
+        if k == LEAF:
+            left[i] = i
+            miss[i] = i
+            thr[i] = np.inf
+        elif k == NUMERIC:
+            feat[i] = t.feature[i]
+            left[i] = t.first_child[i]
+            miss[i] = t.first_child[i] + t.missing_child[i]
+            thr[i] = t.threshold[i]
+        else:
+            return False, feat, left, miss, thr
+    return True, feat, left, miss, thr
+
+
+#: rows walked down one tree together by :func:`_forest_sum_interleaved`
+_GROUP = 16
+
+
+@njit(cache=True, inline="always", nogil=True)
+def _forest_sum_interleaved(feat, left, miss, thr, value, roots, root_weight, X, lo, hi, out):
+    """:func:`_forest_sum_block` on :func:`pack_binary`'s layout: the rows
+    ``lo .. hi - 1`` walk each tree in turn (the tree stays in cache, as
+    scikit-learn), :data:`_GROUP` rows at a time advancing one level per step
+    until none moves (a leaf points to itself), so the group's independent
+    loads overlap instead of one row's chain of dependent loads.  Branch-free
+    step: child ``left + (x > thr)``, NaN to ``miss``.  Same leaves (``x > thr``
+    is ``not x <= thr`` for a number) and the same sums in tree order."""
+    K = value.shape[1]
+    cur = np.empty(_GROUP, np.int32)
+    for j in range(roots.shape[0]):
+        r = roots[j]
+        wj = root_weight[j]
+        for b0 in range(lo, hi, _GROUP):
+            m = min(hi, b0 + _GROUP) - b0
+            for q in range(m):
+                cur[q] = r
+            moved = 1
+            while moved != 0:
+                moved = 0
+                for q in range(m):
+                    node = cur[q]
+                    v = X[b0 + q, feat[node]]
+                    nxt = left[node] + np.int32(v > thr[node])
+                    if v != v:
+                        nxt = miss[node]
+                    moved |= nxt ^ node
+                    cur[q] = nxt
+            for q in range(m):
+                for k in range(K):
+                    out[b0 + q, k] += wj * value[cur[q], k]
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def forest_sum(t, roots, root_weight, X, n_chunks=0):
     """Weighted sum over the trees rooted at ``roots`` of the value row of the leaf
@@ -602,16 +655,25 @@ def forest_sum(t, roots, root_weight, X, n_chunks=0):
     (n_rows x n_outputs).  A random forest's or bagging's averaged class proportions
     / means in one call (weights 1 or 1/M).  Parallel over ``n_chunks`` contiguous
     chunks of rows (give the thread count; 0: 16), each walking the whole forest
-    tree by tree on the packed node layout, as scikit-learn: a fully grown tree
-    (tens of thousands of nodes) stays in cache while the chunk's rows walk it,
-    where 64-row blocks fetched every tree again for every block (twice the CPU
-    time on deep forests).  The same sums whatever the chunks."""
+    tree by tree, as scikit-learn: a fully grown tree (tens of thousands of
+    nodes) stays in cache while the chunk's rows walk it, where 64-row blocks
+    fetched every tree again for every block (twice the CPU time on deep
+    forests).  Numeric forests walk in groups of rows
+    (:func:`_forest_sum_interleaved`), others on :func:`pack_forest`'s layout.
+    The same sums whatever the chunks."""
     n = X.shape[0]
     out = np.zeros((n, t.value.shape[1]), np.float64)
-    nodes, thr = pack_forest(t)
     nc = n_chunks if n_chunks > 0 else 16
     size = max(_ROW_BLOCK, (n + nc - 1) // nc)
     nb = (n + size - 1) // size
+    ok, feat, left, miss, bthr = pack_binary(t)
+    if ok:
+        for b in prange(nb):
+            lo = b * size
+            _forest_sum_interleaved(feat, left, miss, bthr, t.value, roots, root_weight, X, lo,
+                                    min(n, lo + size), out)
+        return out
+    nodes, thr = pack_forest(t)
     for b in prange(nb):
         lo = b * size
         _forest_sum_block(t, nodes, thr, roots, root_weight, X, lo, min(n, lo + size), out)
@@ -623,6 +685,11 @@ def forest_sum_serial(t, roots, root_weight, X):
     """:func:`forest_sum` without threads."""
     n = X.shape[0]
     out = np.zeros((n, t.value.shape[1]), np.float64)
+    ok, feat, left, miss, bthr = pack_binary(t)
+    if ok:
+        _forest_sum_interleaved(feat, left, miss, bthr, t.value, roots, root_weight, X, 0, n,
+                                out)
+        return out
     nodes, thr = pack_forest(t)
     _forest_sum_block(t, nodes, thr, roots, root_weight, X, 0, n, out)
     return out
@@ -709,7 +776,12 @@ def concat_trees(trees, release=False):
         limit = n_cats if name == "cat_map" else n_nodes
         lens = [min(limit[j], getattr(t, name).shape[0]) for j, t in enumerate(trees)]
         first = getattr(trees[0], name)
-        out = np.empty((int(sum(lens)),) + first.shape[1:], first.dtype)
+        dt = first.dtype
+        top = {"first_child": node_off[-1], "parent": node_off[-1],
+               "cat_offset": cat_off[-1]}.get(name)
+        if top is not None and np.iinfo(dt).max < top:
+            dt = np.dtype(np.int64)          # (narrowed trees: forest-wide ids need more)
+        out = np.empty((int(sum(lens)),) + first.shape[1:], dt)
         lo = 0
         for j, t in enumerate(trees):
             seg = out[lo:lo + lens[j]]

@@ -45,7 +45,8 @@ import numpy as np
 from .._compile import announce
 from .._engine.binning import MAX_BINS, BinnedData, bin_data
 from .._engine.builder import LAYOUT_PRESORT, LAYOUT_SAMPLES, build_tree, make_params
-from .._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
+from .._engine.column_builder import build_tree_codes
+from .._engine.merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, TASK_DENSE
 from .._engine.splitter import SPLIT_BEST, SPLIT_RANDOM
 from .._engine.tree import (
     LEAF, concat_trees, forest_apply, forest_decision_path, forest_oob_sum, forest_sum,
@@ -82,19 +83,33 @@ def _tree_importances(t, d):
     if n <= 1:
         return imp, False
     wi = t.weighted_n_samples[:n] * t.impurity[:n]
-    child = np.zeros(n)
     par = t.parent[:n]
     has = par >= 0
-    np.add.at(child, par[has], wi[has])
+    # (np.bincount: the sums of np.add.at, in the same order, without its slow path)
+    child = np.bincount(par[has], weights=wi[has], minlength=n)
     internal = t.kind[:n] != LEAF
-    np.add.at(imp, t.feature[:n][internal], (wi - child)[internal] / t.weighted_n_samples[0])
+    imp += np.bincount(t.feature[:n][internal],
+                       weights=(wi - child)[internal] / t.weighted_n_samples[0], minlength=d)
     s = imp.sum()
     return (imp / s if s > 0 else imp), True
+
+
+#: narrower dtypes for a fitted forest's split description (the builders' int64):
+#: node ids, features and category offsets as int32, missing-value slots as int8
+#: -- 42 instead of 65 bytes a node with two classes; :func:`concat_trees` widens
+#: a field whose forest-wide offsets would not fit
+_NARROW = (("feature", np.int32), ("first_child", np.int32), ("missing_child", np.int8),
+           ("cat_offset", np.int32), ("cat_count", np.int32))
 
 
 def _compact(t):
     """The forest's arrays without the per-node training statistics (see ``_DROPPED``)."""
     return t._replace(**{name: np.zeros(0, getattr(t, name).dtype) for name in _DROPPED})
+
+
+def _narrow(t):
+    """``t`` in the dtypes of ``_NARROW`` (the same values)."""
+    return t._replace(**{name: getattr(t, name).astype(dt) for name, dt in _NARROW})
 
 
 def _bootstrap_indices(seed, n, n_boot):
@@ -109,13 +124,17 @@ def _bootstrap_counts(seed, n, n_boot):
 
 
 def _grow_tree(data, targets, params, crit, seeds, n_boot, mwfl, subsample_cw, classes_k,
-               want_in_bag, template):
+               want_in_bag, template, codes=None):
     """Grow one tree (runs on a joblib worker thread, or on a Dask worker).
 
     ``data`` (BinnedData) and ``targets`` (``(yc, sstats, w)``) are tuples on purpose:
     joblib's Dask backend scatters large *arrays* passed as arguments to a single
     worker, where they are lost (and the fit with them) if that worker dies; a tuple
     travels inside each task, so Dask can re-run a lost tree on any worker.
+
+    ``codes``: ``(XT,)``, the column-major bin codes of numeric-only binned data
+    (:func:`_column_codes`), or None: the tree is grown by the column builder,
+    which reads only the drawn features (the histogram builder's tree).
 
     Returns ``(tree, (MDI importances, whether it split), in-bag mask or None)``: the
     tree trimmed to its nodes, with ``template``'s predictions as values and
@@ -147,11 +166,31 @@ def _grow_tree(data, targets, params, crit, seeds, n_boot, mwfl, subsample_cw, c
         params = params._replace(min_weight_leaf=float(
             mwfl * (w[rows].sum() if rows is not None else w.sum())))
     params = params._replace(seed=int(seeds[1]))
-    t = trim(build_tree(data, yc, sstats, w, params, crit.impurity, crit.merit, cp=crit.params,
-                        rows=rows))
+    if codes is not None:
+        t = build_tree_codes(data, codes[0], yc, sstats, w, params, crit.impurity, crit.merit,
+                             cp=crit.params, rows=rows)
+    else:
+        t = build_tree(data, yc, sstats, w, params, crit.impurity, crit.merit, cp=crit.params,
+                       rows=rows)
+    t = trim(t)
     importances = _tree_importances(t, data.X.shape[1])
-    t = _compact(t._replace(value=np.ascontiguousarray(template._value_from_stats(t.value))))
+    t = _narrow(_compact(t._replace(
+        value=np.ascontiguousarray(template._value_from_stats(t.value)))))
     return t, importances, (in_bag if want_in_bag else None)
+
+
+def _column_codes(data, params):
+    """``(XT,)``: the bin codes column-major, when the column builder
+    (:mod:`treelab._engine.column_builder`) grows the same trees as the histogram
+    builder -- binned, numeric features only, no per-level feature mask, not the
+    gain ratio -- else None.  It does only the drawn features' work at a node
+    (O(n_node x features visited) instead of the histogram builder's
+    O(n_node x d) per node), which is what a random forest's sqrt(d) and an
+    extra-trees forest's random cut-points need."""
+    if (not data.use_hist or np.any(data.is_nominal) or params.feature_mask.shape[0] != 0
+            or params.merit_code == MERIT_GAIN_RATIO):
+        return None
+    return (np.ascontiguousarray(data.Xb.T),)
 
 
 @contextmanager
@@ -191,6 +230,9 @@ class _BaseForest(BaseEstimator):
 
     _task = None                 # "classification" | "regression"
     _split_mode = SPLIT_BEST
+    #: binned numeric data: grow with the column builder (see :func:`_column_codes`;
+    #: the same trees; False: the histogram builder, for A/B comparisons)
+    _use_column_builder = True
 
     # ------------------------------------------------------------ params
     def _template(self, class_weight=None):
@@ -315,10 +357,12 @@ class _BaseForest(BaseEstimator):
         mwfl = float(self.min_weight_fraction_leaf)
         k = fitted.get("n_classes_", 1)
         targets = (yc, sstats, w)
+        codes = _column_codes(data, bp) if self._use_column_builder else None
         out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_grow_tree)(data, targets, bp, crit, tuple(seeds[i]), n_boot, mwfl,
-                                subsample_cw, k, self.oob_score is not False, template)
+                                subsample_cw, k, self.oob_score is not False, template, codes)
             for i in range(n_trees))
+        del codes
         importances = [imp for _, (imp, split), _ in out if split]
         in_bags = [b for _, _, b in out]
         trees = [t for t, _, _ in out]
