@@ -519,16 +519,10 @@ class NodeModel(BaseEstimator):
         """Models of the left and right side of each cut (default: refit both sides,
         each on its rows in the order of ``X``, as the side's own fit sees them);
         ``sides``: see the module docstring (None where not asked for)."""
-        want = _wanted_sides(sides, len(cut_pos))
-        lefts, rights = [], []
-        for k, p in enumerate(cut_pos):
-            for s, rows, out in ((0, order[:p], lefts), (1, order[p:], rights)):
-                if not want[s, k]:
-                    out.append(None)
-                    continue
-                rows = np.sort(rows)
-                out.append(self._fresh()._fit_task(X[rows], y[rows], w[rows], task, n_classes))
-        return lefts, rights
+        def fit_side(s, rows):
+            rows = np.sort(rows)
+            return self._fresh()._fit_task(X[rows], y[rows], w[rows], task, n_classes)
+        return _per_side(order, cut_pos, sides, fit_side)
 
     def _describe(self):
         return type(self).__name__.replace("Model", "")
@@ -543,6 +537,19 @@ def _single_class(y, w, n_classes):
     if present.shape[0] == 1:
         return int(present[0])
     return -1
+
+
+def _per_side(order, cut_pos, sides, fit_side):
+    """``(lefts, rights)`` of :meth:`NodeModel._fit_cuts`: ``fit_side(s, rows)`` for
+    side ``s`` (0 left, 1 right) of every cut at ``cut_pos`` in ``order`` that
+    ``sides`` asks for, None elsewhere; cut by cut, left before right (the
+    order warm starts rely on)."""
+    want = _wanted_sides(sides, len(cut_pos))
+    out = ([], [])
+    for k, p in enumerate(cut_pos):
+        for s, rows in ((0, order[:p]), (1, order[p:])):
+            out[s].append(fit_side(s, rows) if want[s, k] else None)
+    return out
 
 
 def _wanted_sides(sides, n_cuts):
@@ -782,8 +789,6 @@ class LogisticModel(NodeModel):
         the previous fitted cut's solution of the same side (the converged optimum
         does not depend on the start; only the number of iterations does);
         ``sides``: only these sides (None elsewhere)."""
-        want = _wanted_sides(sides, len(cut_pos))
-        lefts, rights = [], []
         # the first cut of each side starts from the node's own fit (cached across
         # the features of a node), later cuts from the previous cut's solution
         key = ("logistic-node-beta", task, n_classes)
@@ -795,16 +800,13 @@ class LogisticModel(NodeModel):
             if cache is not None:
                 cache[key] = node_beta
         prev = [node_beta, node_beta]
-        for k, p in enumerate(cut_pos):
-            for s, rows, out in ((0, order[:p], lefts), (1, order[p:], rights)):
-                if not want[s, k]:
-                    out.append(None)
-                    continue
-                m = LogisticModel(self.C, self.max_iter, self.tol)._fit_task(
-                    X[rows], y[rows], w[rows], task, n_classes, beta0=prev[s])
-                prev[s] = _warm(m)
-                out.append(m)
-        return lefts, rights
+
+        def fit_side(s, rows):
+            m = LogisticModel(self.C, self.max_iter, self.tol)._fit_task(
+                X[rows], y[rows], w[rows], task, n_classes, beta0=prev[s])
+            prev[s] = _warm(m)
+            return m
+        return _per_side(order, cut_pos, sides, fit_side)
 
     def _describe(self):
         return "Logistic"
@@ -886,7 +888,6 @@ class EstimatorModel(NodeModel):
         # bin each side as usual)
         if layout is None or X.shape[0] > BIN_SUBSAMPLE or not np.all(w > 0):
             return super()._fit_cuts(X, y, w, task, n_classes, order, cut_pos, cache, sides)
-        want = _wanted_sides(sides, len(cut_pos))
         use_hist, max_bins = layout
         key = ("prepared-node", use_hist)
         node = None if cache is None else cache.get(key)
@@ -894,17 +895,11 @@ class EstimatorModel(NodeModel):
             node = _prepare_node(X, use_hist)
             if cache is not None:
                 cache[key] = node
-        lefts, rights = [], []
-        for k, p in enumerate(cut_pos):
-            for s, rows, out in ((0, order[:p], lefts), (1, order[p:], rights)):
-                if not want[s, k]:
-                    out.append(None)
-                    continue
-                rows = np.sort(rows)
-                data = _side_data(node, X, rows, use_hist, max_bins)
-                out.append(self._fresh()._fit_task(data.X, y[rows], w[rows], task, n_classes,
-                                                   data=data))
-        return lefts, rights
+        def fit_side(s, rows):
+            rows = np.sort(rows)
+            data = _side_data(node, X, rows, use_hist, max_bins)
+            return self._fresh()._fit_task(data.X, y[rows], w[rows], task, n_classes, data=data)
+        return _per_side(order, cut_pos, sides, fit_side)
 
     def _scores(self, X):
         n = X.shape[0]

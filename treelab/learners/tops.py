@@ -1146,6 +1146,11 @@ class ToPsClassifier(ClassifierMixin, _BaseToPs):
         Equal to the exact search when every learner is cheap.
     n_jobs : int or None
         joblib threads evaluating the features of a node in parallel.
+        During ``fit`` BLAS and numba use one thread in every thread that
+        grows the tree (numba's thread count is per calling thread, and it
+        is restored afterwards): parallelism comes from ``n_jobs`` alone.
+        Calling ``fit`` of several ToPs models from threads of your own
+        therefore also gives each of them one numba thread.
     verbose : int
         A tqdm progress bar over nodes when > 0.
     random_state : int, RandomState or None
