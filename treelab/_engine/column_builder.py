@@ -342,7 +342,7 @@ def _code_range(col, samples, start, end, missing_bin):
 
 @njit(**_INLINE)
 def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
-                hist, cnt, keys, ids, gc, known):
+                hist, cnt, keys, ids, gc):
     """The builder's ``find_best_split`` restricted to numeric codes and merits other
     than the gain ratio (the best merit wins, ties to the first visited feature),
     doing the work of the visited features only.  Returns ``(feature, done)``
@@ -352,11 +352,6 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     its children's statistics are in ``ws.cstats`` -- a completely-random node
     (one feature, no missing code among its rows, no minimum leaf beyond one
     row) partitions while it sums, since its first admissible draw is the split.
-
-    ``known[f]``: feature ``f`` is known to be constant at this node (it was at an
-    ancestor: all missing, or one value and no missing one, holds for every
-    subset of the rows); such a feature is still drawn (the same draws, the same
-    tree) but not scanned, and every feature this node finds constant is marked.
 
     Every kernel called per node is inlined (numba's reference counting would
     otherwise increment and decrement every array argument at each call)."""
@@ -393,8 +388,6 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
             features[j] = features[r]
             features[r] = tmpf
         f = features[j]
-        if known[f]:
-            continue                     # constant here (and not counted, as below)
         col = XT[f]
         edges_f = edges[eo[f]:eo[f + 1]]
         key = 0.0
@@ -402,7 +395,6 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
             if fused:
                 lo, hi, n_miss = _code_range(col, samples, start, end, missing_bin)
                 if n_miss == n_node or (n_miss == 0 and hi <= lo):
-                    known[f] = True
                     continue             # constant here: not counted (random_numeric's -1)
                 if n_miss == 0:
                     # random_numeric's draw b ~ U{lo, ..., hi - 1}; missing values go to
@@ -439,8 +431,6 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
             cnt[lo:hi + 1] = 0
         if status >= 0:
             n_visited += 1
-        else:
-            known[f] = True
         if status == 1:
             found_any = True
             if better(score, best_val):
@@ -466,7 +456,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
 
 @njit(**_INLINE)
 def _split_node(XT, D, P, cp, ws, t, tg, node, start, end, w_total, imp_fn, merit_fn, hist,
-                cnt, keys, ids, gc, known):
+                cnt, keys, ids, gc):
     """Split leaf ``node`` (rows ``ws.samples[start:end]``) as the builder would:
     pre-pruning, the split search, the partition with the children's statistics,
     ``min_impurity_decrease``; on a split, the two children are added to ``t``
@@ -479,7 +469,7 @@ def _split_node(XT, D, P, cp, ws, t, tg, node, start, end, w_total, imp_fn, meri
     if _is_leaf_node_i(P, t.depth[node], n_node, wn, imp):
         return -1
     f, done = _find_split(XT, D, P, cp, ws, tg, start, end, t.value[node], imp, imp_fn,
-                          merit_fn, hist, cnt, keys, ids, gc, known)
+                          merit_fn, hist, cnt, keys, ids, gc)
     if f < 0:
         return -1
     g = gc[ws.gsel[0]] if ws.gsel[1] == f else gc[0, :0]
@@ -515,13 +505,11 @@ def _split_node(XT, D, P, cp, ws, t, tg, node, start, end, w_total, imp_fn, meri
 # completely-random tree's time in NRT_incref / NRT_decref before this.
 @njit(cache=True, nogil=True, _nrt=False)
 def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, hist, cnt,
-                keys, ids, gc, known):
+                keys, ids, gc):
     """Split the nodes of the depth-first stack ``stack[:top]`` (children pushed,
     the first on top) until it is empty (returns 0), or until the tree or the
     stack has no room for two more nodes (returns the current top: the caller
-    grows them and calls again).  ``known[r]``: the features known to be constant
-    at the node of stack row ``r`` (:func:`_find_split`); both children inherit
-    their parent's row."""
+    grows them and calls again)."""
     cap = t.feature.shape[0]
     scap = stack.shape[0]
     while top > 0:
@@ -529,12 +517,8 @@ def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, 
             return top
         top -= 1
         first = _split_node(XT, D, P, cp, ws, t, tg, stack[top, 0], stack[top, 1],
-                            stack[top, 2], w_total, imp_fn, merit_fn, hist, cnt, keys, ids, gc,
-                            known[top])
+                            stack[top, 2], w_total, imp_fn, merit_fn, hist, cnt, keys, ids, gc)
         if first >= 0:
-            # the children take rows top and top + 1: both inherit the parent's row
-            for f in range(known.shape[1]):
-                known[top + 1, f] = known[top, f]
             top = stack_push(stack, top, first, ws.child_start, ws.child_n, ws.child_slot, 2)
     return 0
 
@@ -582,18 +566,13 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     w_total = t.weighted_n_samples[0]
     ws.child_slot[:2] = -1                  # (no histograms here)
     stack = new_node_stack(n, -1)
-    known = np.zeros((stack.shape[0], XT.shape[0]), np.bool_)
     top = 1
     while top > 0:
         top = _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn,
-                          hist, cnt, keys, ids, gc, known)
+                          hist, cnt, keys, ids, gc)
         if top > 0:
             t = ensure_capacity(t, 2, 0)
             stack = stack_room(stack, top, 2)
-            if known.shape[0] < stack.shape[0]:
-                k2 = np.zeros((stack.shape[0], known.shape[1]), np.bool_)
-                k2[:top] = known[:top]
-                known = k2
     return t
 
 
