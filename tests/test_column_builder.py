@@ -97,3 +97,33 @@ def test_bad_input():
     with pytest.raises(ValueError, match="gain ratio"):
         build_tree_codes(cd.D, cd.XT, *args, bp._replace(merit_code=gr.merit_code),
                          gr.impurity, gr.merit)
+
+
+@pytest.mark.parametrize("mode,max_features,missing", [
+    (SPLIT_BEST, 6, False), (SPLIT_BEST, 6, True), (SPLIT_RANDOM, 1, False),
+    (SPLIT_RANDOM, 1, True), (SPLIT_RANDOM, 6, True),
+])
+def test_features_constant_at_an_ancestor_give_the_same_tree(mode, max_features, missing):
+    # many features with two or three codes become constant in subtrees, some are
+    # constant everywhere, one is all missing: the column builder skips the scan
+    # of a feature constant at an ancestor but draws it as the builder does
+    n, d, k = 800, 40, 2
+    rng = np.random.RandomState(3)
+    Xb = rng.randint(0, 2, size=(n, d)).astype(np.uint8)
+    Xb[:, 10:20] = rng.randint(0, 3, size=(n, 10))
+    Xb[:, 20:28] = 5                                   # constant everywhere
+    Xb[:, 30:] = Xb[:, :10] * Xb[:, 10:20]             # equal to zero in many subtrees
+    if missing:
+        Xb[rng.rand(n, d) < 0.05] = fast.MISSING
+        Xb[:, 28] = fast.MISSING                        # all missing
+    y = (Xb[:, 0] ^ Xb[:, 1] ^ (Xb[:, 12] > 1) ^ (rng.rand(n) < 0.1)).astype(np.int64) % k
+    rows = np.arange(n, dtype=np.int64)
+    crit = get_criterion("gini", "classification")
+    bp = make_params(TASK_CLASSIFICATION, k, max_depth=np.iinfo(np.int64).max,
+                     min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
+                     min_impurity_decrease=0.0, max_features=max_features, multiway=0,
+                     merit_code=crit.merit_code, builtin=crit.builtin_code, seed=7,
+                     split_mode=mode)
+    t1, t2 = _both(Xb, np.full(d, 6), y, np.zeros((0, k)), np.ones(n), rows, bp, crit)
+    _same(t1, t2)
+    assert int(t1.depth[:int(t1.sizes[0])].max()) >= 6

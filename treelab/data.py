@@ -52,6 +52,34 @@ class FeatureEncoding:
             self.n_cats = np.array([0 if c is None else len(c) for c in self.categories],
                                    dtype=np.int64)
 
+    # compact pickling: an ensemble holds one encoding per member, so an all-numeric
+    # encoding is stored as its column count and bit flags, not as per-column lists
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        numeric = (isinstance(self.is_nominal, np.ndarray) and self.is_nominal.dtype == np.bool_
+                   and not self.is_nominal.any() and all(c is None for c in self.categories)
+                   and isinstance(self.n_cats, np.ndarray) and self.n_cats.dtype == np.int64
+                   and not self.n_cats.any())
+        if numeric:
+            state["is_nominal"] = state["categories"] = state["n_cats"] = None
+        hm = self.has_missing
+        if isinstance(hm, np.ndarray) and hm.dtype == np.bool_ and hm.ndim == 1:
+            state["has_missing"] = ("bits", np.packbits(hm).tobytes(), hm.shape[0])
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        d = state["n_features"]
+        if state["is_nominal"] is None:
+            state["is_nominal"] = np.zeros(d, np.bool_)
+            state["categories"] = [None] * d
+            state["n_cats"] = np.zeros(d, np.int64)
+        hm = state.get("has_missing")
+        if isinstance(hm, tuple) and hm and hm[0] == "bits":
+            state["has_missing"] = np.unpackbits(
+                np.frombuffer(hm[1], np.uint8), count=hm[2]).astype(np.bool_)
+        self.__dict__.update(state)
+
 
 def _is_sparse(X):
     return hasattr(X, "tocsr") or hasattr(X, "toarray") and hasattr(X, "nnz")

@@ -59,7 +59,8 @@ from .merit import (
     stats_weight,
 )
 from .signatures import IMPURITY_TYPE, MERIT_TYPE
-from .splitter import SPLIT_RANDOM, _random_binary, best_numeric_hist, best_numeric_sorted
+from .splitter import (SPLIT_RANDOM, best_numeric_hist, best_numeric_sorted,
+                       random_numeric_result)
 from .tree import NUMERIC, add_children, ensure_capacity, new_tree
 
 __all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
@@ -315,14 +316,9 @@ def _random_codes(col, samples, start, end, missing_bin, edges_f, tg, parent, pa
                 for s in range(S):
                     left[s] += sl[p, s]
                 n_left += 1
-    status, score, ratio, slot = _random_binary(parent, parent_imp, n_parent, left, n_left, miss,
-                                                n_miss, buf, min_samples_leaf, min_weight_leaf,
-                                                task, merit_code, builtin, imp_fn, merit_fn, cp)
-    if status == 0:
-        return 0, -np.inf, -np.inf, 0.0, 0, 0.0
-    if only_missing:
-        slot = 1
-    return 1, score, ratio, thr, slot, key
+    return random_numeric_result(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
+                                 min_samples_leaf, min_weight_leaf, task, merit_code, builtin,
+                                 imp_fn, merit_fn, cp, thr, key, only_missing)
 
 
 @njit(**_INLINE)

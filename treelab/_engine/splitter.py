@@ -695,6 +695,24 @@ def _random_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf
 
 
 @njit(cache=True, nogil=True)
+def random_numeric_result(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
+                          min_samples_leaf, min_weight_leaf, task, merit_code, builtin, imp_fn,
+                          merit_fn, cp, thr, key, only_missing):
+    """The result of a drawn numeric cut once its children's statistics are summed
+    (:func:`random_numeric` and the column builder's random cut):
+    ``(status, score, ratio, thr, mslot, key)``; a node whose only values beside
+    the missing ones are on one side sends the missing rows to slot 1."""
+    status, score, ratio, slot = _random_binary(parent, parent_imp, n_parent, left, n_left, miss,
+                                                n_miss, buf, min_samples_leaf, min_weight_leaf,
+                                                task, merit_code, builtin, imp_fn, merit_fn, cp)
+    if status == 0:
+        return 0, -np.inf, -np.inf, 0.0, 0, 0.0
+    if only_missing:
+        slot = 1
+    return 1, score, ratio, thr, slot, key
+
+
+@njit(cache=True, nogil=True)
 def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f, yc, sstats,
                    w, parent, parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
                    task, merit_code, builtin, imp_fn, merit_fn, cp, vals):
@@ -789,14 +807,9 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
                 n_left += 1
             elif n_miss > 0 and np.isnan(x):
                 _add_sample(miss, samples[p], yc, sstats, w, task)
-    status, score, ratio, slot = _random_binary(parent, parent_imp, n_parent, left, n_left, miss,
-                                                n_miss, buf, min_samples_leaf, min_weight_leaf,
-                                                task, merit_code, builtin, imp_fn, merit_fn, cp)
-    if status == 0:
-        return 0, -np.inf, -np.inf, 0.0, 0, 0.0
-    if only_missing:
-        slot = 1
-    return 1, score, ratio, thr, slot, key
+    return random_numeric_result(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
+                                 min_samples_leaf, min_weight_leaf, task, merit_code, builtin,
+                                 imp_fn, merit_fn, cp, thr, key, only_missing)
 
 
 @njit(cache=True, nogil=True)

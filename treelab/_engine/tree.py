@@ -25,6 +25,7 @@ Node layout
 """
 from __future__ import annotations
 
+import sys
 from collections import namedtuple
 
 import numpy as np
@@ -877,8 +878,120 @@ class Tree:
         return decision_path(self.arrays, X)
 
     def __getstate__(self):
-        return {"arrays": tuple(self.arrays), "stats": self.stats}
+        return {"packed": pack_tree_state(self.arrays, self.stats)}
 
     def __setstate__(self, state):
-        self.arrays = TreeArrays(*state["arrays"])
-        self.stats = state["stats"]
+        if "packed" in state:
+            self.arrays, self.stats = unpack_tree_state(state["packed"])
+        else:                                   # models pickled before the packed form
+            self.arrays = TreeArrays(*state["arrays"])
+            self.stats = state["stats"]
+
+
+# ------------------------------------------------------------- compact pickling
+_PACK_VERSION = 1
+_DERIVED = ("parent", "depth")
+
+
+def _smallest_int(a):
+    """The narrowest signed integer dtype that holds every value of ``a``."""
+    if a.size == 0:
+        return np.dtype(np.int8)
+    lo, hi = int(a.min()), int(a.max())
+    for dt in (np.int8, np.int16, np.int32):
+        info = np.iinfo(dt)
+        if info.min <= lo and hi <= info.max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
+
+
+def parents_and_depths(kind, first_child, n_children):
+    """Each node's parent (-1 for a root) and depth, from the child ranges alone."""
+    n = kind.shape[0]
+    parent = np.full(n, -1, np.int64)
+    depth = np.zeros(n, np.int64)
+    inner = np.flatnonzero(kind != LEAF)
+    nc = n_children[inner].astype(np.int64)
+    if inner.size:
+        ends = np.cumsum(nc)
+        child = np.arange(ends[-1]) - np.repeat(ends - nc, nc) + np.repeat(
+            first_child[inner].astype(np.int64), nc)
+        if child.size and (child.min() < 0 or child.max() >= n):
+            return None, None
+        parent[child] = np.repeat(inner, nc)
+    level = np.flatnonzero(parent == -1)
+    seen = 0
+    d = 0
+    while level.size:
+        depth[level] = d
+        seen += level.size
+        if seen > n:                            # not a forest of trees
+            return None, None
+        sub = level[kind[level] != LEAF]
+        k = n_children[sub].astype(np.int64)
+        if not sub.size:
+            break
+        ends = np.cumsum(k)
+        level = np.arange(ends[-1]) - np.repeat(ends - k, k) + np.repeat(
+            first_child[sub].astype(np.int64), k)
+        d += 1
+    return parent, depth
+
+
+def pack_tree_state(arrays, stats=None):
+    """A compact, lossless pickling form of a tree (and its per-node statistics):
+    the integer fields in their narrowest dtypes and every field as raw bytes in
+    one buffer (one header instead of one per array); ``parent`` and ``depth``
+    are left out when they are what the child ranges imply (they are recomputed
+    on loading).  :func:`unpack_tree_state` restores the same arrays, dtypes
+    included.  Field order is ``TreeArrays._fields`` then ``stats``; a field's
+    shape is stored only when it is not ``(node count,)``."""
+    n = int(arrays.sizes[0])
+    cols = list(arrays)
+    if stats is not None:
+        cols.append(np.asarray(stats))
+    derived = False
+    if n and all(getattr(arrays, f).shape == (n,) for f in ("kind", "first_child", "n_children")
+                 + _DERIVED):
+        parent, depth = parents_and_depths(arrays.kind, arrays.first_child, arrays.n_children)
+        derived = parent is not None and np.array_equal(parent, arrays.parent) \
+            and np.array_equal(depth, arrays.depth)
+    layout, chunks = [], []
+    for name, a in zip(TreeArrays._fields + ("stats",), cols):
+        dt = sys.intern(a.dtype.str)
+        shape = None if a.shape == (n,) else a.shape
+        if derived and name in _DERIVED:
+            layout.append((dt, None, shape))
+            continue
+        stored = a
+        if a.dtype.kind == "i":
+            stored = a.astype(_smallest_int(a), copy=False)
+        stored = np.ascontiguousarray(stored)
+        layout.append((dt, sys.intern(stored.dtype.str), shape))
+        chunks.append(stored.tobytes())
+    return (_PACK_VERSION, n, tuple(layout), b"".join(chunks))
+
+
+def unpack_tree_state(state):
+    """``(arrays, stats)`` from :func:`pack_tree_state`'s form."""
+    version, n, layout, blob = state
+    if version != _PACK_VERSION:
+        raise ValueError(f"unknown packed tree format version {version}")
+    fields, pos, derived = {}, 0, []
+    for name, (dtype, stored, shape) in zip(TreeArrays._fields + ("stats",), layout):
+        shape = (n,) if shape is None else shape
+        if stored is None:
+            derived.append((name, np.dtype(dtype), shape))
+            continue
+        sdt = np.dtype(stored)
+        count = int(np.prod(shape, dtype=np.int64))
+        a = np.frombuffer(blob, sdt, count, pos).reshape(shape)
+        pos += count * sdt.itemsize
+        fields[name] = a.astype(np.dtype(dtype))          # a writable copy
+    if derived:
+        parent, depth = parents_and_depths(fields["kind"], fields["first_child"],
+                                           fields["n_children"])
+        for name, dt, _ in derived:
+            fields[name] = (parent if name == "parent" else depth).astype(dt)
+    stats = fields.pop("stats", None)
+    return TreeArrays(**fields), stats

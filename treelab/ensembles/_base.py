@@ -11,6 +11,23 @@ import numpy as np
 MAX_SEED = np.iinfo(np.int32).max
 
 
+def share_member_arrays(members, names=("classes_",)):
+    """Members' equal fitted arrays (``classes_``) made one object, so that a
+    pickle of the ensemble stores them once (pickle keeps one copy of an object
+    referred to many times): a smaller model file, the same predictions.  The
+    arrays are only read after fit."""
+    for name in names:
+        first = None
+        for est in members:
+            a = getattr(est, name, None)
+            if not isinstance(a, np.ndarray):
+                continue
+            if first is None:
+                first = a
+            elif a is not first and a.dtype == first.dtype and np.array_equal(a, first):
+                setattr(est, name, first)
+
+
 def clone_estimator(est):
     """``sklearn.base.clone`` when scikit-learn is importable, else a fresh
     instance built from ``get_params(deep=False)``."""

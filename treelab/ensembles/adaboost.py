@@ -42,7 +42,7 @@ from ..data import (
 )
 from ._base import (
     MAX_SEED, accepts_sample_weight, base_allows_nan, check_n_estimators, clone_estimator,
-    is_treelab_tree, prepare_shared, subset_shared,
+    is_treelab_tree, prepare_shared, share_member_arrays, subset_shared,
 )
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
@@ -145,6 +145,7 @@ class _BaseAdaBoost(BaseEstimator):
                 break
             if it < M - 1:
                 w = w / total
+        share_member_arrays(self.estimators_)
         self._forest = self._make_forest()
         return self
 

@@ -38,7 +38,8 @@ from ..data import (
 )
 from ._base import (
     MAX_SEED, accepts_sample_weight, base_allows_nan, check_bool, check_n_estimators,
-    clone_estimator, has_param, is_treelab_tree, prepare_shared, resolve_count, subset_shared,
+    clone_estimator, has_param, is_treelab_tree, prepare_shared, resolve_count, share_member_arrays,
+    subset_shared,
 )
 from .forest import _compact, forest_weighted_sum
 
@@ -142,6 +143,7 @@ class _BaseBagging(BaseEstimator):
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer=prefer)(
             delayed(_fit_member)(base, Xf, yf, w, int(s), draw_args, use_weight, shared)
             for s in seeds)
+        share_member_arrays(self.estimators_)
         set_fitted_encoding(self, enc, d)
         self._seeds = seeds
         self._draw_args = draw_args
