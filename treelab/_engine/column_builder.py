@@ -68,6 +68,10 @@ __all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
 _INLINE = dict(cache=True, nogil=True, inline="always")
 _add_children_i = njit(**_INLINE)(add_children.py_func)
 _is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
+# the split scorers, inlined at their one call site each (a call passing the
+# criterion's first-class functions is not: see random_numeric_result)
+_best_numeric_hist_i = njit(**_INLINE)(best_numeric_hist.py_func)
+_best_numeric_sorted_i = njit(**_INLINE)(best_numeric_sorted.py_func)
 
 
 @njit(**_INLINE)
@@ -415,14 +419,14 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                 gc[1 - gsel[0]])
         elif n_node < ws.small:
             _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt)
-            status, score, ratio, thr, mslot = best_numeric_sorted(
+            status, score, ratio, thr, mslot = _best_numeric_sorted_i(
                 keys, ids, 0, n_node, True, edges_f, tg[0], tg[1], tg[2], parent, imp, ws.left,
                 ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn, cp,
                 ws.proxy_best)
         else:
             lo, hi = _column_hist(col, samples, start, end, tg[0], tg[1], tg[2], task, hist,
                                   cnt)
-            status, score, ratio, thr, mslot = best_numeric_hist(
+            status, score, ratio, thr, mslot = _best_numeric_hist_i(
                 hist, cnt, eo[f + 1] - eo[f] + 1, edges_f, missing_bin, parent, imp, n_node,
                 ws.left, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn, cp,
                 ws.proxy_best)

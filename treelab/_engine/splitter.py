@@ -694,14 +694,16 @@ def _random_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf
     return 1, score, ratio, slot
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def random_numeric_result(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
                           min_samples_leaf, min_weight_leaf, task, merit_code, builtin, imp_fn,
                           merit_fn, cp, thr, key, only_missing):
     """The result of a drawn numeric cut once its children's statistics are summed
     (:func:`random_numeric` and the column builder's random cut):
     ``(status, score, ratio, thr, mslot, key)``; a node whose only values beside
-    the missing ones are on one side sends the missing rows to slot 1."""
+    the missing ones are on one side sends the missing rows to slot 1.  Inlined
+    into its callers (numba IR): as a called function it made the column
+    builder's extra-trees regressor 15 % slower per tree."""
     status, score, ratio, slot = _random_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                                 n_miss, buf, min_samples_leaf, min_weight_leaf,
                                                 task, merit_code, builtin, imp_fn, merit_fn, cp)
