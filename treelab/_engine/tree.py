@@ -905,35 +905,35 @@ def _smallest_int(a):
     return np.dtype(np.int64)
 
 
+def _child_ids(first_child, n_children, nodes):
+    """The ids of the children of ``nodes`` (inner nodes), node by node, and how
+    many each has."""
+    k = n_children[nodes].astype(np.int64)
+    ends = np.cumsum(k)
+    start = np.repeat(first_child[nodes].astype(np.int64) - (ends - k), k)
+    return np.arange(ends[-1] if k.size else 0) + start, k
+
+
 def parents_and_depths(kind, first_child, n_children):
-    """Each node's parent (-1 for a root) and depth, from the child ranges alone."""
+    """Each node's parent (-1 for a root) and depth, from the child ranges alone;
+    ``(None, None)`` when the ranges do not describe a forest of trees."""
     n = kind.shape[0]
     parent = np.full(n, -1, np.int64)
     depth = np.zeros(n, np.int64)
     inner = np.flatnonzero(kind != LEAF)
-    nc = n_children[inner].astype(np.int64)
-    if inner.size:
-        ends = np.cumsum(nc)
-        child = np.arange(ends[-1]) - np.repeat(ends - nc, nc) + np.repeat(
-            first_child[inner].astype(np.int64), nc)
-        if child.size and (child.min() < 0 or child.max() >= n):
-            return None, None
-        parent[child] = np.repeat(inner, nc)
+    child, k = _child_ids(first_child, n_children, inner)
+    if child.size and (child.min() < 0 or child.max() >= n):
+        return None, None
+    parent[child] = np.repeat(inner, k)
     level = np.flatnonzero(parent == -1)
     seen = 0
     d = 0
     while level.size:
         depth[level] = d
         seen += level.size
-        if seen > n:                            # not a forest of trees
+        if seen > n:                            # a node reached twice: not a forest
             return None, None
-        sub = level[kind[level] != LEAF]
-        k = n_children[sub].astype(np.int64)
-        if not sub.size:
-            break
-        ends = np.cumsum(k)
-        level = np.arange(ends[-1]) - np.repeat(ends - k, k) + np.repeat(
-            first_child[sub].astype(np.int64), k)
+        level, _ = _child_ids(first_child, n_children, level[kind[level] != LEAF])
         d += 1
     return parent, depth
 
