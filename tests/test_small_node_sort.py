@@ -1,26 +1,67 @@
-"""The small-node sort of the batch builder is a stable argsort (insertion sort up to 24
-rows, numba's mergesort argsort above)."""
+"""The small-node sort of the batch builder is a stable argsort of one feature of
+the node's rows (insertion sort up to 24 rows, numba's mergesort argsort above),
+and it reports a feature that is constant on the node without missing values
+(the splitter's status -1) without sorting."""
 import numpy as np
 import pytest
 
-from treelab._engine.builder import _sort_block_row
+from treelab._engine.builder import _gather_sort_small
+
+MISSING_BIN = 255
 
 
-@pytest.mark.parametrize("m", [0, 1, 2, 15, 16, 17, 24, 25, 31, 32, 33, 47, 64, 100, 127])
-def test_sort_block_row_is_a_stable_argsort(m):
+def _ref(values):
+    """The stable order of ``values`` (NaN last) and the sorted keys (NaN kept)."""
+    key = np.where(np.isnan(values), np.inf, values)
+    order = np.argsort(key, kind="stable")
+    return order, values[order]
+
+
+@pytest.mark.parametrize("m", [1, 2, 15, 16, 17, 24, 25, 31, 32, 33, 47, 64, 100, 127])
+def test_gather_sort_small_is_a_stable_argsort(m):
     rng = np.random.default_rng(m)
-    d = 3
-    blk = np.empty((d, 130))
-    blk[0, :m] = rng.integers(0, 5, m)            # many ties: stability matters
-    blk[1, :m] = rng.normal(size=m)
-    blk[2, :m] = rng.integers(0, 3, m).astype(float)
-    blk[2, :m][rng.random(m) < 0.3] = np.inf       # missing values (sorted last, as NaN)
+    n, d = 400, 4
+    X = np.empty((n, d))
+    X[:, 0] = rng.integers(0, 5, n)                 # many ties: stability matters
+    X[:, 1] = rng.normal(size=n)
+    X[:, 2] = rng.integers(0, 3, n).astype(float)
+    X[rng.random(n) < 0.3, 2] = np.nan              # missing values (sorted last, as NaN)
+    X[:, 3] = 2.5                                   # constant
+    samples = rng.permutation(n).astype(np.int64)
+    start = 37
+    end = start + m
+    rows = samples[start:end]
+    Xb = np.zeros((n, d), np.uint8)
     for f in range(d):
-        keys = np.full(2 * max(m, 1), -7.0)
-        ids = np.full(2 * max(m, 1), -7, np.int64)
-        _sort_block_row(blk, f, m, keys, ids)
-        ref = np.argsort(blk[f, :m], kind="stable")
-        np.testing.assert_array_equal(ids[:m], ref)
-        want = blk[f, ref].copy()
-        want[np.isinf(want)] = np.nan
-        np.testing.assert_array_equal(keys[:m], want)
+        v = X[:, f]
+        Xb[:, f] = np.where(np.isnan(v), MISSING_BIN, np.searchsorted(np.unique(v[~np.isnan(v)]), v))
+    for use_hist in (False, True):
+        for f in range(d):
+            keys = np.full(2 * m, -7.0)
+            ids = np.full(2 * m, -7, np.int64)
+            scratch = np.empty(130)
+            ok = _gather_sort_small(X, Xb, use_hist, MISSING_BIN, f, samples, start, end,
+                                    keys, ids, scratch)
+            vals = X[rows, f]
+            if use_hist:
+                vals = np.where(Xb[rows, f] == MISSING_BIN, np.nan, Xb[rows, f].astype(float))
+            finite = vals[~np.isnan(vals)]
+            constant = finite.size == m and (m == 0 or finite.max() <= finite.min() + 1e-7)
+            assert ok is (not constant), (use_hist, f)
+            if constant:
+                continue
+            order, want = _ref(vals)
+            np.testing.assert_array_equal(ids[:m], order)
+            np.testing.assert_array_equal(keys[:m], want)
+
+
+def test_all_missing_is_sorted_not_skipped():
+    """Every value missing: not the constant shortcut (the splitter decides)."""
+    X = np.full((5, 1), np.nan)
+    Xb = np.full((5, 1), MISSING_BIN, np.uint8)
+    samples = np.arange(5, dtype=np.int64)
+    keys = np.zeros(5)
+    ids = np.zeros(5, np.int64)
+    assert _gather_sort_small(X, Xb, False, MISSING_BIN, 0, samples, 0, 5, keys, ids,
+                              np.empty(5))
+    assert np.isnan(keys).all() and list(ids) == [0, 1, 2, 3, 4]

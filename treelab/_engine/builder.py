@@ -45,7 +45,7 @@ from .merit import (
 )
 from .signatures import IMPURITY_TYPE, MERIT_TYPE
 from .splitter import (
-    SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted, random_nominal,
+    FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted, random_nominal,
     random_numeric,
 )
 from .tree import LEAF, NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
@@ -207,25 +207,12 @@ def _stable_partition_with_keys(arr, keys, start, end, slot_of, child_start, tmp
 
 
 @njit(cache=True, nogil=True)
-def _gather_block(X, Xb, use_hist, missing_bin, samples, start, end, yc, sstats, w, task,
-                  blk, yl, sl, wl):
-    """Copy a small node's rows into local contiguous buffers: ``blk[f, p]`` holds
-    feature ``f`` of the node's ``p``-th sample (bin code, or raw value) with missing
-    values as +inf (sorting them last), and ``yl`` / ``sl`` / ``wl`` its targets.
-    One pass over whole rows instead of one random access per feature and sample."""
-    m = end - start
-    d = blk.shape[0]
-    for p in range(m):
+def _gather_targets(samples, start, end, yc, sstats, w, task, yl, sl, wl):
+    """Copy a small node's targets into local contiguous buffers: ``yl`` / ``sl`` /
+    ``wl`` ``[p]`` belong to the node's ``p``-th sample (the features are gathered
+    one at a time, only those drawn: :func:`_gather_sort_small`)."""
+    for p in range(end - start):
         i = samples[start + p]
-        if use_hist:
-            row = Xb[i]
-            for f in range(d):
-                c = row[f]
-                blk[f, p] = np.inf if c == missing_bin else c
-        else:
-            for f in range(d):
-                x = X[i, f]
-                blk[f, p] = np.inf if np.isnan(x) else x
         wl[p] = w[i]
         if task == TASK_CLASSIFICATION:
             yl[p] = yc[i]
@@ -235,13 +222,40 @@ def _gather_block(X, Xb, use_hist, missing_bin, samples, start, end, yc, sstats,
 
 
 @njit(cache=True, nogil=True)
-def _sort_block_row(blk, f, m, keys_s, ids_s):
-    """``keys_s[:m]`` = feature ``f`` of the block sorted ascending (missing = NaN last),
-    ``ids_s[:m]`` = the local sample positions in that order."""
+def _gather_sort_small(X, Xb, use_hist, missing_bin, f, samples, start, end, keys_s, ids_s,
+                       scratch):
+    """``keys_s[:m]`` = feature ``f`` of the small node ``samples[start:end]`` sorted
+    ascending (bin code or raw value, missing = NaN last; stable), ``ids_s[:m]``
+    the local sample positions in that order.  Returns False, without sorting,
+    when the feature is constant on the node and nothing is missing (what
+    ``best_numeric_sorted`` would report as status -1); True otherwise."""
+    m = end - start
+    lo = np.inf
+    hi = -np.inf
+    n_miss = 0
     for p in range(m):
-        keys_s[p] = blk[f, p]
-        ids_s[p] = p
+        i = samples[start + p]
+        if use_hist:
+            c = Xb[i, f]
+            x = np.inf if c == missing_bin else float(c)
+        else:
+            x = X[i, f]
+            if np.isnan(x):
+                x = np.inf
+        if x == np.inf:
+            n_miss += 1
+        else:
+            if x < lo:
+                lo = x
+            if x > hi:
+                hi = x
+        scratch[p] = x
+    if n_miss == 0 and hi <= lo + FEATURE_THRESHOLD:
+        return False
     if m <= 24:
+        for p in range(m):
+            keys_s[p] = scratch[p]
+            ids_s[p] = p
         for p in range(1, m):
             k = keys_s[p]
             q = p - 1
@@ -252,25 +266,28 @@ def _sort_block_row(blk, f, m, keys_s, ids_s):
             keys_s[q + 1] = k
             ids_s[q + 1] = p
     else:
-        perm = np.argsort(blk[f, :m], kind="mergesort")
+        perm = np.argsort(scratch[:m], kind="mergesort")
         for p in range(m):
             ids_s[p] = perm[p]
-            keys_s[p] = blk[f, perm[p]]
+            keys_s[p] = scratch[perm[p]]
     for p in range(m - 1, -1, -1):
         if np.isinf(keys_s[p]) and keys_s[p] > 0:
             keys_s[p] = np.nan
         else:
             break
-
-
+    return True
 
 
 @njit(cache=True, nogil=True)
 def _gather_sorted(X, f, samples, start, end, keys, ids, tmpk, tmpi):
     """:data:`LAYOUT_SAMPLES`: ``keys[:m]`` = feature ``f`` of the node's ``m`` samples
     in ascending order, missing values (NaN) last, ``ids[:m]`` the sample ids in
-    that order (a stable sort of the values gathered in sample order)."""
+    that order (a stable sort of the values gathered in sample order).  Returns
+    False, without sorting, when every value is missing or the feature is
+    constant with none missing (``best_numeric_sorted``'s status -1)."""
     nm = 0
+    lo = np.inf
+    hi = -np.inf
     for p in range(start, end):
         i = samples[p]
         x = X[i, f]
@@ -278,6 +295,12 @@ def _gather_sorted(X, f, samples, start, end, keys, ids, tmpk, tmpi):
             tmpk[nm] = x
             tmpi[nm] = i
             nm += 1
+            if x < lo:
+                lo = x
+            if x > hi:
+                hi = x
+    if nm == 0 or (nm == end - start and hi <= lo + FEATURE_THRESHOLD):
+        return False
     perm = np.argsort(tmpk[:nm], kind="mergesort")
     for q in range(nm):
         r = perm[q]
@@ -291,6 +314,7 @@ def _gather_sorted(X, f, samples, start, end, keys, ids, tmpk, tmpi):
                 keys[q] = np.nan
                 ids[q] = i
                 q += 1
+    return True
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -385,7 +409,7 @@ def new_workspace(D, rows, P):
     return Workspace(
         samples, np.empty(n, np.int64), np.empty(n_tmpk, np.float64),
         np.zeros(N, np.int32), order, vals,
-        np.empty(small, np.float64), np.empty(small, np.int64), np.empty((d, small), np.float64),
+        np.empty(small, np.float64), np.empty(small, np.int64), np.empty((1, small), np.float64),
         np.zeros(small, np.int64), np.zeros(small, np.float64), np.zeros((small, S), np.float64),
         np.zeros(kmax, np.int64), np.zeros(kmax, np.int64), np.zeros((kmax, S), np.float64),
         np.zeros(kmax, np.float64), np.zeros(kmax, np.int64), np.zeros(kmax, np.bool_),
@@ -588,16 +612,19 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
         elif n_node < small:
             # small node: sort its own samples by this feature
             if not gathered:
-                _gather_block(X, D.Xb, use_hist, missing_bin, samples, start, end,
-                              yc, sstats, w, task, ws.blk, ws.yloc, ws.sloc, ws.wloc)
+                _gather_targets(samples, start, end, yc, sstats, w, task, ws.yloc,
+                                ws.sloc, ws.wloc)
                 gathered = True
-            _sort_block_row(ws.blk, f, n_node, ws.keys_s, ws.ids_s)
-            status, score, ratio, thr, mslot = best_numeric_sorted(
-                ws.keys_s, ws.ids_s, 0, n_node, use_hist,
-                edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
-                ws.yloc, ws.sloc, ws.wloc, parent, imp, left, miss, buf, min_samples_leaf,
-                min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
-                ws.proxy_best)
+            if _gather_sort_small(X, D.Xb, use_hist, missing_bin, f, samples, start, end,
+                                  ws.keys_s, ws.ids_s, ws.blk[0]):
+                status, score, ratio, thr, mslot = best_numeric_sorted(
+                    ws.keys_s, ws.ids_s, 0, n_node, use_hist,
+                    edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
+                    ws.yloc, ws.sloc, ws.wloc, parent, imp, left, miss, buf, min_samples_leaf,
+                    min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
+                    ws.proxy_best)
+            else:
+                status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
             kk = 2
         elif use_hist:
             nvb = edge_offsets[f + 1] - edge_offsets[f] + 1
@@ -609,11 +636,13 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             kk = 2
         elif P.layout == LAYOUT_SAMPLES:
             # one sample array: gather and sort only this feature's values
-            _gather_sorted(X, f, samples, start, end, ws.gkeys, ws.gids, ws.tmpk, ws.tmp)
-            status, score, ratio, thr, mslot = best_numeric_sorted(
-                ws.gkeys, ws.gids, 0, n_node, False, edges, yc, sstats, w, parent,
-                imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
-                task, merit_code, builtin, imp_fn, merit_fn, cp, ws.proxy_best)
+            if _gather_sorted(X, f, samples, start, end, ws.gkeys, ws.gids, ws.tmpk, ws.tmp):
+                status, score, ratio, thr, mslot = best_numeric_sorted(
+                    ws.gkeys, ws.gids, 0, n_node, False, edges, yc, sstats, w, parent,
+                    imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
+                    task, merit_code, builtin, imp_fn, merit_fn, cp, ws.proxy_best)
+            else:
+                status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
             kk = 2
         else:
             status, score, ratio, thr, mslot = best_numeric_sorted(

@@ -101,8 +101,8 @@ def _column_hist(col, samples, start, end, yl, sl, wl, task, hist, cnt):
 def _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt):
     """``keys[:m]`` = the node's codes of one feature in ascending order (stable;
     missing values last, as NaN), ``ids[:m]`` their positions in ``samples``
-    (the targets are kept by position; the builder's ``_gather_block`` +
-    ``_sort_block_row`` for that feature alone): a stable
+    (the targets are kept by position; the builder's ``_gather_sort_small``
+    for that feature, without its constant shortcut): a stable
     counting sort over the node's code range (``cnt`` arrives and leaves zeroed;
     the missing code is the highest, so it sorts last), no allocation."""
     m = end - start
