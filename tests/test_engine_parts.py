@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from treelab import DecisionTreeClassifier, DecisionTreeRegressor
-from treelab._engine.binning import bin_data
+from treelab._engine.binning import bin_data, rank_columns
 from treelab._engine.builder import BuildParams, build_tree, get_build_kernel, make_params
 from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 from treelab._engine.splitter import NOMINAL_MULTIWAY
@@ -241,19 +241,30 @@ def test_leaf_of_row_is_the_traversed_leaf(policy, use_hist):
 
 @pytest.mark.parametrize("task", ["classification", "regression"])
 @pytest.mark.parametrize("max_features", [2, 5])
-def test_sample_layout_grows_the_presort_layout_tree(task, max_features):
+@pytest.mark.parametrize("continuous", [False, True])
+def test_sample_layout_grows_the_presort_layout_tree(task, max_features, continuous):
     """LAYOUT_SAMPLES (one sample array, the drawn features gathered and sorted per
     node) finds the same splits as the presorted segments, missing values and a
-    bootstrap-like row subset with weights included."""
+    bootstrap-like row subset with weights included; through value ranks (tied
+    values: counting sorts; continuous ones: mostly the mergesort fallback) it
+    grows the raw-value sample layout's tree bit for bit."""
     from treelab._engine.builder import LAYOUT_PRESORT, LAYOUT_SAMPLES
-    X, y, yr = _data(11, n=400)
+    from treelab._engine.tree import TreeArrays
+    # (1,500 continuous rows: node rank ranges above 4 m + 256, the fallback)
+    X, y, yr = _data(11, n=1500 if continuous else 400)
     n, d = X.shape
+    if continuous:
+        X = X + np.random.default_rng(4).normal(size=X.shape) * 1e-3
     rng = np.random.default_rng(3)
     rows = np.flatnonzero(rng.random(n) < 0.7).astype(np.int64)
     w = rng.integers(1, 4, n).astype(float)
     data = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), False)
+    ranks, uniq, offs = rank_columns(X, np.zeros(d, bool))
+    # the sample layout on raw values and through value ranks (counting sorts)
+    ranked = data._replace(order=ranks, vals=np.zeros((d, 0)), edges=uniq, edge_offsets=offs)
     trees = []
-    for layout in (LAYOUT_PRESORT, LAYOUT_SAMPLES):
+    for layout, data in ((LAYOUT_PRESORT, data), (LAYOUT_SAMPLES, data),
+                         (LAYOUT_SAMPLES, ranked)):
         if task == "classification":
             P = make_params(TASK_CLASSIFICATION, 2, 50, 2, 1, 0.0, 0.0, max_features, False,
                             GINI.merit_code, GINI.builtin_code, seed=5, layout=layout)
@@ -266,10 +277,36 @@ def test_sample_layout_grows_the_presort_layout_tree(task, max_features):
             t = build_tree(data, np.zeros(0, np.int64), ss, w, P, VARIANCE.impurity,
                            VARIANCE.merit, rows=rows)
         trees.append(trim(t))
-    a, b = trees
+    a, b, c = trees
     assert a.sizes[0] > 20
     for name in ("feature", "first_child", "missing_child", "n_samples"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
     np.testing.assert_array_equal(a.threshold, b.threshold)
     # equal values of a feature may be summed in another order: last-bit differences
     np.testing.assert_allclose(a.value, b.value, rtol=1e-12, atol=1e-9)
+    # the rank path sorts stably as the mergesort does: the same tree, bit for bit
+    for name in TreeArrays._fields:
+        np.testing.assert_array_equal(getattr(b, name), getattr(c, name), err_msg=name)
+
+
+def test_rank_columns_are_the_ranks_of_the_distinct_values():
+    """binning.rank_columns: rank = index among the feature's distinct values
+    (np.unique), -1 for missing values and nominal features; -0.0 ranks as 0.0."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 5, (300, 4)).astype(float)
+    X[rng.random((300, 4)) < 0.2] = np.nan
+    X[:, 3] = np.nan
+    X[:5, 1] = -0.0
+    nominal = np.array([False, False, True, False])
+    ranks, uniq, offs = rank_columns(X, nominal)
+    assert ranks.shape == (4, 300)
+    for f in range(4):
+        col = X[:, f]
+        ok = ~np.isnan(col)
+        if nominal[f] or not ok.any():
+            assert (ranks[f] == -1).all() and offs[f + 1] == offs[f]
+            continue
+        u, inv = np.unique(col[ok], return_inverse=True)
+        np.testing.assert_array_equal(uniq[offs[f]:offs[f + 1]], u)
+        np.testing.assert_array_equal(ranks[f, ok], inv.ravel())
+        assert (ranks[f, ~ok] == -1).all()

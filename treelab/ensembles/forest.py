@@ -43,7 +43,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from .._compile import announce
-from .._engine.binning import MAX_BINS, BinnedData, bin_data
+from .._engine.binning import MAX_BINS, BinnedData, bin_data, rank_columns
 from .._engine.builder import LAYOUT_PRESORT, LAYOUT_SAMPLES, build_tree, make_params
 from .._engine.column_builder import build_tree_codes
 from .._engine.merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, TASK_DENSE
@@ -343,13 +343,18 @@ class _BaseForest(BaseEstimator):
             data = bin_data(Xf, enc.is_nominal, enc.n_cats, use_hist, self.max_bin,
                             random_state=bin_seed)
         else:
-            # the sample layout reads raw values: neither bins nor a presort
+            # the sample layout reads raw values, neither bins nor a presort; best
+            # splits sort a node's values through their ranks (rank_columns)
+            if self._split_mode == SPLIT_BEST:
+                ranks, uniq, offs = rank_columns(Xf, enc.is_nominal)
+            else:
+                ranks, uniq, offs = (np.zeros((d, 0), np.int64), np.zeros(0),
+                                     np.zeros(d + 1, np.int64))
             data = BinnedData(np.ascontiguousarray(Xf, dtype=np.float64),
-                              np.zeros((0, d), np.uint8), np.zeros((d, 0), np.int64),
-                              np.zeros((d, 0), np.float64),
+                              np.zeros((0, d), np.uint8), ranks, np.zeros((d, 0), np.float64),
                               np.ascontiguousarray(enc.is_nominal, dtype=np.bool_),
-                              np.ascontiguousarray(enc.n_cats, dtype=np.int64), np.zeros(0),
-                              np.zeros(d + 1, np.int64), False, 0, 1)
+                              np.ascontiguousarray(enc.n_cats, dtype=np.int64), uniq, offs,
+                              False, 0, 1)
         task = TASK_CLASSIFICATION if self._task == "classification" else TASK_DENSE
         bp = make_params(task, n_stats, multiway=template._nominal_mode(), seed=0,
                          merit_code=crit.merit_code, builtin=crit.builtin_code,
