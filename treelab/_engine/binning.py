@@ -146,6 +146,18 @@ def bin_matrix(X, edges, offsets, is_nominal, missing_bin):
     return kern(X, edges, offsets, is_nominal, missing_bin)
 
 
+def _for_each_feature(one, n, d):
+    """``one(f)`` for every feature ``f`` of an ``n x d`` matrix: on one thread per
+    core when there are at least a million values (NumPy's sorts and searches
+    release the GIL), else in a loop."""
+    if n * d >= 1_000_000 and (os.cpu_count() or 1) > 1:
+        with ThreadPoolExecutor(max_workers=min(d, os.cpu_count())) as pool:
+            list(pool.map(one, range(d)))
+    else:
+        for f in range(d):
+            one(f)
+
+
 def presort(X, is_nominal):
     """Per numeric feature, the row indices sorted by value (NaN last) and the
     sorted values themselves (both ``(n_features, n_samples)``), so that split
@@ -162,13 +174,7 @@ def presort(X, is_nominal):
             order[f] = np.argsort(XT[f])        # NumPy's SIMD sort; NaN sorts last
         vals[f] = XT[f][order[f]]
 
-    if n * d >= 1_000_000 and (os.cpu_count() or 1) > 1:
-        # NumPy's sort releases the GIL: one feature per thread
-        with ThreadPoolExecutor(max_workers=min(d, os.cpu_count())) as pool:
-            list(pool.map(one, range(d)))
-    else:
-        for f in range(d):
-            one(f)
+    _for_each_feature(one, n, d)
     return order, vals
 
 
@@ -205,13 +211,7 @@ def rank_columns(X, is_nominal):
         ranks[f] = r
         parts[f] = u
 
-    if n * d >= 1_000_000 and (os.cpu_count() or 1) > 1:
-        # NumPy's sort and search release the GIL: one feature per thread
-        with ThreadPoolExecutor(max_workers=min(d, os.cpu_count())) as pool:
-            list(pool.map(one, range(d)))
-    else:
-        for f in range(d):
-            one(f)
+    _for_each_feature(one, n, d)
     offsets = np.zeros(d + 1, np.int64)
     offsets[1:] = np.cumsum([p.shape[0] for p in parts])
     uniq = np.concatenate(parts) if d else np.zeros(0)
