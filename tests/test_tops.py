@@ -594,3 +594,62 @@ def test_bounded_search_with_sample_weights_and_auc_unbounded(monkeypatch):
     monkeypatch.setattr(tops._Grower, "grow", lambda self: growers.append(self) or grow(self))
     ToPsClassifier(base_learners=lrn, loss="auc", max_depth=1).fit(X, y, sets=sets)
     assert growers[0].bound_stats == [0, 0]
+
+
+class _PickyClassifier:
+    """A logistic regression that refuses (ValueError) to fit fewer than ``min_rows``
+    rows, as AdaBoost refuses a side whose first stump is no better than chance."""
+
+    _estimator_type = "classifier"
+
+    def __init__(self, min_rows=60):
+        self.min_rows = min_rows
+
+    def get_params(self, deep=True):
+        return {"min_rows": self.min_rows}
+
+    def set_params(self, **p):
+        self.min_rows = p.get("min_rows", self.min_rows)
+        return self
+
+    def __sklearn_tags__(self):
+        from sklearn.linear_model import LogisticRegression
+        return LogisticRegression().__sklearn_tags__()
+
+    def fit(self, X, y, sample_weight=None):
+        from sklearn.linear_model import LogisticRegression
+        if X.shape[0] < self.min_rows:
+            raise ValueError(f"picky: {X.shape[0]} rows < {self.min_rows}")
+        self.m_ = LogisticRegression().fit(X, y, sample_weight=sample_weight)
+        self.classes_ = self.m_.classes_
+        return self
+
+    def predict_proba(self, X):
+        return self.m_.predict_proba(X)
+
+    def predict(self, X):
+        return self.m_.predict(X)
+
+
+@pytest.mark.parametrize("loss", ["auc", "error_rate"])
+def test_a_learner_that_cannot_fit_a_side_is_never_selected_there(loss):
+    """A base learner whose fit raises ValueError on some candidate side (AdaBoost's
+    "worse than random" first stump crashed a Table III fit) does not stop ToPs:
+    it predicts NaN on that side and is never chosen there; as a plain node model
+    (on_error="raise") it still raises."""
+    from treelab.node_models import EstimatorModel
+    X, y, sets = _data(loss, 3)
+    picky = _PickyClassifier(min_rows=60)
+    tops = ToPsClassifier(base_learners=[picky, LinearModel()], loss=loss,
+                          random_state=0).fit(X, y, sets=sets)
+    assert len(tops.nodes_) > 1
+    used = [nd for nd in tops.nodes_ if nd.learner == 0]
+    assert used          # chosen where it could be fitted (trained on >= 60 rows) ...
+    for nd in used:      # ... and nowhere else (source: the node it was trained on)
+        assert tops.nodes_[nd.source].n_train >= 60, nd
+    assert any(nd.n_train < 60 for nd in tops.nodes_)
+    assert np.isfinite(tops.predict_proba(X)).all()
+    with pytest.raises(ValueError, match="picky"):
+        EstimatorModel(_PickyClassifier(10 ** 6))._fit_task(X, y, np.ones(len(y)), "classification", 2)
+    with pytest.raises(ValueError, match="on_error"):
+        EstimatorModel(picky, on_error="ignore")._fit_task(X, y, np.ones(len(y)), "classification", 2)

@@ -826,10 +826,16 @@ class EstimatorModel(NodeModel):
     (absent classes get probability 0); a regressor on a classification task
     fits the class indicators (linear probability model).  ``sample_weight``
     is passed on when it is not all ones.
+
+    ``on_error``: "raise" (default) lets the estimator's ``ValueError`` through;
+    "nan" makes a model whose fit raised one (e.g. AdaBoost's "worse than
+    random" first stump on a small, evenly weighted side) predict NaN, which
+    ToPs never selects (its loss is NaN; ToPs's own learners use this).
     """
 
-    def __init__(self, estimator=None):
+    def __init__(self, estimator=None, on_error="raise"):
         self.estimator = estimator
+        self.on_error = on_error
 
     @property
     def _public_task(self):
@@ -849,6 +855,18 @@ class EstimatorModel(NodeModel):
         if self.estimator is None or not hasattr(self.estimator, "fit"):
             raise TypeError(f"EstimatorModel needs an estimator with fit/predict, got "
                             f"{self.estimator!r}")
+        if self.on_error not in ("raise", "nan"):
+            raise ValueError(f"on_error must be 'raise' or 'nan', got {self.on_error!r}")
+        if self.on_error == "raise":
+            return self._fit_estimators(X, y, w, task, n_classes, data)
+        try:
+            return self._fit_estimators(X, y, w, task, n_classes, data)
+        except ValueError:
+            self._const = np.full(n_classes if task == CLASSIFICATION else 1, np.nan)
+            self.estimators_ = []
+            return self
+
+    def _fit_estimators(self, X, y, w, task, n_classes, data):
         self.task_ = task
         self.n_classes_ = n_classes
         self.n_features_in_ = X.shape[1]

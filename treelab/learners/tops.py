@@ -233,7 +233,15 @@ class _Loss:
                 p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
     def rows(self, y, S):
-        """Per-row losses; ``S`` is (..., n, k), ``y`` targets / class codes (n,)."""
+        """Per-row losses; ``S`` is (..., n, k), ``y`` targets / class codes (n,).  A
+        row with a NaN score (a learner that could not be fitted on the side:
+        ``EstimatorModel(on_error="nan")``) has a NaN loss, so the candidate
+        never wins."""
+        r = self._rows(y, S)
+        bad = np.isnan(S).any(axis=-1)
+        return np.where(bad, np.nan, r) if bad.any() else r
+
+    def _rows(self, y, S):
         if self.name == "squared_error":
             if self.task == REGRESSION:
                 return (S[..., 0] - y) ** 2
@@ -259,6 +267,8 @@ class _Loss:
         None (unweighted)."""
         if y.shape[0] == 0:
             return 0.0
+        if np.isnan(S).any():
+            return np.nan          # (see rows)
         if self.additive:
             if w is None:
                 return float(self.rows(y, S).mean())
@@ -441,7 +451,8 @@ class _BaseToPs(BaseEstimator):
                 params = est.get_params(deep=False) if hasattr(est, "get_params") else {}
                 if "random_state" in params and params["random_state"] is None:
                     est.set_params(random_state=int(rng.randint(np.iinfo(np.int32).max)))
-                m = EstimatorModel(est)
+                # a side it cannot be fitted on: NaN predictions, never selected
+                m = EstimatorModel(est, on_error="nan")
             out.append(m)
         return out
 
@@ -1014,8 +1025,13 @@ class _Grower:
         if self.loss.name == "auc":
             wl = None if wv is None else wv[mL]
             wr = None if wv is None else wv[~mL]
-            return _auc_pairs(*_sorted_by_class(SL[:, :, 1], yv[mL], wl),
-                              *_sorted_by_class(SR[:, :, 1], yv[~mL], wr))
+            J = _auc_pairs(*_sorted_by_class(SL[:, :, 1], yv[mL], wl),
+                           *_sorted_by_class(SR[:, :, 1], yv[~mL], wr))
+            # a candidate with NaN scores (a learner that could not be fitted on
+            # its side) never wins: its pairs are NaN (see _first_min)
+            J[np.isnan(SL).any(axis=(1, 2))] = np.nan
+            J[:, np.isnan(SR).any(axis=(1, 2))] = np.nan
+            return J
         J = np.empty((SL.shape[0], SR.shape[0]))
         S = np.empty((yv.shape[0], SL.shape[2]))
         for i in range(SL.shape[0]):
