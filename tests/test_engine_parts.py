@@ -259,7 +259,9 @@ def test_sample_layout_grows_the_presort_layout_tree(task, max_features, continu
     rows = np.flatnonzero(rng.random(n) < 0.7).astype(np.int64)
     w = rng.integers(1, 4, n).astype(float)
     data = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), False)
-    ranks, uniq, offs = rank_columns(X, np.zeros(d, bool))
+    # (every feature ranked, also the continuous ones: their nodes' rank ranges
+    # exceed 4 m + 256, which exercises the mergesort fallback of the rank path)
+    ranks, uniq, offs = rank_columns(X, np.zeros(d, bool), max_distinct=n)
     # the sample layout on raw values and through value ranks (counting sorts)
     ranked = data._replace(order=ranks, vals=np.zeros((d, 0)), edges=uniq, edge_offsets=offs)
     trees = []
@@ -310,3 +312,12 @@ def test_rank_columns_are_the_ranks_of_the_distinct_values():
         np.testing.assert_array_equal(uniq[offs[f]:offs[f + 1]], u)
         np.testing.assert_array_equal(ranks[f, ok], inv.ravel())
         assert (ranks[f, ~ok] == -1).all()
+    # a feature with more distinct values than max(512, n // 8) is not ranked; with
+    # none ranked, no rank matrix
+    Xc = rng.normal(size=(2000, 3))
+    Xc[:, 1] = np.round(Xc[:, 1])
+    ranks, uniq, offs = rank_columns(Xc, np.zeros(3, bool))
+    assert list(np.diff(offs)) == [0, len(np.unique(Xc[:, 1])), 0]
+    assert (ranks[0] == -1).all() and (ranks[2] == -1).all()
+    ranks, uniq, offs = rank_columns(Xc[:, [0, 2]], np.zeros(2, bool))
+    assert ranks.shape == (2, 0) and offs.tolist() == [0, 0, 0]

@@ -178,43 +178,57 @@ def presort(X, is_nominal):
     return order, vals
 
 
-def rank_columns(X, is_nominal):
+def rank_columns(X, is_nominal, max_distinct=None):
     """The value ranks of the exact splitter's sample layout
     (``builder.LAYOUT_SAMPLES``): ``ranks[f, i]`` = the index of ``X[i, f]``
-    among the distinct values of numeric feature ``f`` (-1: missing, and every
-    entry of a nominal feature), column-major ``(n_features, n_samples)``;
-    ``uniq[offsets[f]:offsets[f + 1]]`` = those distinct values, ascending.  A
-    node then sorts a feature by a stable counting sort of its ranks (the same
-    order as a stable sort of the values) when their range is small next to the
-    node, e.g. MNIST's 8-bit pixels.  (-0.0 and 0.0 share a rank, as they compare
-    equal in any sort.)"""
+    among the distinct values of numeric feature ``f`` (-1: missing),
+    column-major ``(n_features, n_samples)``; ``uniq[offsets[f]:offsets[f + 1]]``
+    = those distinct values, ascending.  A node then sorts a feature by a stable
+    counting sort of its ranks (the same order as a stable sort of the values)
+    when their range is small next to the node, e.g. MNIST's 8-bit pixels.
+    (-0.0 and 0.0 share a rank, as they compare equal in any sort.)
+
+    Only features with at most ``max_distinct`` (default ``max(512, n // 8)``)
+    distinct values are ranked
+    (a feature with more would meet a small enough range only at the top nodes);
+    the others, nominal and all-missing features have no values in ``uniq`` (and
+    ranks -1) and are sorted by value.  When no feature is ranked, ``ranks`` is
+    ``(d, 0)``: no memory spent."""
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
     XT = np.ascontiguousarray(X.T)
-    ranks = np.full((d, n), -1, np.int64)
+    limit = max(512, n // 8) if max_distinct is None else int(max_distinct)
     parts = [np.zeros(0)] * d
 
-    def one(f):
+    def distinct(f):
         if is_nominal[f]:
             return
         col = XT[f]
-        miss = np.isnan(col)
-        s = np.sort(col)[:n - int(miss.sum())]      # (NaN sorts last)
+        s = np.sort(col)[:n - int(np.isnan(col).sum())]      # (NaN sorts last)
         if s.shape[0] == 0:
             return
         keep = np.empty(s.shape[0], np.bool_)
         keep[0] = True
         np.not_equal(s[1:], s[:-1], out=keep[1:])
-        u = s[keep]
-        r = np.searchsorted(u, col)
-        r[miss] = -1
-        ranks[f] = r
-        parts[f] = u
+        if int(keep.sum()) <= limit:
+            parts[f] = s[keep]
 
-    _for_each_feature(one, n, d)
+    _for_each_feature(distinct, n, d)
     offsets = np.zeros(d + 1, np.int64)
     offsets[1:] = np.cumsum([p.shape[0] for p in parts])
     uniq = np.concatenate(parts) if d else np.zeros(0)
+    if offsets[-1] == 0:
+        return np.zeros((d, 0), np.int64), np.zeros(0), offsets
+    ranks = np.full((d, n), -1, np.int64)
+
+    def rank(f):
+        if parts[f].shape[0]:
+            col = XT[f]
+            r = np.searchsorted(parts[f], col)
+            r[np.isnan(col)] = -1
+            ranks[f] = r
+
+    _for_each_feature(rank, n, d)
     return ranks, np.ascontiguousarray(uniq, dtype=np.float64), offsets
 
 

@@ -293,7 +293,8 @@ def _gather_sorted(D, f, samples, start, end, keys, ids, tmpk, tmpi, rank_cnt):
     False, without sorting, when every value is missing or the feature is
     constant with none missing (``best_numeric_sorted``'s status -1).
 
-    With value ranks in ``D.order`` (:func:`has_ranks`) and a rank
+    With value ranks of ``f`` in ``D.order`` (:func:`has_ranks`; ranked features
+    have their distinct values in ``D.edges``) and a rank
     range of the node that is small next to ``m`` (at most ``4 m + 256``
     ranks: always on 8-bit data), the sort is a stable counting sort of the
     ranks, O(m + range), and the keys are the distinct values of those ranks
@@ -304,7 +305,7 @@ def _gather_sorted(D, f, samples, start, end, keys, ids, tmpk, tmpi, rank_cnt):
     lo = np.inf
     hi = -np.inf
     m = end - start
-    if has_ranks(D):
+    if has_ranks(D) and D.edge_offsets[f + 1] > D.edge_offsets[f]:
         col = D.order[f]
         u = D.edges[D.edge_offsets[f]:D.edge_offsets[f + 1]]
         rlo = u.shape[0]
