@@ -302,9 +302,8 @@ def _gather_sorted(D, f, samples, start, end, keys, ids, tmpk, tmpi, rank_cnt):
     gathered values."""
     X = D.X
     nm = 0
-    lo = np.inf
-    hi = -np.inf
     m = end - start
+    counted = False  # sorted by the counting sort: no mergesort below
     if has_ranks(D) and D.edge_offsets[f + 1] > D.edge_offsets[f]:
         col = D.order[f]
         u = D.edges[D.edge_offsets[f]:D.edge_offsets[f + 1]]
@@ -341,6 +340,7 @@ def _gather_sorted(D, f, samples, start, end, keys, ids, tmpk, tmpi, rank_cnt):
                     keys[q] = u[r]
                     ids[q] = i
             cnt[:R] = 0
+            counted = True
         else:
             nm = 0
             for p in range(start, end):
@@ -350,12 +350,9 @@ def _gather_sorted(D, f, samples, start, end, keys, ids, tmpk, tmpi, rank_cnt):
                     tmpk[nm] = u[r]
                     tmpi[nm] = i
                     nm += 1
-            perm = np.argsort(tmpk[:nm], kind="mergesort")
-            for q in range(nm):
-                r = perm[q]
-                keys[q] = tmpk[r]
-                ids[q] = tmpi[r]
     else:
+        lo = np.inf
+        hi = -np.inf
         for p in range(start, end):
             i = samples[p]
             x = X[i, f]
@@ -369,6 +366,7 @@ def _gather_sorted(D, f, samples, start, end, keys, ids, tmpk, tmpi, rank_cnt):
                     hi = x
         if nm == 0 or (nm == m and hi <= lo + FEATURE_THRESHOLD):
             return False
+    if not counted:
         perm = np.argsort(tmpk[:nm], kind="mergesort")
         for q in range(nm):
             r = perm[q]
@@ -386,13 +384,10 @@ def _gather_sorted(D, f, samples, start, end, keys, ids, tmpk, tmpi, rank_cnt):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def finish_two(samples, tmp, start, nl, nr, child_n, child_start):
-    """Close a stable two-way partition of ``samples[start:...]``: the left samples
-    are compacted in ``samples[start:nl]``, the ``nr`` right ones wait in
-    ``tmp[:nr]`` and are written after them.  Sets ``child_n`` / ``child_start``;
-    returns 2, or 0 when a child is empty."""
-    for q in range(nr):
-        samples[nl + q] = tmp[q]
+def two_children(start, nl, nr, child_n, child_start):
+    """``child_n`` / ``child_start`` of a two-way split of the node starting at
+    ``start`` whose left child ends at ``nl`` and whose right child has ``nr``
+    samples; returns 2, or 0 when a child is empty."""
     child_n[0] = nl - start
     child_n[1] = nr
     if nl == start or nr == 0:
@@ -400,6 +395,17 @@ def finish_two(samples, tmp, start, nl, nr, child_n, child_start):
     child_start[0] = start
     child_start[1] = nl
     return 2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def finish_two(samples, tmp, start, nl, nr, child_n, child_start):
+    """Close a stable two-way partition of ``samples[start:...]``: the left samples
+    are compacted in ``samples[start:nl]``, the ``nr`` right ones wait in
+    ``tmp[:nr]`` and are written after them.  Sets ``child_n`` / ``child_start``;
+    returns 2, or 0 when a child is empty (:func:`two_children`)."""
+    for q in range(nr):
+        samples[nl + q] = tmp[q]
+    return two_children(start, nl, nr, child_n, child_start)
 
 
 @njit(cache=True, nogil=True)
@@ -411,7 +417,11 @@ def _partition_two(samples, tmp, child_n, child_start, start, end, vals, key, mi
     ``miss_left``); the value is ``vals[p]`` (gathered for ``samples[p]``, NaN =
     missing) or, with ``use_codes``, the bin code ``Xb[i, f]`` (``missing_bin`` =
     missing).  Sets ``child_n`` / ``child_start``; returns 2, or 0 when a child
-    would be empty."""
+    would be empty.
+
+    Branch-free (the side is a coin flip to the branch predictor): every sample
+    is written to both candidate slots and the wrong one is overwritten by the
+    next sample (positions below ``p`` were read already)."""
     nl = start
     nr = 0
     for p in range(start, end):
@@ -422,12 +432,10 @@ def _partition_two(samples, tmp, child_n, child_start, start, end, vals, key, mi
         else:
             x = vals[p]
             go_left = miss_left if np.isnan(x) else x <= key
-        if go_left:
-            samples[nl] = i
-            nl += 1
-        else:
-            tmp[nr] = i
-            nr += 1
+        samples[nl] = i
+        tmp[nr] = i
+        nl += go_left
+        nr += 1 - go_left
     return finish_two(samples, tmp, start, nl, nr, child_n, child_start)
 
 
@@ -917,17 +925,8 @@ def binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f, mov
             if j == 0:
                 nl += cf[missing_bin]
         if move:
-            # branch-free (the side is a coin flip to the branch predictor): every
-            # sample is written to both candidate slots, the wrong one overwritten
-            nm = 0
-            for p in range(start, end):
-                i = samples[p]
-                c = Xb[i, f]
-                go = miss_left if c == missing_bin else c <= tb
-                samples[start + nm] = i
-                tmp[p - start - nm] = i
-                nm += go
-            nl = nm
+            return _partition_two(samples, tmp, ws.child_n, ws.child_start, start, end,
+                                  ws.tmpk, float(tb), miss_left, Xb, f, missing_bin, True)
     elif P.task != TASK_CLASSIFICATION and P.n_stats == 3:
         l0 = 0.0
         l1 = 0.0
@@ -977,15 +976,9 @@ def binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f, mov
                 for s in range(cst.shape[1]):
                     cst[j, s] += sstats[i, s]
     if move:
-        for q in range(end - start - nl):
-            samples[start + nl + q] = tmp[q]
-    ws.child_n[0] = nl
-    ws.child_n[1] = end - start - nl
-    if nl == 0 or nl == end - start:
-        return 0
-    ws.child_start[0] = start
-    ws.child_start[1] = start + nl
-    return 2
+        return finish_two(samples, tmp, start, start + nl, end - start - nl, ws.child_n,
+                          ws.child_start)
+    return two_children(start, start + nl, end - start - nl, ws.child_n, ws.child_start)
 
 
 @njit(cache=True, nogil=True, inline="always")
