@@ -14,7 +14,9 @@ A tree grows from reusable parts:
 * drivers: :func:`grow_depth_first` (scikit-learn's strategy, left child
   first) and :func:`grow_best_first` (leaf-wise growth with ``max_leaves``:
   always split the leaf with the largest improvement, as LightGBM and
-  scikit-learn's HistGradientBoosting).
+  scikit-learn's HistGradientBoosting); the level-wise driver
+  (:mod:`.level_wise`, XGBoost's depthwise growth with a level's partitions
+  and histograms threaded) is built on the same kernels.
 
 Splitters: ``exact`` (every numeric feature pre-sorted once; each node keeps
 its samples in sorted order per feature and a split partitions these segments
@@ -53,7 +55,8 @@ from .tree import LEAF, NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capa
 __all__ = ["BuildParams", "make_params", "add_leaf_values", "LAYOUT_PRESORT", "LAYOUT_SAMPLES", "Workspace", "HistPool", "build_tree", "presort",
            "get_build_kernel", "find_best_split", "partition_node", "children_stats",
            "children_improvement", "binned_children_stats",
-           "children_histograms", "make_children", "grow_depth_first", "grow_best_first"]
+           "children_histograms", "plan_children_histograms", "finish_children_histograms",
+           "make_children", "grow_depth_first", "grow_best_first"]
 
 EPSILON = np.finfo(np.float64).eps
 
@@ -507,16 +510,18 @@ def new_workspace(D, rows, P):
 
 
 @njit(cache=True, nogil=True)
-def new_pool(D, P):
-    """An empty histogram pool (8 slots, grown on demand)."""
+def new_pool(D, P, n_slots=0):
+    """An empty histogram pool of ``n_slots`` slots (0: as many as depth-first
+    growth needs), grown on demand.  Slots are not zeroed: a histogram is
+    zeroed when it is built."""
     d = D.X.shape[1]
     B = D.n_bins
-    n_slots = 1
-    if D.use_hist:
-        # depth-first growth of a tree of depth <= D holds at most D + 1 histograms
-        # at once, and a small pool is cheaper to zero (d x bins x stats floats a
-        # slot); pool_take doubles the pool on demand (best-first growth)
-        n_slots = 8 if P.max_depth >= 7 else max(2, P.max_depth + 1)
+    if n_slots <= 0:
+        n_slots = 1
+        if D.use_hist:
+            # depth-first growth of a tree of depth <= D holds at most D + 1 histograms
+            # at once; pool_take doubles the pool on demand (best-first growth)
+            n_slots = 8 if P.max_depth >= 7 else max(2, P.max_depth + 1)
     free = np.empty(n_slots, np.int64)
     for j in range(n_slots):
         free[j] = n_slots - 1 - j
@@ -524,8 +529,8 @@ def new_pool(D, P):
     meta[1] = COUNT_NONE
     dd = d if D.use_hist else 1
     bb = B if D.use_hist else 1
-    hist = np.zeros((n_slots, dd, bb, P.n_stats), np.float64)
-    cnt = np.zeros((n_slots, dd, bb), np.int64)
+    hist = np.empty((n_slots, dd, bb, P.n_stats), np.float64)
+    cnt = np.empty((n_slots, dd, bb), np.int64)
     return HistPool(hist, cnt, free, meta)
 
 
@@ -536,8 +541,8 @@ def pool_take(hp):
     if n_free == 0:
         P = hp.hist.shape[0]
         P2 = 2 * P
-        hist = np.zeros((P2,) + hp.hist.shape[1:], np.float64)
-        cnt = np.zeros((P2,) + hp.cnt.shape[1:], np.int64)
+        hist = np.empty((P2,) + hp.hist.shape[1:], np.float64)
+        cnt = np.empty((P2,) + hp.cnt.shape[1:], np.int64)
         hist[:P] = hp.hist
         cnt[:P] = hp.cnt
         free = np.empty(P2, np.int64)
@@ -1020,16 +1025,16 @@ def make_children(t, node, D, P, ws, f, k):
 
 
 @njit(cache=True, nogil=True)
-def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
-    """Histograms of the children that may split (``ws.child_slot``, -1: none): the
-    smaller ones built, the largest one the parent's minus its siblings' (its slot
-    is the parent's).  The parent's slot is released otherwise.  Returns the pool."""
+def plan_children_histograms(D, P, ws, hp, hslot, k, depth, n_node):
+    """Which children of a split node (histogram in slot ``hslot >= 0``, children
+    in ``ws.child_n`` / ``ws.child_start`` / ``ws.cimp``) get a histogram:
+    ``ws.expand[j]`` (the child may split), ``ws.child_slot[j]`` (a slot taken for
+    a histogram to build on the child's samples; -1: none).  Returns ``(pool,
+    largest)``: ``largest >= 0`` is the child whose histogram will be the
+    parent's minus its siblings' (:func:`finish_children_histograms`)."""
     child_slot = ws.child_slot[:k]
     child_slot[:] = -1
-    if not (D.use_hist and hslot >= 0):
-        return hp
     child_n = ws.child_n
-    child_start = ws.child_start
     expand = ws.expand[:k]
     for j in range(k):
         nj = child_n[j]
@@ -1048,11 +1053,17 @@ def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
         if not (expand[j] or use_sub):
             continue
         hp, sl = pool_take(hp)
-        hist_build(D.Xb, ws.samples, child_start[j], child_start[j] + child_n[j],
-                   yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1])
         child_slot[j] = sl
-    if use_sub:
-        # the parent's histogram becomes the largest child's
+    return hp, (largest if use_sub else -1)
+
+
+@njit(cache=True, nogil=True)
+def finish_children_histograms(hp, hslot, child_slot, expand, k, largest):
+    """After the planned histograms are built (:func:`plan_children_histograms`):
+    the parent's histogram becomes the ``largest`` child's (minus its siblings')
+    and siblings that may not split give their slots back; without ``largest``
+    the parent's slot is released.  Updates ``child_slot``."""
+    if largest >= 0:
         for j in range(k):
             if j != largest:
                 hist_subtract(hp.hist[hslot], hp.cnt[hslot], hp.hist[child_slot[j]],
@@ -1064,6 +1075,23 @@ def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
                 child_slot[j] = -1
     else:
         pool_release(hp, hslot)
+
+
+@njit(cache=True, nogil=True)
+def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
+    """Histograms of the children that may split (``ws.child_slot``, -1: none): the
+    smaller ones built, the largest one the parent's minus its siblings' (its slot
+    is the parent's).  The parent's slot is released otherwise.  Returns the pool."""
+    if not (D.use_hist and hslot >= 0):
+        ws.child_slot[:k] = -1
+        return hp
+    hp, largest = plan_children_histograms(D, P, ws, hp, hslot, k, depth, n_node)
+    for j in range(k):
+        sl = ws.child_slot[j]
+        if sl >= 0:
+            hist_build(D.Xb, ws.samples, ws.child_start[j], ws.child_start[j] + ws.child_n[j],
+                       yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1])
+    finish_children_histograms(hp, hslot, ws.child_slot, ws.expand, k, largest)
     return hp
 
 
@@ -1502,3 +1530,9 @@ def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None
 
 
 _NO_LEAVES = np.zeros(0, np.int64)
+
+
+# the level-wise driver is built on this module's kernels (imported last)
+from .level_wise import grow_level_wise  # noqa: E402
+
+GROW_POLICIES["levelwise"] = grow_level_wise

@@ -26,7 +26,8 @@ from numba import njit, prange
 
 from .merit import TASK_CLASSIFICATION
 
-__all__ = ["hist_build", "hist_subtract", "unit_count_column", "PARALLEL_HIST_MIN_WORK",
+__all__ = ["hist_build", "hist_build_nodes", "hist_subtract", "unit_count_column",
+           "PARALLEL_HIST_MIN_WORK", "PARALLEL_LEVEL_MIN_WORK",
            "COUNT_NONE", "COUNT_ALL_STATS", "COUNT_STATS_0_2"]
 
 #: a node's histogram is built on several threads only when it holds at least
@@ -36,6 +37,10 @@ __all__ = ["hist_build", "hist_subtract", "unit_count_column", "PARALLEL_HIST_MI
 #: lost wall time too on this 2-core machine (the worker threads spin between
 #: regions); now only root-sized nodes go on threads
 PARALLEL_HIST_MIN_WORK = 2_000_000
+
+#: :func:`hist_build_nodes` (a whole level in one parallel region) goes on
+#: several threads from this many (sample, feature) pairs in the level
+PARALLEL_LEVEL_MIN_WORK = 100_000
 
 #: ``cnt_col`` values: counts accumulated in the loop; counts = the sum of all
 #: statistics (class counts with unit weights); ``COUNT_STATS_0_2``: three
@@ -85,27 +90,34 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
     ``hist`` instead, see the module's docstring)."""
     S = hist.shape[2]
     count = cnt_col == COUNT_NONE
+    # the features as slices indexed from 0: a loop over range(f0, f1) indexing the
+    # full arrays keeps numba's negative-index wraparound (f0 may be below 0 for
+    # all it knows); measured 1.9x slower on a one-statistic loop, 4-5 % on a
+    # boosted tree (Newton statistics)
+    hs = hist[f0:f1]
+    cs = cnt[f0:f1]
+    m = f1 - f0
     for p in range(start, end):
         i = samples[p]
-        row = Xb[i]
+        row = Xb[i, f0:f1]
         if task == TASK_CLASSIFICATION:
             c = yc[i]
             wi = w[i]
             if count:
-                for f in range(f0, f1):
+                for f in range(m):
                     b = row[f]
-                    hist[f, b, c] += wi
-                    cnt[f, b] += 1
+                    hs[f, b, c] += wi
+                    cs[f, b] += 1
             else:
-                for f in range(f0, f1):
-                    hist[f, row[f], c] += wi
+                for f in range(m):
+                    hs[f, row[f], c] += wi
         elif S == 3 and cnt_col == COUNT_STATS_0_2:
             # [1, g, 1]: statistic 2 (and the counts) equal statistic 0, copied below
             a1 = sstats[i, 1]
-            for f in range(f0, f1):
+            for f in range(m):
                 b = row[f]
-                hist[f, b, 0] += 1.0
-                hist[f, b, 1] += a1
+                hs[f, b, 0] += 1.0
+                hs[f, b, 1] += a1
         elif S == 3:
             # three statistics (regression [w, wy, wy^2]; Newton [H, G, w]) kept in
             # registers: the same sums in the same order as the general loop
@@ -113,25 +125,25 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
             a1 = sstats[i, 1]
             a2 = sstats[i, 2]
             if count:
-                for f in range(f0, f1):
+                for f in range(m):
                     b = row[f]
-                    hist[f, b, 0] += a0
-                    hist[f, b, 1] += a1
-                    hist[f, b, 2] += a2
-                    cnt[f, b] += 1
+                    hs[f, b, 0] += a0
+                    hs[f, b, 1] += a1
+                    hs[f, b, 2] += a2
+                    cs[f, b] += 1
             else:
-                for f in range(f0, f1):
+                for f in range(m):
                     b = row[f]
-                    hist[f, b, 0] += a0
-                    hist[f, b, 1] += a1
-                    hist[f, b, 2] += a2
+                    hs[f, b, 0] += a0
+                    hs[f, b, 1] += a1
+                    hs[f, b, 2] += a2
         else:
-            for f in range(f0, f1):
+            for f in range(m):
                 b = row[f]
                 for s in range(S):
-                    hist[f, b, s] += sstats[i, s]
+                    hs[f, b, s] += sstats[i, s]
                 if count:
-                    cnt[f, b] += 1
+                    cs[f, b] += 1
     if not count:
         B = hist.shape[1]
         for f in range(f0, f1):
@@ -180,6 +192,49 @@ def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_thread
     hist[:] = 0.0
     cnt[:] = 0
     _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 0, d, cnt_col)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _hist_build_nodes_features(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, task,
+                               hist, cnt, n_blocks, cnt_col):
+    """:func:`hist_build_nodes` on ``n_blocks`` threads, each owning a contiguous
+    block of features of every node's histogram."""
+    d = Xb.shape[1]
+    for k in prange(n_blocks):
+        f0 = k * d // n_blocks
+        f1 = (k + 1) * d // n_blocks
+        for q in range(n_nodes):
+            sl = slots[q]
+            hist[sl, f0:f1] = 0.0
+            cnt[sl, f0:f1] = 0
+            _hist_build_serial(Xb, samples, starts[q], ends[q], yc, sstats, w, task, hist[sl],
+                               cnt[sl], f0, f1, cnt_col)
+
+
+@njit(cache=True, nogil=True)
+def hist_build_nodes(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, task, hist, cnt,
+                     n_threads=1, cnt_col=COUNT_NONE):
+    """The histograms of ``n_nodes`` nodes at once (a level of a level-wise
+    grower): node ``q`` holds ``samples[starts[q]:ends[q]]`` and its histogram goes
+    to ``hist[slots[q]]`` / ``cnt[slots[q]]``.  One parallel region for all of them
+    on ``n_threads`` threads split by features (the same sums as
+    :func:`hist_build` node by node, whatever the number of threads) when the
+    level holds at least :data:`PARALLEL_LEVEL_MIN_WORK` (sample, feature) pairs."""
+    d = Xb.shape[1]
+    n_blocks = min(n_threads, d)
+    work = 0
+    for q in range(n_nodes):
+        work += ends[q] - starts[q]
+    if n_blocks > 1 and work * d >= PARALLEL_LEVEL_MIN_WORK:
+        _hist_build_nodes_features(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w,
+                                   task, hist, cnt, n_blocks, cnt_col)
+        return
+    for q in range(n_nodes):
+        sl = slots[q]
+        hist[sl] = 0.0
+        cnt[sl] = 0
+        _hist_build_serial(Xb, samples, starts[q], ends[q], yc, sstats, w, task, hist[sl],
+                           cnt[sl], 0, d, cnt_col)
 
 
 @njit(cache=True, nogil=True)

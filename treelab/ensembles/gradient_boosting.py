@@ -56,6 +56,7 @@ import numpy as np
 from .._compile import announce
 from .._engine.binning import MAX_BINS, bin_data
 from .._engine.builder import add_leaf_values, build_tree, make_params
+from .._engine.level_wise import level_wise_fits
 from .._engine.merit import TASK_DENSE
 from .._engine.tree import LEAF, concat_trees, forest_predict, trim
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
@@ -369,6 +370,14 @@ class _BaseGradientBoosting(BaseEstimator):
             method == "newton" and getattr(loss, "exact_line_search", False)
             and type(loss) is not SquaredError)
         empty_y = np.zeros(0, np.int64)
+        # one tree a round (regression, binary): depthwise trees grow a level at a
+        # time, the level's partitions and histograms on the threads (level_wise);
+        # K trees a round grow in parallel threads instead.  Chosen by the task and
+        # the histogram memory, never by n_jobs: the model does not depend on it
+        driver = self.grow_policy
+        if driver == "depthwise" and K == 1 and level_wise_fits(
+                p["max_depth"], d, data.n_bins, 3):
+            driver = "levelwise"
         n_threads = min(_n_threads(self.n_jobs), K)
         pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
         # the threads left to each tree build its histograms on (split by features:
@@ -422,7 +431,7 @@ class _BaseGradientBoosting(BaseEstimator):
                     leaves = np.empty(n, np.int64)     # (every grown-on row is set)
                     t = trim(build_tree(data, empty_y, sst, w, tp, crit.impurity, crit.merit,
                                         cp=crit.params, rows=rows,
-                                        grow_policy=self.grow_policy, leaf_of_row=leaves))
+                                        grow_policy=driver, leaf_of_row=leaves))
                     return t, leaves
                 grown = list(pool.map(grow, jobs)) if pool is not None else [grow(j) for j in jobs]
                 new = []
@@ -579,6 +588,10 @@ _PARAM_DOC = """
     max_leaves : int, default=0 (no limit)
     grow_policy : {"depthwise", "lossguide"}, default="depthwise"
         Depth-wise or best-first (leaf-wise, up to ``max_leaves``) growth.
+        Depth-wise trees of one-tree rounds (regression, binary) grow a level at
+        a time with the level's partitions and histograms on the threads
+        (``_engine/level_wise``: the same splits as node by node), unless a
+        level's histograms would exceed 256 MB.
     min_child_weight, reg_lambda, reg_alpha, gamma : float
         Defaults 1, 1, 0, 0: the Newton criterion's parameters (``method="newton"``;
         the first-order methods use ``min_child_weight`` only).

@@ -1,0 +1,372 @@
+"""Level-wise growth: XGBoost's ``depthwise`` policy with a level's work threaded.
+
+The depth-first driver (:func:`.builder.grow_depth_first`) grows one node at a
+time, so only a node's own histogram can go on threads, and on a boosted tree
+of depth 6 only the root is large enough to pay for it (see
+:mod:`.histogram`).  This driver grows the tree a level at a time, as XGBoost's
+``hist`` depthwise grower does:
+
+1. every node of the level is decided in turn with the same node kernels as the
+   depth-first driver (the best split from the node's histogram, the children's
+   statistics from the histogram's bins of the split feature, pre-stopping);
+2. the samples of every numeric split of the level are partitioned at once, in
+   chunks on ``P.n_threads`` threads (stable: each chunk's left and right
+   samples are written to their final places, so the order is the one the
+   serial stable partition gives);
+3. the histograms of the smaller children of the whole level are built in one
+   parallel region split by features (:func:`.histogram.hist_build_nodes`), the
+   largest child's is the parent's minus its siblings'.
+
+Two parallel regions per level instead of one per node.  The splits are the
+depth-first driver's (same kernels, same sums in the same order): the trees
+differ only in node numbering (breadth-first) and, with per-node feature
+draws (``max_features < d``), in the order the draws are taken.  A whole
+level's histograms are alive at once: :func:`level_wise_fits` says whether
+that stays within :data:`LEVEL_HIST_BUDGET` bytes.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .builder import (
+    MERIT_NEWTON, SPLIT_BEST, _binned_children_stats_i, _partition_two, _children_stats_i,
+    _find_best_split_i, _make_children_i, _mark_leaf, _partition_node_i, _root,
+    children_improvement, finish_children_histograms, is_leaf_node, new_pool, new_workspace,
+    plan_children_histograms, pool_release, set_feature_mask, split_ok,
+)
+from .histogram import _hist_build_serial, hist_build_nodes
+
+__all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "partition_chunks", "LEVEL_HIST_BUDGET"]
+
+#: the most bytes of histograms a level-wise tree may hold at once (a level of
+#: depth ``L`` holds at most ``2^(L+1)`` of them); beyond it the depth-first
+#: driver grows the tree (at most ``max_depth + 1`` histograms alive)
+LEVEL_HIST_BUDGET = 256 * 2 ** 20
+
+#: rows per partition chunk: at least this many (a chunk is one task of the
+#: parallel partition)
+MIN_CHUNK = 4096
+
+
+def level_wise_fits(max_depth, n_features, n_bins, n_stats):
+    """Whether a level-wise tree of depth ``max_depth`` keeps its histograms within
+    :data:`LEVEL_HIST_BUDGET`: nodes of depth ``max_depth - 1`` are the deepest
+    that may split, so at most ``2^(max_depth - 1)`` histograms are alive (the
+    nodes of depth ``max_depth - 2`` and their children's built ones), each
+    ``n_features x n_bins`` of ``n_stats`` floats and a count."""
+    if max_depth > 40:
+        return False
+    slot = n_features * n_bins * (n_stats + 1) * 8
+    return max_slots(max_depth, 2 ** 40) * slot <= LEVEL_HIST_BUDGET
+
+
+@njit(cache=True, nogil=True)
+def max_slots(max_depth, n_large):
+    """The most histograms a level-wise tree holds at once (see
+    :func:`level_wise_fits`), with at most ``n_large`` nodes of a level large
+    enough to have one."""
+    return max(2, min(2 ** (min(max_depth, 40) - 1), 2 * min(n_large, 2 ** 40) + 2))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, s, e, f, tb, ml):
+    """Stable two-way split of ``samples[s:e]`` by bin code: the left samples to
+    ``tmp_l[s:s + nl]``, the right ones to ``tmp_r[s:s + nr]`` (branch-free, as
+    :func:`.builder._partition_two`); returns ``nl``."""
+    nl = 0
+    nr = 0
+    for p in range(s, e):
+        i = samples[p]
+        c = Xb[i, f]
+        go = ml if c == missing_bin else c <= tb
+        tmp_l[s + nl] = i
+        tmp_r[s + nr] = i
+        nl += go
+        nr += 1 - go
+    return nl
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _place_chunk(samples, tmp_l, tmp_r, s, e, nl, dl, dr):
+    for q in range(nl):
+        samples[dl + q] = tmp_l[s + q]
+    for q in range(e - s - nl):
+        samples[dr + q] = tmp_r[s + q]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch):
+    for c in prange(n_ch):
+        ch[c, 5] = _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch[c, 0], ch[c, 1],
+                                ch[c, 2], ch[c, 3], ch[c, 4] != 0)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _place_chunks_par(samples, tmp_l, tmp_r, ch, n_ch):
+    for c in prange(n_ch):
+        _place_chunk(samples, tmp_l, tmp_r, ch[c, 0], ch[c, 1], ch[c, 5], ch[c, 6], ch[c, 7])
+
+
+@njit(cache=True, nogil=True)
+def partition_chunks(Xb, samples, tmp_l, tmp_r, missing_bin, tasks, n_tasks, n_threads):
+    """Stable two-way partitions of several nodes by bin code, each node's samples
+    ``samples[start:end]`` split in chunks processed on ``n_threads`` threads.
+    ``tasks[q] = (start, end, feature, threshold bin, missing go left, -)``: a
+    sample goes left iff its code is ``<= threshold bin`` (the missing code: the
+    flag); ``tasks[q, 5]`` receives the node's number of left samples.
+    ``tmp_l`` / ``tmp_r``: scratch, as long as ``samples``."""
+    total = 0
+    for q in range(n_tasks):
+        total += tasks[q, 1] - tasks[q, 0]
+    size = max(MIN_CHUNK, total // (4 * n_threads) + 1)
+    n_ch = 0
+    for q in range(n_tasks):
+        n_ch += (tasks[q, 1] - tasks[q, 0] + size - 1) // size
+    # chunk: start, end, feature, threshold bin, missing left, n left, left dest, right dest
+    ch = np.empty((n_ch, 8), np.int64)
+    c = 0
+    for q in range(n_tasks):
+        for s in range(tasks[q, 0], tasks[q, 1], size):
+            ch[c, 0] = s
+            ch[c, 1] = min(s + size, tasks[q, 1])
+            ch[c, 2:5] = tasks[q, 2:5]
+            c += 1
+    if n_threads > 1 and n_ch > 1:
+        _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch)
+    else:
+        for c in range(n_ch):
+            ch[c, 5] = _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch[c, 0],
+                                    ch[c, 1], ch[c, 2], ch[c, 3], ch[c, 4] != 0)
+    # destinations: a node's chunks' left parts in order, then their right parts
+    c = 0
+    for q in range(n_tasks):
+        c1 = c + (tasks[q, 1] - tasks[q, 0] + size - 1) // size
+        nl = 0
+        for j in range(c, c1):
+            nl += ch[j, 5]
+        dl = tasks[q, 0]
+        dr = tasks[q, 0] + nl
+        for j in range(c, c1):
+            ch[j, 6] = dl
+            ch[j, 7] = dr
+            dl += ch[j, 5]
+            dr += ch[j, 1] - ch[j, 0] - ch[j, 5]
+        tasks[q, 5] = nl
+        c = c1
+    if n_threads > 1 and n_ch > 1:
+        _place_chunks_par(samples, tmp_l, tmp_r, ch, n_ch)
+    else:
+        for c in range(n_ch):
+            _place_chunk(samples, tmp_l, tmp_r, ch[c, 0], ch[c, 1], ch[c, 5], ch[c, 6],
+                         ch[c, 7])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, task, yc, sstats,
+               w, P_task, hist, cnt, cnt_col):
+    """One split node's share of a level: its deferred partition (``task[0] >= 0``:
+    row of ``parts``), then the histograms it builds (``b_*[task[1]:task[2]]``).
+    Touches only the node's samples, its part of ``tmp`` and its own slots."""
+    q = task[0]
+    if q >= 0:
+        s = parts[q, 0]
+        e = parts[q, 1]
+        cn = np.empty(2, np.int64)
+        cs = np.empty(2, np.int64)
+        _partition_two(samples, tmp[s:e], cn, cs, s, e, tmp[:0].astype(np.float64),
+                       float(parts[q, 3]), parts[q, 4] != 0, Xb, parts[q, 2], missing_bin, True)
+        parts[q, 5] = cn[0]
+    d = Xb.shape[1]
+    for b in range(task[1], task[2]):
+        sl = b_slot[b]
+        hist[sl] = 0.0
+        cnt[sl] = 0
+        _hist_build_serial(Xb, samples, b_start[b], b_end[b], yc, sstats, w, P_task, hist[sl],
+                           cnt[sl], 0, d, cnt_col)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _node_tasks_par(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks, owner,
+                    n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col):
+    for k in prange(n_threads):
+        for q in range(n_tasks):
+            if owner[q] == k:
+                _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
+                           tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col)
+
+
+@njit(cache=True, nogil=True)
+def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b_end, b_slot, n_b,
+                tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col):
+    """The level's deferred partitions and histogram builds.  One thread: node
+    by node (a node's histograms right after its partition, while its rows are
+    in cache, as the depth-first driver).  Several threads and at least two
+    tasks a thread: whole nodes per thread, the largest first to the least
+    loaded thread (LPT); fewer tasks: each partition in chunks on all threads
+    (:func:`partition_chunks`), then every histogram split by features
+    (:func:`.histogram.hist_build_nodes`)."""
+    if n_threads <= 1:
+        for q in range(n_tasks):
+            _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks[q],
+                       yc, sstats, w, P_task, hist, cnt, cnt_col)
+        return
+    if n_tasks >= 2 * n_threads:
+        work = np.zeros(n_tasks, np.int64)
+        for q in range(n_tasks):
+            if tasks[q, 0] >= 0:
+                work[q] += parts[tasks[q, 0], 1] - parts[tasks[q, 0], 0]
+            for b in range(tasks[q, 1], tasks[q, 2]):
+                work[q] += 2 * (b_end[b] - b_start[b])
+        owner = np.empty(n_tasks, np.int64)
+        load = np.zeros(n_threads, np.int64)
+        for q in np.argsort(-work, kind="mergesort"):
+            k = np.argmin(load)
+            owner[q] = k
+            load[k] += work[q]
+        _node_tasks_par(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks,
+                        owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col)
+        return
+    if n_parts > 0:
+        partition_chunks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, n_threads)
+    if n_b > 0:
+        hist_build_nodes(Xb, samples, b_start, b_end, b_slot, n_b, yc, sstats, w, P_task, hist,
+                         cnt, n_threads, cnt_col)
+
+
+def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row):
+    """Level-wise growth (see the module docstring); arguments as
+    :func:`.builder.grow_depth_first`."""
+    np.random.seed(P.seed)
+    ws = new_workspace(D, rows, P)
+    n = rows.shape[0]
+    # only nodes of at least ws.small rows have a histogram
+    hp = new_pool(D, P, max_slots(P.max_depth, n // ws.small))
+    t, hp, root_slot = _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn)
+    w_total = t.weighted_n_samples[0]
+    kmax = ws.child_n.shape[0]
+    tmp_r = np.empty(n, np.int64)
+    # the level: node, start, end, histogram slot
+    lv = np.empty((1, 4), np.int64)
+    lv[0, 0] = 0
+    lv[0, 1] = 0
+    lv[0, 2] = n
+    lv[0, 3] = root_slot
+    n_lv = 1
+    while n_lv > 0:
+        nx = np.empty((n_lv * kmax, 4), np.int64)
+        n_nx = 0
+        parts = np.empty((n_lv, 6), np.int64)       # deferred partitions (partition_chunks)
+        n_parts = 0
+        # split nodes with histograms: parent slot, k, largest, index of the first
+        # child in nx; their children's slots and expand flags
+        sp = np.empty((n_lv, 4), np.int64)
+        tasks = np.empty((n_lv, 3), np.int64)       # level_tasks: part row, builds b0, b1
+        sp_slot = np.empty((n_lv, kmax), np.int64)
+        sp_expand = np.zeros((n_lv, kmax), np.bool_)
+        n_sp = 0
+        b_start = np.empty(n_lv * kmax, np.int64)   # histograms to build
+        b_end = np.empty(n_lv * kmax, np.int64)
+        b_slot = np.empty(n_lv * kmax, np.int64)
+        n_b = 0
+        for q in range(n_lv):
+            node = lv[q, 0]
+            start = lv[q, 1]
+            end = lv[q, 2]
+            hslot = lv[q, 3]
+            n_node = end - start
+            wn = t.weighted_n_samples[node]
+            imp = t.impurity[node]
+            depth = t.depth[node]
+            is_leaf = is_leaf_node(P, depth, n_node, wn, imp)
+            best_f = -1
+            k = 0
+            deferred = False
+            if not is_leaf:
+                set_feature_mask(P, ws, depth)
+                best_f = _find_best_split_i(D, P, cp, ws, hp, yc, sstats, w, start, end,
+                                            hslot, t.value[node], imp, imp_fn, merit_fn)
+                if best_f < 0:
+                    is_leaf = True
+            if not is_leaf:
+                fused = D.use_hist and not D.is_nominal[best_f] and P.split_mode == SPLIT_BEST
+                # with the node's histogram, Newton sums come from its bins: the
+                # samples are moved later, with the level's other nodes
+                deferred = fused and hslot >= 0 and P.merit_code == MERIT_NEWTON
+                if fused:
+                    k = _binned_children_stats_i(D, P, ws, hp, hslot, yc, sstats, w, start,
+                                                 end, best_f, not deferred)
+                else:
+                    k = _partition_node_i(D, P, ws, start, end, best_f)
+                if k == 0:
+                    is_leaf = True
+                else:
+                    if fused:
+                        improvement = children_improvement(P, cp, ws, k, wn, imp, w_total,
+                                                           imp_fn)
+                    else:
+                        improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp,
+                                                        w_total, imp_fn)
+                    if not split_ok(P, improvement):
+                        is_leaf = True
+            if is_leaf:
+                if hslot >= 0:
+                    pool_release(hp, hslot)
+                if leaf_of_row.shape[0] > 0:
+                    _mark_leaf(leaf_of_row, ws.samples, start, end, node)
+                continue
+            t, first = _make_children_i(t, node, D, P, ws, best_f, k)
+            part_q = -1
+            if deferred:
+                part_q = n_parts
+                lo = D.edge_offsets[best_f]
+                parts[n_parts, 0] = start
+                parts[n_parts, 1] = end
+                parts[n_parts, 2] = best_f
+                parts[n_parts, 3] = np.searchsorted(D.edges[lo:D.edge_offsets[best_f + 1]],
+                                                    ws.feat_thr[best_f])
+                parts[n_parts, 4] = 1 if ws.feat_mslot[best_f] == 0 else 0
+                parts[n_parts, 5] = ws.child_n[0]
+                n_parts += 1
+            for j in range(k):
+                nx[n_nx + j, 0] = first + j
+                nx[n_nx + j, 1] = ws.child_start[j]
+                nx[n_nx + j, 2] = ws.child_start[j] + ws.child_n[j]
+                nx[n_nx + j, 3] = -1
+            if D.use_hist and hslot >= 0:
+                hp, largest = plan_children_histograms(D, P, ws, hp, hslot, k, depth, n_node)
+                sp[n_sp, 0] = hslot
+                sp[n_sp, 1] = k
+                sp[n_sp, 2] = largest
+                sp[n_sp, 3] = n_nx
+                tasks[n_sp, 0] = part_q
+                tasks[n_sp, 1] = n_b
+                for j in range(k):
+                    sl = ws.child_slot[j]
+                    sp_slot[n_sp, j] = sl
+                    sp_expand[n_sp, j] = ws.expand[j]
+                    if sl >= 0:
+                        b_start[n_b] = ws.child_start[j]
+                        b_end[n_b] = ws.child_start[j] + ws.child_n[j]
+                        b_slot[n_b] = sl
+                        n_b += 1
+                tasks[n_sp, 2] = n_b
+                n_sp += 1
+            n_nx += k
+        if n_sp > 0:
+            expect = parts[:n_parts, 5].copy()
+            level_tasks(D.Xb, ws.samples, ws.tmp, tmp_r, D.missing_bin, parts, n_parts, b_start,
+                        b_end, b_slot, n_b, tasks, n_sp, P.n_threads, yc, sstats, w, P.task,
+                        hp.hist, hp.cnt, hp.meta[1])
+            for q in range(n_parts):
+                if parts[q, 5] != expect[q]:
+                    raise RuntimeError("level-wise partition: a child's size differs from "
+                                       "its histogram count")
+        for s in range(n_sp):
+            k = sp[s, 1]
+            finish_children_histograms(hp, sp[s, 0], sp_slot[s], sp_expand[s], k, sp[s, 2])
+            for j in range(k):
+                nx[sp[s, 3] + j, 3] = sp_slot[s, j]
+        lv = nx
+        n_lv = n_nx
+    return t
