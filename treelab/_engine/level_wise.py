@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit, prange
 
 from .builder import (
-    MERIT_NEWTON, SPLIT_BEST, _binned_children_stats_i, _partition_two, _children_stats_i,
+    MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _partition_two, _children_stats_i,
     _find_best_split_i, _make_children_i, _mark_leaf, _partition_node_i, _root,
     children_improvement, finish_children_histograms, is_leaf_node, new_pool, new_workspace,
     plan_children_histograms, pool_release, set_feature_mask, split_ok,
@@ -234,6 +234,74 @@ def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b
                          cnt, n_threads, cnt_col)
 
 
+@njit(cache=True, nogil=True)
+def _clone_workspace(ws):
+    """A workspace for another thread's split searches: the sample arrays shared
+    (each thread reads only its own nodes' samples and moves none), every
+    per-node buffer its own."""
+    return Workspace(
+        ws.samples, ws.tmp, ws.tmpk, ws.slot_of, ws.order, ws.vals,
+        ws.keys_s.copy(), ws.ids_s.copy(), ws.blk.copy(), ws.yloc.copy(), ws.wloc.copy(),
+        ws.sloc.copy(), ws.child_n.copy(), ws.child_start.copy(), ws.cstats.copy(),
+        ws.cimp.copy(), ws.child_slot.copy(), ws.expand.copy(), ws.left.copy(), ws.miss.copy(),
+        ws.buf.copy(), ws.cat_stats.copy(), ws.cat_cnt.copy(), ws.feat_status.copy(),
+        ws.feat_score.copy(), ws.feat_ratio.copy(), ws.feat_thr.copy(), ws.feat_mslot.copy(),
+        ws.feat_k.copy(), ws.feat_cats.copy(), ws.features.copy(), ws.visited.copy(),
+        ws.proxy_best.copy(), ws.small, ws.fmask.copy(), ws.gvals.copy(), ws.gsel.copy(),
+        ws.feat_key.copy(), ws.gkeys.copy(), ws.gids.copy(), ws.rank_cnt.copy(),
+    )
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, n_lv, w_total, imp_fn, merit_fn,
+                      r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci):
+    """The split decisions of the level's nodes that have a histogram, on
+    ``len(wss)`` threads (node ``q`` on thread ``q % T``): the same kernels as
+    the serial loop of :func:`grow_level_wise` (best split from the histogram,
+    children's sums from its bins, pre-stopping), nothing moved.  ``r_state[q]``:
+    1 leaf, 2 numeric split (``r_*`` hold it), 3 left to the serial loop (a
+    nominal split)."""
+    T = len(wss)
+    for k in prange(T):
+        wk = wss[k]
+        for q in range(k, n_lv, T):
+            node = lv[q, 0]
+            start = lv[q, 1]
+            end = lv[q, 2]
+            hslot = lv[q, 3]
+            if hslot < 0:
+                continue
+            wn = t.weighted_n_samples[node]
+            imp = t.impurity[node]
+            depth = t.depth[node]
+            if is_leaf_node(P, depth, end - start, wn, imp):
+                r_state[q] = 1
+                continue
+            set_feature_mask(P, wk, depth)
+            f = _find_best_split_i(D, P, cp, wk, hp, yc, sstats, w, start, end, hslot,
+                                   t.value[node], imp, imp_fn, merit_fn)
+            if f < 0:
+                r_state[q] = 1
+                continue
+            if D.is_nominal[f]:
+                r_state[q] = 3
+                continue
+            kk = _binned_children_stats_i(D, P, wk, hp, hslot, yc, sstats, w, start, end, f,
+                                          False)
+            if kk == 0 or not split_ok(P, children_improvement(P, cp, wk, kk, wn, imp, w_total,
+                                                               imp_fn)):
+                r_state[q] = 1
+                continue
+            r_state[q] = 2
+            r_f[q] = f
+            r_thr[q] = wk.feat_thr[f]
+            r_mslot[q] = wk.feat_mslot[f]
+            r_cn[q, 0] = wk.child_n[0]
+            r_cn[q, 1] = wk.child_n[1]
+            r_cs[q, :2] = wk.cstats[:2]
+            r_ci[q, :2] = wk.cimp[:2]
+
+
 def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row):
     """Level-wise growth (see the module docstring); arguments as
     :func:`.builder.grow_depth_first`."""
@@ -246,6 +314,14 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
     w_total = t.weighted_n_samples[0]
     kmax = ws.child_n.shape[0]
     tmp_r = np.empty(n, np.int64)
+    # split searches of a level on threads: only without per-node feature draws (their
+    # order would depend on the threads) and for Newton sums read off histograms
+    par = (P.n_threads > 1 and P.max_features >= D.X.shape[1] and D.use_hist
+           and P.merit_code == MERIT_NEWTON and P.split_mode == SPLIT_BEST)
+    wss = [ws]
+    if par:
+        for _ in range(P.n_threads - 1):
+            wss.append(_clone_workspace(ws))
     # the level: node, start, end, histogram slot
     lv = np.empty((1, 4), np.int64)
     lv[0, 0] = 0
@@ -269,6 +345,18 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
         b_end = np.empty(n_lv * kmax, np.int64)
         b_slot = np.empty(n_lv * kmax, np.int64)
         n_b = 0
+        r_state = np.zeros(n_lv, np.int8)           # decided on threads (_decide_nodes_par)
+        on_threads = par and n_lv >= 2 * P.n_threads
+        n_r = n_lv if on_threads else 0
+        r_f = np.empty(n_r, np.int64)
+        r_thr = np.empty(n_r, np.float64)
+        r_mslot = np.empty(n_r, np.int64)
+        r_cn = np.empty((n_r, 2), np.int64)
+        r_cs = np.empty((n_r, 2, P.n_stats), np.float64)
+        r_ci = np.empty((n_r, 2), np.float64)
+        if on_threads:
+            _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, n_lv, w_total, imp_fn,
+                              merit_fn, r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci)
         for q in range(n_lv):
             node = lv[q, 0]
             start = lv[q, 1]
@@ -278,17 +366,31 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             wn = t.weighted_n_samples[node]
             imp = t.impurity[node]
             depth = t.depth[node]
-            is_leaf = is_leaf_node(P, depth, n_node, wn, imp)
+            is_leaf = r_state[q] == 1 or is_leaf_node(P, depth, n_node, wn, imp)
             best_f = -1
             k = 0
             deferred = False
-            if not is_leaf:
+            if r_state[q] == 2:
+                # decided on a thread: its split back into the workspace
+                best_f = r_f[q]
+                ws.feat_thr[best_f] = r_thr[q]
+                ws.feat_mslot[best_f] = r_mslot[q]
+                ws.feat_k[best_f] = 2
+                k = 2
+                ws.child_n[0] = r_cn[q, 0]
+                ws.child_n[1] = r_cn[q, 1]
+                ws.child_start[0] = start
+                ws.child_start[1] = start + r_cn[q, 0]
+                ws.cstats[:2] = r_cs[q]
+                ws.cimp[:2] = r_ci[q]
+                deferred = True
+            elif not is_leaf:
                 set_feature_mask(P, ws, depth)
                 best_f = _find_best_split_i(D, P, cp, ws, hp, yc, sstats, w, start, end,
                                             hslot, t.value[node], imp, imp_fn, merit_fn)
                 if best_f < 0:
                     is_leaf = True
-            if not is_leaf:
+            if not is_leaf and not deferred:
                 fused = D.use_hist and not D.is_nominal[best_f] and P.split_mode == SPLIT_BEST
                 # with the node's histogram, Newton sums come from its bins: the
                 # samples are moved later, with the level's other nodes
