@@ -6,23 +6,30 @@ of depth 6 only the root is large enough to pay for it (see
 :mod:`.histogram`).  This driver grows the tree a level at a time, as XGBoost's
 ``hist`` depthwise grower does:
 
-1. every node of the level is decided in turn with the same node kernels as the
-   depth-first driver (the best split from the node's histogram, the children's
-   statistics from the histogram's bins of the split feature, pre-stopping);
-2. the samples of every numeric split of the level are partitioned at once, in
-   chunks on ``P.n_threads`` threads (stable: each chunk's left and right
-   samples are written to their final places, so the order is the one the
-   serial stable partition gives);
-3. the histograms of the smaller children of the whole level are built in one
-   parallel region split by features (:func:`.histogram.hist_build_nodes`), the
-   largest child's is the parent's minus its siblings'.
+1. the split of every node of the level is decided with the same node kernels
+   as the depth-first driver (the best split from the node's histogram, the
+   children's statistics from the histogram's bins of the split feature,
+   pre-stopping).  Without per-node feature draws the nodes that have a
+   histogram are decided on ``P.n_threads`` threads, a workspace each
+   (:func:`_decide_nodes_par`); the tree is then grown from the decisions in
+   node order, one node after another;
+2. :func:`level_tasks`: the samples of the level's numeric splits are
+   partitioned and the histograms of the smaller children built; on threads,
+   whole nodes per thread (largest first to the least loaded one) when the
+   level has at least two nodes a thread, otherwise each partition in chunks
+   (:func:`partition_chunks`: each chunk's left and right samples go to their
+   final places, the order of the serial stable partition) and every
+   histogram split by features (:func:`.histogram.hist_build_nodes`);
+3. each largest child's histogram is its parent's minus its siblings'.
 
-Two parallel regions per level instead of one per node.  The splits are the
-depth-first driver's (same kernels, same sums in the same order): the trees
-differ only in node numbering (breadth-first) and, with per-node feature
-draws (``max_features < d``), in the order the draws are taken.  A whole
-level's histograms are alive at once: :func:`level_wise_fits` says whether
-that stays within :data:`LEVEL_HIST_BUDGET` bytes.
+At most three parallel regions a level instead of threads at the root only.
+The splits are the depth-first driver's (same kernels, same sums in the same
+order): the trees differ only in node numbering (breadth-first) and, with
+per-node feature draws (``max_features < d``), in the order the draws are
+taken (those levels are decided serially, so the tree never depends on the
+threads).  A whole level's histograms are alive at once:
+:func:`level_wise_fits` says whether that stays within
+:data:`LEVEL_HIST_BUDGET` bytes.
 """
 from __future__ import annotations
 
@@ -30,18 +37,19 @@ import numpy as np
 from numba import njit, prange
 
 from .builder import (
-    MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _partition_two, _children_stats_i,
-    _find_best_split_i, _make_children_i, _mark_leaf, _partition_node_i, _root,
+    MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _children_stats_i,
+    _find_best_split_i, _partition_two, _make_children_i, _mark_leaf, _partition_node_i, _root,
     children_improvement, finish_children_histograms, is_leaf_node, new_pool, new_workspace,
     plan_children_histograms, pool_release, set_feature_mask, split_ok,
 )
 from .histogram import _hist_build_serial, hist_build_nodes
 
-__all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "partition_chunks", "LEVEL_HIST_BUDGET"]
+__all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "partition_chunks",
+           "LEVEL_HIST_BUDGET"]
 
-#: the most bytes of histograms a level-wise tree may hold at once (a level of
-#: depth ``L`` holds at most ``2^(L+1)`` of them); beyond it the depth-first
-#: driver grows the tree (at most ``max_depth + 1`` histograms alive)
+#: the most bytes of histograms a level-wise tree may hold at once (see
+#: :func:`level_wise_fits`); beyond it the depth-first driver grows the tree (at
+#: most ``max_depth + 1`` histograms alive)
 LEVEL_HIST_BUDGET = 256 * 2 ** 20
 
 #: rows per partition chunk: at least this many (a chunk is one task of the
