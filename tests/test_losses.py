@@ -331,3 +331,40 @@ def test_predict_proba_one_matches_the_vectorised_probabilities(k):
         got = loss.predict_proba_one(raw[i])
         np.testing.assert_allclose(got, ref[i], rtol=1e-12, atol=1e-300)
         assert math.isclose(sum(got), 1.0, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("first_order", [False, True])
+@pytest.mark.parametrize("n_chunks", [1, 7])
+def test_newton_round_stats_is_the_loss_then_the_weighted_products(first_order, n_chunks):
+    from treelab._engine.loss_kernels import newton_round_stats
+    from treelab.losses import Softmax
+    rng = np.random.default_rng(0)
+    n, K = 1001, 3
+    y = rng.integers(0, K, n).astype(np.float64)
+    raw = rng.normal(size=(n, K))
+    w = rng.uniform(0.5, 2.0, n)
+    loss = Softmax()
+    g0, h0 = loss.gradients(y, raw)
+    for rowwise in (True, False):
+        G = np.empty((n, K))
+        H = np.empty((n, K))
+        sst = np.full((K, n, 3), 7.0)
+        newton_round_stats(loss.grad_hess, y, raw, G, H, w, sst, first_order, rowwise, n_chunks)
+        np.testing.assert_array_equal(G, g0)
+        np.testing.assert_array_equal(H, h0)
+        for j in range(K):
+            np.testing.assert_array_equal(sst[j, :, 0], w if first_order else w * h0[:, j])
+            np.testing.assert_array_equal(sst[j, :, 1], w * g0[:, j])
+            assert np.all(sst[j, :, 2] == 7.0)
+
+
+def test_only_element_wise_losses_are_marked_row_wise():
+    from treelab.losses import Huber, Logistic, Loss, SquaredError
+    assert Logistic().rowwise and SquaredError().rowwise and Huber(2.0).rowwise
+    assert Loss.from_functions(huber_grad, huber_hess).rowwise
+
+    def twice_squared(y, raw, grad, hess):
+        for i in range(raw.shape[0]):
+            grad[i, 0] = 2.0 * (raw[i, 0] - y[i])
+            hess[i, 0] = 2.0
+    assert not Loss("mine", twice_squared).rowwise

@@ -163,6 +163,11 @@ class Loss:
     """
 
     task = "regression"
+    #: each row's gradient and Hessian depend on that row's target and scores only,
+    #: so gradient boosting may compute them on blocks of rows in threads.  False
+    #: for a user's ``grad_hess`` (it may look at other rows); built-in and
+    #: :meth:`from_functions` losses set it
+    rowwise = False
 
     def __init__(self, name, grad_hess, value=None, n_outputs=1):
         if not callable(grad_hess):
@@ -320,6 +325,8 @@ class Loss:
 
 class _BuiltinLoss(Loss):
     """Built-in losses pickle and compare by class."""
+
+    rowwise = True
 
     _grad_hess = None
     _name = ""
@@ -729,6 +736,7 @@ class CustomLoss(Loss):
     """
 
     task = "regression"
+    rowwise = True
 
     def __init__(self, grad, hess, name="custom", value=None, inverse_link=None, link=None,
                  cache=True):

@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, types
+from numba import njit, prange, types
 
-from .signatures import GRAD_HESS_SIG, SCALAR_TYPE
+from .signatures import GRAD_HESS_SIG, GRAD_HESS_TYPE, SCALAR_TYPE
 
 __all__ = [
     "sigmoid", "squared_error_grad_hess", "logistic_grad_hess", "softmax_grad_hess",
     "multinomial_grad_hess", "absolute_error_grad_hess", "huber_grad_hess",
-    "quantile_grad_hess", "bag_max", "mi_grad_hess",
+    "quantile_grad_hess", "bag_max", "mi_grad_hess", "newton_round_stats",
 ]
 
 
@@ -268,3 +268,33 @@ def mi_grad_hess(y_bag, raw, bag_offsets, grad, hess):
         p = sigmoid(scores[b])
         grad[at] = p - y_bag[b]
         hess[at] = p * (1.0 - p)
+
+
+# ----------------------------------------------------------- a boosting round's statistics
+_ROUND_STATS_SIG = types.void(GRAD_HESS_TYPE, types.float64[::1], types.float64[:, ::1],
+                              types.float64[:, ::1], types.float64[:, ::1], types.float64[::1],
+                              types.float64[:, :, ::1], types.boolean, types.boolean, types.int64)
+
+
+@njit(_ROUND_STATS_SIG, cache=True, nogil=True, parallel=True)
+def newton_round_stats(grad_hess, y, raw, grad, hess, w, sst, first_order, rowwise, n_chunks):
+    """One boosting round's per-row statistics: ``grad_hess(y, raw, grad, hess)``,
+    then for every output ``j`` ``sst[j, i] = [w_i h_ij, w_i g_ij, .]`` (first
+    order: ``h = 1``, so ``w_i``; the third column is left as it is).  In
+    ``n_chunks`` blocks of rows on threads; the loss itself too when
+    ``rowwise`` (each row's derivatives depend on that row only: built-in and
+    element-wise losses), otherwise in one call first.  The same products as
+    NumPy's ``w * h`` row by row."""
+    n = raw.shape[0]
+    K = raw.shape[1]
+    if not rowwise:
+        grad_hess(y, raw, grad, hess)
+    for c in prange(n_chunks):
+        lo = c * n // n_chunks
+        hi = (c + 1) * n // n_chunks
+        if rowwise:
+            grad_hess(y[lo:hi], raw[lo:hi], grad[lo:hi], hess[lo:hi])
+        for j in range(K):
+            for i in range(lo, hi):
+                sst[j, i, 0] = w[i] if first_order else w[i] * hess[i, j]
+                sst[j, i, 1] = w[i] * grad[i, j]

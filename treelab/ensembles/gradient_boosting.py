@@ -57,6 +57,7 @@ from .._compile import announce
 from .._engine.binning import MAX_BINS, bin_data
 from .._engine.builder import add_leaf_values, build_tree, make_params
 from .._engine.level_wise import level_wise_fits
+from .._engine.loss_kernels import newton_round_stats
 from .._engine.merit import TASK_DENSE
 from .._engine.tree import LEAF, concat_trees, forest_predict, trim
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
@@ -384,6 +385,7 @@ class _BaseGradientBoosting(BaseEstimator):
         # the trees are the same whatever their number)
         import numba
         params = params._replace(n_threads=max(1, numba.get_num_threads() // n_threads))
+        n_chunks = 4 * numba.get_num_threads() if n >= 20_000 else 1
         best, best_it, since = np.inf, -1, 0
         for it, score in enumerate(history):
             if score < best - 1e-12:
@@ -398,7 +400,10 @@ class _BaseGradientBoosting(BaseEstimator):
                 if stop:
                     break
                 rng = np.random.default_rng([seed, it])
-                loss.grad_hess(yf, raw, G, H)
+                # gradients, Hessians and every class's [w h, w g, w] rows, in blocks
+                # of rows on the threads
+                newton_round_stats(loss.grad_hess, yf, raw, G, H, w, sst_buf, first_order,
+                                   bool(getattr(loss, "rowwise", False)), n_chunks)
                 rows = None
                 if p["subsample"] < 1.0:
                     m = max(1, int(round(p["subsample"] * n)))
@@ -414,15 +419,8 @@ class _BaseGradientBoosting(BaseEstimator):
                         max_features=(d if p["colsample_bynode"] >= 1.0 else
                                       max(1, int(p["colsample_bynode"] * n_level))),
                         feature_mask=params.feature_mask if mask is None else mask)
-                    # per-row statistics [w h, w g, w] (first order: h = 1), written
-                    # into the class's own buffer
-                    sst = sst_buf[j]
-                    if first_order:
-                        sst[:, 0] = w
-                    else:
-                        np.multiply(w, H[:, j], out=sst[:, 0])
-                    np.multiply(w, G[:, j], out=sst[:, 1])
-                    jobs.append((sst, tp))
+                    # the class's per-row statistics [w h, w g, w] (first order: h = 1)
+                    jobs.append((sst_buf[j], tp))
 
                 def grow(job):
                     sst, tp = job
