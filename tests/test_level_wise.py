@@ -153,6 +153,19 @@ def test_histogram_memory_bound():
     assert not level_wise_fits(50, 1, 2, 1)
 
 
+def _record_drivers(monkeypatch):
+    """The ``grow_policy`` of every tree the boosting estimators build, in a list."""
+    from treelab.ensembles import gradient_boosting
+    used = []
+    real = gradient_boosting.build_tree
+
+    def spy(*a, **k):
+        used.append(k["grow_policy"])
+        return real(*a, **k)
+    monkeypatch.setattr(gradient_boosting, "build_tree", spy)
+    return used
+
+
 @pytest.mark.parametrize("Model", [GradientBoostingClassifier, GradientBoostingRegressor])
 def test_boosting_predicts_as_with_the_depth_first_driver(Model, monkeypatch):
     from treelab.ensembles import gradient_boosting
@@ -163,13 +176,7 @@ def test_boosting_predicts_as_with_the_depth_first_driver(Model, monkeypatch):
     if Model is GradientBoostingClassifier:
         y = (y > 1).astype(int)
     kw = dict(n_estimators=8, max_depth=5, subsample=0.8, colsample_bytree=0.8, random_state=0)
-    used = []
-    real = gradient_boosting.build_tree
-
-    def spy(*a, **k):
-        used.append(k["grow_policy"])
-        return real(*a, **k)
-    monkeypatch.setattr(gradient_boosting, "build_tree", spy)
+    used = _record_drivers(monkeypatch)
     lw = Model(n_jobs=2, **kw).fit(X, y)
     assert set(used) == {"levelwise"}
     lw1 = Model(n_jobs=1, **kw).fit(X, y)
@@ -184,14 +191,7 @@ def test_boosting_predicts_as_with_the_depth_first_driver(Model, monkeypatch):
 
 
 def test_multiclass_boosting_keeps_the_depth_first_driver(monkeypatch):
-    from treelab.ensembles import gradient_boosting
-    used = []
-    real = gradient_boosting.build_tree
-
-    def spy(*a, **k):
-        used.append(k["grow_policy"])
-        return real(*a, **k)
-    monkeypatch.setattr(gradient_boosting, "build_tree", spy)
+    used = _record_drivers(monkeypatch)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 4))
     GradientBoostingClassifier(n_estimators=2, max_depth=3).fit(X, rng.integers(0, 3, 300))

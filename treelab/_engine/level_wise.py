@@ -37,10 +37,10 @@ import numpy as np
 from numba import njit, prange
 
 from .builder import (
-    MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _children_stats_i,
-    _find_best_split_i, _partition_two, _make_children_i, _mark_leaf, _partition_node_i, _root,
-    children_improvement, finish_children_histograms, is_leaf_node, new_pool, new_workspace,
-    plan_children_histograms, pool_release, set_feature_mask, split_ok,
+    MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _find_best_split_i,
+    _make_children_i, _mark_leaf, _partition_two, _root, children_improvement, decide_node,
+    finish_children_histograms, is_leaf_node, new_pool, new_workspace, plan_children_histograms,
+    pool_release, set_feature_mask, split_ok,
 )
 from .histogram import _hist_build_serial, hist_build_nodes
 
@@ -374,7 +374,6 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             wn = t.weighted_n_samples[node]
             imp = t.impurity[node]
             depth = t.depth[node]
-            is_leaf = r_state[q] == 1 or is_leaf_node(P, depth, n_node, wn, imp)
             best_f = -1
             k = 0
             deferred = False
@@ -392,33 +391,13 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                 ws.cstats[:2] = r_cs[q]
                 ws.cimp[:2] = r_ci[q]
                 deferred = True
-            elif not is_leaf:
-                set_feature_mask(P, ws, depth)
-                best_f = _find_best_split_i(D, P, cp, ws, hp, yc, sstats, w, start, end,
-                                            hslot, t.value[node], imp, imp_fn, merit_fn)
-                if best_f < 0:
-                    is_leaf = True
-            if not is_leaf and not deferred:
-                fused = D.use_hist and not D.is_nominal[best_f] and P.split_mode == SPLIT_BEST
+            elif r_state[q] != 1:
                 # with the node's histogram, Newton sums come from its bins: the
                 # samples are moved later, with the level's other nodes
-                deferred = fused and hslot >= 0 and P.merit_code == MERIT_NEWTON
-                if fused:
-                    k = _binned_children_stats_i(D, P, ws, hp, hslot, yc, sstats, w, start,
-                                                 end, best_f, not deferred)
-                else:
-                    k = _partition_node_i(D, P, ws, start, end, best_f)
-                if k == 0:
-                    is_leaf = True
-                else:
-                    if fused:
-                        improvement = children_improvement(P, cp, ws, k, wn, imp, w_total,
-                                                           imp_fn)
-                    else:
-                        improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp,
-                                                        w_total, imp_fn)
-                    if not split_ok(P, improvement):
-                        is_leaf = True
+                best_f, k, deferred, _ = decide_node(D, P, cp, ws, hp, yc, sstats, w, start,
+                                                     end, hslot, t.value, node, imp, wn,
+                                                     w_total, depth, imp_fn, merit_fn, True)
+            is_leaf = best_f < 0
             if is_leaf:
                 if hslot >= 0:
                     pool_release(hp, hslot)
