@@ -419,27 +419,49 @@ def _partition_two(samples, tmp, child_n, child_start, start, end, vals, key, mi
     counting sort).  A sample goes left iff its value is ``<= key`` (missing:
     ``miss_left``); the value is ``vals[p]`` (gathered for ``samples[p]``, NaN =
     missing) or, with ``use_codes``, the bin code ``Xb[i, f]`` (``missing_bin`` =
-    missing).  Sets ``child_n`` / ``child_start``; returns 2, or 0 when a child
-    would be empty.
+    missing, :func:`split_codes`).  Sets ``child_n`` / ``child_start``; returns 2,
+    or 0 when a child would be empty.
 
     Branch-free (the side is a coin flip to the branch predictor): every sample
     is written to both candidate slots and the wrong one is overwritten by the
     next sample (positions below ``p`` were read already)."""
+    if use_codes:
+        nl = start + split_codes(samples, start, end, Xb, f, key, miss_left, missing_bin,
+                                 samples, start, tmp, 0)
+        return finish_two(samples, tmp, start, nl, end - nl, child_n, child_start)
     nl = start
     nr = 0
     for p in range(start, end):
         i = samples[p]
-        if use_codes:
-            c = Xb[i, f]
-            go_left = miss_left if c == missing_bin else c <= key
-        else:
-            x = vals[p]
-            go_left = miss_left if np.isnan(x) else x <= key
+        x = vals[p]
+        go_left = miss_left if np.isnan(x) else x <= key
         samples[nl] = i
         tmp[nr] = i
         nl += go_left
         nr += 1 - go_left
     return finish_two(samples, tmp, start, nl, nr, child_n, child_start)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def split_codes(samples, start, end, Xb, f, key, miss_left, missing_bin, out_l, off_l, out_r,
+                off_r):
+    """Stable, branch-free two-way split of ``samples[start:end]`` by the bin code
+    ``Xb[i, f]``: a sample goes left iff its code is ``<= key`` (``missing_bin``:
+    ``miss_left``); the left ones to ``out_l[off_l:]``, the right ones to
+    ``out_r[off_r:]`` in their order.  ``out_l`` may be ``samples`` itself with
+    ``off_l <= start`` (each sample is read before its slot is written).  Returns
+    the number that went left."""
+    nl = 0
+    nr = 0
+    for p in range(start, end):
+        i = samples[p]
+        c = Xb[i, f]
+        go_left = miss_left if c == missing_bin else c <= key
+        out_l[off_l + nl] = i
+        out_r[off_r + nr] = i
+        nl += go_left
+        nr += 1 - go_left
+    return nl
 
 
 # ------------------------------------------------------------------ set-up

@@ -160,19 +160,25 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
                 cnt[f, b] = np.int64(v)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _hist_block(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks, cnt_col):
+    """Zero and fill block ``k`` of ``n_blocks`` contiguous feature blocks of one
+    node's ``hist`` / ``cnt`` (``n_blocks = 1``: the whole histogram)."""
+    d = Xb.shape[1]
+    f0 = k * d // n_blocks
+    f1 = (k + 1) * d // n_blocks
+    hist[f0:f1] = 0.0
+    cnt[f0:f1] = 0
+    _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, f0, f1, cnt_col)
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _hist_build_features(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_blocks,
                          cnt_col):
-    """:func:`_hist_build_serial` on ``n_blocks`` threads, each owning a contiguous
-    block of features (zeroed and filled by that thread)."""
-    d = Xb.shape[1]
+    """:func:`hist_build` on ``n_blocks`` threads, each owning a block of features."""
     for k in prange(n_blocks):
-        f0 = k * d // n_blocks
-        f1 = (k + 1) * d // n_blocks
-        hist[f0:f1] = 0.0
-        cnt[f0:f1] = 0
-        _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, f0, f1,
-                           cnt_col)
+        _hist_block(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks,
+                    cnt_col)
 
 
 @njit(cache=True, nogil=True)
@@ -182,16 +188,14 @@ def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_thread
     on ``n_threads`` threads (split by features: the result does not depend on
     it) when the node is large enough (:data:`PARALLEL_HIST_MIN_WORK`).
     ``cnt_col``: :func:`unit_count_column` of the rows (the same histogram,
-    faster), or :data:`COUNT_NONE`."""
-    d = Xb.shape[1]
-    n_blocks = min(n_threads, d)
-    if n_blocks > 1 and (end - start) * d >= PARALLEL_HIST_MIN_WORK:
+    faster), or :data:`COUNT_NONE`.  The one-node case of :func:`hist_build_nodes`
+    (its own threshold: one node a region)."""
+    n_blocks = min(n_threads, Xb.shape[1])
+    if n_blocks > 1 and (end - start) * Xb.shape[1] >= PARALLEL_HIST_MIN_WORK:
         _hist_build_features(Xb, samples, start, end, yc, sstats, w, task, hist, cnt,
                              n_blocks, cnt_col)
-        return
-    hist[:] = 0.0
-    cnt[:] = 0
-    _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 0, d, cnt_col)
+    else:
+        _hist_block(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 0, 1, cnt_col)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -199,16 +203,10 @@ def _hist_build_nodes_features(Xb, samples, starts, ends, slots, n_nodes, yc, ss
                                hist, cnt, n_blocks, cnt_col):
     """:func:`hist_build_nodes` on ``n_blocks`` threads, each owning a contiguous
     block of features of every node's histogram."""
-    d = Xb.shape[1]
     for k in prange(n_blocks):
-        f0 = k * d // n_blocks
-        f1 = (k + 1) * d // n_blocks
         for q in range(n_nodes):
-            sl = slots[q]
-            hist[sl, f0:f1] = 0.0
-            cnt[sl, f0:f1] = 0
-            _hist_build_serial(Xb, samples, starts[q], ends[q], yc, sstats, w, task, hist[sl],
-                               cnt[sl], f0, f1, cnt_col)
+            _hist_block(Xb, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
+                        cnt[slots[q]], k, n_blocks, cnt_col)
 
 
 @njit(cache=True, nogil=True)
@@ -230,11 +228,8 @@ def hist_build_nodes(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, t
                                    task, hist, cnt, n_blocks, cnt_col)
         return
     for q in range(n_nodes):
-        sl = slots[q]
-        hist[sl] = 0.0
-        cnt[sl] = 0
-        _hist_build_serial(Xb, samples, starts[q], ends[q], yc, sstats, w, task, hist[sl],
-                           cnt[sl], 0, d, cnt_col)
+        _hist_block(Xb, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
+                    cnt[slots[q]], 0, 1, cnt_col)
 
 
 @njit(cache=True, nogil=True)

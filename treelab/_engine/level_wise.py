@@ -40,9 +40,9 @@ from .builder import (
     MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _find_best_split_i,
     _make_children_i, _mark_leaf, _partition_two, _root, children_improvement, decide_node,
     finish_children_histograms, is_leaf_node, new_pool, new_workspace, plan_children_histograms,
-    pool_release, set_feature_mask, split_ok,
+    pool_release, set_feature_mask, split_codes, split_ok,
 )
-from .histogram import _hist_build_serial, hist_build_nodes
+from .histogram import _hist_block, hist_build_nodes
 
 __all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "partition_chunks",
            "LEVEL_HIST_BUDGET"]
@@ -78,24 +78,6 @@ def max_slots(max_depth, n_large):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, s, e, f, tb, ml):
-    """Stable two-way split of ``samples[s:e]`` by bin code: the left samples to
-    ``tmp_l[s:s + nl]``, the right ones to ``tmp_r[s:s + nr]`` (branch-free, as
-    :func:`.builder._partition_two`); returns ``nl``."""
-    nl = 0
-    nr = 0
-    for p in range(s, e):
-        i = samples[p]
-        c = Xb[i, f]
-        go = ml if c == missing_bin else c <= tb
-        tmp_l[s + nl] = i
-        tmp_r[s + nr] = i
-        nl += go
-        nr += 1 - go
-    return nl
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _place_chunk(samples, tmp_l, tmp_r, s, e, nl, dl, dr):
     for q in range(nl):
         samples[dl + q] = tmp_l[s + q]
@@ -106,8 +88,9 @@ def _place_chunk(samples, tmp_l, tmp_r, s, e, nl, dl, dr):
 @njit(cache=True, nogil=True, parallel=True)
 def _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch):
     for c in prange(n_ch):
-        ch[c, 5] = _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch[c, 0], ch[c, 1],
-                                ch[c, 2], ch[c, 3], ch[c, 4] != 0)
+        # the chunk's left samples to tmp_l[s:], its right ones to tmp_r[s:]
+        ch[c, 5] = split_codes(samples, ch[c, 0], ch[c, 1], Xb, ch[c, 2], ch[c, 3],
+                               ch[c, 4] != 0, missing_bin, tmp_l, ch[c, 0], tmp_r, ch[c, 0])
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -144,8 +127,8 @@ def partition_chunks(Xb, samples, tmp_l, tmp_r, missing_bin, tasks, n_tasks, n_t
         _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch)
     else:
         for c in range(n_ch):
-            ch[c, 5] = _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch[c, 0],
-                                    ch[c, 1], ch[c, 2], ch[c, 3], ch[c, 4] != 0)
+            ch[c, 5] = split_codes(samples, ch[c, 0], ch[c, 1], Xb, ch[c, 2], ch[c, 3],
+                                   ch[c, 4] != 0, missing_bin, tmp_l, ch[c, 0], tmp_r, ch[c, 0])
     # destinations: a node's chunks' left parts in order, then their right parts
     c = 0
     for q in range(n_tasks):
@@ -185,13 +168,9 @@ def _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tas
         _partition_two(samples, tmp[s:e], cn, cs, s, e, tmp[:0].astype(np.float64),
                        float(parts[q, 3]), parts[q, 4] != 0, Xb, parts[q, 2], missing_bin, True)
         parts[q, 5] = cn[0]
-    d = Xb.shape[1]
     for b in range(task[1], task[2]):
-        sl = b_slot[b]
-        hist[sl] = 0.0
-        cnt[sl] = 0
-        _hist_build_serial(Xb, samples, b_start[b], b_end[b], yc, sstats, w, P_task, hist[sl],
-                           cnt[sl], 0, d, cnt_col)
+        _hist_block(Xb, samples, b_start[b], b_end[b], yc, sstats, w, P_task, hist[b_slot[b]],
+                    cnt[b_slot[b]], 0, 1, cnt_col)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -268,7 +247,9 @@ def _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, n_lv, w_total, im
     the serial loop of :func:`grow_level_wise` (best split from the histogram,
     children's sums from its bins, pre-stopping), nothing moved.  ``r_state[q]``:
     1 leaf, 2 numeric split (``r_*`` hold it), 3 left to the serial loop (a
-    nominal split)."""
+    nominal split).  :func:`.builder.decide_node`'s steps, stopped before any
+    sample moves: a nominal split partitions through the scratch arrays the
+    threads share (``ws.tmp``), so it goes back to the serial loop."""
     T = len(wss)
     for k in prange(T):
         wk = wss[k]

@@ -842,7 +842,6 @@ class Tree:
 
     @property
     def children_left(self):
-        a = self.arrays
         fc = self._col("first_child")
         return np.where(self.kind == LEAF, -1, fc)
 

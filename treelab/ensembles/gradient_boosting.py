@@ -403,7 +403,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 # gradients, Hessians and every class's [w h, w g, w] rows, in blocks
                 # of rows on the threads
                 newton_round_stats(loss.grad_hess, yf, raw, G, H, w, sst_buf, first_order,
-                                   bool(getattr(loss, "rowwise", False)), n_chunks)
+                                   bool(loss.rowwise), n_chunks)
                 rows = None
                 if p["subsample"] < 1.0:
                     m = max(1, int(round(p["subsample"] * n)))
