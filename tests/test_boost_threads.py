@@ -222,18 +222,23 @@ def test_packed_traversal_reaches_the_walked_leaves():
         predict_value_serial(trim(ms[1].tree_.arrays), Xf)[:, 0])
 
 
-def test_lockstep_traversal_equals_the_walk():
-    """Numeric binary forests take the level-by-level (lockstep) walk: same leaves
-    and the same sums in tree order as a row-by-row walk, with missing values,
-    trees of uneven depth, roots given out of order and a leaf-only tree."""
+@pytest.mark.parametrize("depths,layout", [([1, 4, 11, None], 1), ([1, 4, 6, 3], 2)])
+def test_lockstep_traversal_equals_the_walk(depths, layout):
+    """Numeric binary forests take the level-by-level (lockstep) walk -- as
+    complete heaps when the trees are shallow (layout 2), on the flat node
+    layout otherwise (1): same leaves and the same sums in tree order as a
+    row-by-row walk, with missing values going either way, trees of uneven
+    depth, roots given out of order and a leaf-only tree."""
     from treelab import DecisionTreeRegressor
+    from treelab._engine.tree import _pack_raw
     rng = np.random.default_rng(3)
     n = 7000
     X = rng.normal(size=(n, 5))
     X[rng.random((n, 5)) < 0.08] = np.nan
     y = np.nan_to_num(X[:, 0]) * 2 + np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=n)
+    y[np.isnan(X[:, 1])] += 3.0          # missing values of feature 1 matter (either side)
     ms = [DecisionTreeRegressor(max_depth=dp, random_state=s).fit(X, y)
-          for s, dp in enumerate([1, 4, 11, None])]
+          for s, dp in enumerate(depths)]
     ms.append(DecisionTreeRegressor(max_depth=3).fit(X, np.ones(n)))      # a single leaf
     forest, roots = concat_trees([m.tree_.arrays for m in ms])
     roots = roots[[3, 0, 4, 1, 2]]
@@ -244,5 +249,8 @@ def test_lockstep_traversal_equals_the_walk():
     ref = np.zeros((n, 2))
     for j in range(roots.shape[0]):                       # tree order, as the kernels add
         ref[:, cols[j]] += forest.value[leaves[:, j], 0]
+    assert _pack_raw(forest, roots)[0] == layout
+    missing = forest.missing_child[forest.kind == 1]
+    assert 0 < missing.sum() < missing.size                  # both directions occur
     np.testing.assert_array_equal(forest_raw_serial(forest, roots, cols, Xf, 2), ref)
     np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 2), ref)

@@ -443,21 +443,38 @@ def _forest_raw_block(t, nodes, thr, roots, root_col, X, lo, hi, out):
             out[i, c] += thr[_packed_leaf(t, nodes, thr, r, X, i)]
 
 
+#: a packed node's ``featm``: the feature in the low 30 bits, bit 30 set when a
+#: missing value goes right (:func:`_pack_lockstep`, :func:`_pack_heap`)
+_FEAT_BITS = 30
+_FEAT_MASK = (1 << _FEAT_BITS) - 1
+
+#: the complete-heap layout (:func:`_pack_heap`) is taken while a forest's trees
+#: are at most this deep and their heaps hold at most ``_HEAP_MAX_BLOWUP`` times
+#: the forest's nodes (depth-wise boosted trees; not deep leaf-wise ones)
+_HEAP_MAX_DEPTH = 20
+_HEAP_MAX_BLOWUP = 8
+
+
 @njit(cache=True, nogil=True)
 def _pack_lockstep(t, roots):
     """The forest for :func:`_forest_raw_lockstep`, or ``ok = False`` when a node
     is not a binary numeric split (nominal nodes take the general walk).  Per
-    node: ``feat`` / ``left`` (first child) / ``miss`` (the node a NaN goes to) as
-    int32, ``thr`` and the leaf value ``val``; a leaf points to itself (``thr`` =
-    +inf, ``miss`` = itself), so a row that reached it stays there.  ``depth[j]``:
-    the longest root-to-leaf path of tree ``j`` (found by walking its nodes)."""
+    node: ``featm`` (the feature, bit 30 set when a missing value goes to the
+    right child) and ``left`` (first child) as int32, ``thr`` and the leaf value
+    ``val``; a leaf points to itself (``thr`` = +inf, missing left), so a row
+    that reached it stays there.  ``depth[j]``: the longest root-to-leaf path of
+    tree ``j`` (found by walking its nodes)."""
     n = t.sizes[0]
     ok, feat, left, miss, thr = pack_binary(t)
     val = np.zeros(n, np.float64)
     depth = np.zeros(roots.shape[0], np.int64)
     if not ok:
-        return False, feat, left, miss, thr, val, depth
+        return False, feat, left, thr, val, depth
     for i in range(n):
+        mb = miss[i] - left[i]
+        if mb < 0 or mb > 1 or feat[i] > _FEAT_MASK:
+            return False, feat, left, thr, val, depth
+        feat[i] |= np.int32(mb << _FEAT_BITS)
         if t.kind[i] == LEAF:
             val[i] = t.value[i, 0]
     stack = np.empty(64, np.int64)
@@ -485,21 +502,113 @@ def _pack_lockstep(t, roots):
                 stack[top] = t.first_child[node] + c
                 sdep[top] = dn + 1
                 top += 1
-    return True, feat, left, miss, thr, val, depth
+    return True, feat, left, thr, val, depth
 
 
 @njit(cache=True, nogil=True)
-def _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, lo, hi, out):
+def _heap_fits(depth, n_nodes):
+    """Whether :func:`_pack_heap`'s layout is taken for trees of these depths."""
+    slots = 0
+    for j in range(depth.shape[0]):
+        if depth[j] > _HEAP_MAX_DEPTH:
+            return False
+        slots += 1 << (depth[j] + 1)
+    return slots <= _HEAP_MAX_BLOWUP * max(n_nodes, 1)
+
+
+@njit(cache=True, nogil=True)
+def _pack_heap(t, roots, depth, featm_flat, thr_flat):
+    """Each tree ``j`` as a complete binary heap of ``depth[j]`` levels (the array
+    layout of XGBoost's predictor): slot ``h``'s children are ``2h + 1`` and
+    ``2h + 2``, so a step needs no child pointer.  Internal slots of tree ``j``
+    are ``hf[ioff[j]:ioff[j + 1]]`` / ``ht[...]`` (``featm`` as in
+    :func:`_pack_lockstep`); below a leaf of the tree the slots send every row
+    left (``thr`` = +inf) and every heap leaf under it holds its value
+    (``hv[loff[j]:loff[j + 1]]``).  ``featm_flat`` / ``thr_flat``: the flat
+    packing's arrays (missing-value bits already set)."""
+    T = roots.shape[0]
+    ioff = np.zeros(T + 1, np.int64)
+    loff = np.zeros(T + 1, np.int64)
+    for j in range(T):
+        ioff[j + 1] = ioff[j] + (1 << depth[j]) - 1
+        loff[j + 1] = loff[j] + (1 << depth[j])
+    hf = np.zeros(ioff[T], np.int32)
+    ht = np.full(ioff[T], np.inf)
+    hv = np.zeros(loff[T], np.float64)
+    sn = np.empty(_HEAP_MAX_DEPTH + 2, np.int64)
+    sh = np.empty(_HEAP_MAX_DEPTH + 2, np.int64)
+    sl = np.empty(_HEAP_MAX_DEPTH + 2, np.int64)
+    for j in range(T):
+        d = depth[j]
+        top = 1
+        sn[0] = roots[j]
+        sh[0] = 0
+        sl[0] = 0
+        while top > 0:
+            top -= 1
+            node = sn[top]
+            h = sh[top]
+            lv = sl[top]
+            if t.kind[node] == LEAF:
+                k = d - lv
+                first = ((h + 1) << k) - 1 - ((1 << d) - 1)
+                for q in range(1 << k):
+                    hv[loff[j] + first + q] = t.value[node, 0]
+                continue
+            hf[ioff[j] + h] = featm_flat[node]
+            ht[ioff[j] + h] = thr_flat[node]
+            for c in range(2):
+                sn[top] = t.first_child[node] + c
+                sh[top] = 2 * h + 1 + c
+                sl[top] = lv + 1
+                top += 1
+    return hf, ht, hv, ioff, loff
+
+
+@njit(cache=True, nogil=True)
+def _forest_raw_heap(hf, ht, hv, ioff, loff, depth, root_col, X, lo, hi, out):
+    """:func:`_forest_raw_lockstep` on :func:`_pack_heap`'s layout: the child is
+    ``2h + 1 + right`` with ``right = x > thr``, or the node's missing-value bit
+    for a NaN, computed without a branch or a child pointer (the row loop of a
+    level compiles to vector gathers).  The same leaves and the same sums in tree
+    order."""
+    cur = np.empty(_ROW_BLOCK, np.int64)
+    for b0 in range(lo, hi, _ROW_BLOCK):
+        m = min(hi, b0 + _ROW_BLOCK) - b0
+        Xb = X[b0:b0 + m]
+        for j in range(depth.shape[0]):
+            fj = hf[ioff[j]:ioff[j + 1]]
+            tj = ht[ioff[j]:ioff[j + 1]]
+            for q in range(m):
+                cur[q] = 0
+            for _ in range(depth[j]):
+                for q in range(m):
+                    node = cur[q]
+                    fm = fj[node]
+                    v = Xb[q, fm & _FEAT_MASK]
+                    right = np.int64(v > tj[node]) | (np.int64(v != v) & np.int64(fm >> _FEAT_BITS))
+                    cur[q] = 2 * node + 1 + right
+            vj = hv[loff[j]:loff[j + 1]]
+            first = ioff[j + 1] - ioff[j]
+            c = root_col[j]
+            for q in range(m):
+                out[b0 + q, c] += vj[cur[q] - first]
+
+
+@njit(cache=True, nogil=True)
+def _forest_raw_lockstep(featm, left, thr, val, depth, roots, root_col, X, lo, hi, out):
     """The rows ``lo .. hi - 1`` in blocks of :data:`_ROW_BLOCK`, each block through
     every tree in lockstep: one level of the tree at a time for the whole block,
     ``depth[j]`` levels (rows already at a leaf stay there).  No data-dependent
-    branch (the child is ``left + (x > thr)``, NaN to ``miss``) and the rows of a
-    level are independent, so their memory accesses overlap (XGBoost-style
-    blocked prediction).  Same leaves as :func:`_packed_leaf` (``x > thr`` is
-    ``not x <= thr`` for a number) and the same sums, in tree order."""
-    cur = np.empty(_ROW_BLOCK, np.int32)
+    branch (the child is ``left + right``, ``right = x > thr`` or, for a NaN,
+    the node's missing-value bit) and the rows of a level are independent, so
+    their memory accesses overlap (XGBoost-style blocked prediction).  Same
+    leaves as :func:`_packed_leaf` (``x > thr`` is ``not x <= thr`` for a number)
+    and the same sums, in tree order."""
+    cur = np.empty(_ROW_BLOCK, np.int64)
     for b0 in range(lo, hi, _ROW_BLOCK):
         m = min(hi, b0 + _ROW_BLOCK) - b0
+        Xb = X[b0:b0 + m]
         for j in range(roots.shape[0]):
             r = roots[j]
             c = root_col[j]
@@ -508,9 +617,10 @@ def _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, 
             for _ in range(depth[j]):
                 for q in range(m):
                     node = cur[q]
-                    v = X[b0 + q, feat[node]]
-                    nxt = left[node] + np.int32(v > thr[node])
-                    cur[q] = miss[node] if v != v else nxt
+                    fm = featm[node]
+                    v = Xb[q, fm & _FEAT_MASK]
+                    right = np.int64(v > thr[node]) | (np.int64(v != v) & np.int64(fm >> _FEAT_BITS))
+                    cur[q] = left[node] + right
             for q in range(m):
                 out[b0 + q, c] += val[cur[q]]
 
@@ -520,13 +630,40 @@ _ROW_CHUNK = 16 * _ROW_BLOCK
 
 
 @njit(cache=True, nogil=True)
+def _forest_raw_chunk(layout, flat, heap, roots, root_col, X, lo, hi, out):
+    if layout == 2:
+        hf, ht, hv, ioff, loff = heap
+        _forest_raw_heap(hf, ht, hv, ioff, loff, flat[4], root_col, X, lo, hi, out)
+    else:
+        featm, left, thr, val, depth = flat
+        _forest_raw_lockstep(featm, left, thr, val, depth, roots, root_col, X, lo, hi, out)
+
+
+@njit(cache=True, nogil=True)
+def _pack_raw(t, roots):
+    """The layout :func:`forest_raw` walks: 2 complete heaps (:func:`_pack_heap`,
+    when :func:`_heap_fits`), 1 flat lockstep (:func:`_pack_lockstep`), 0 the
+    general walk (a nominal node)."""
+    ok, featm, left, thr, val, depth = _pack_lockstep(t, roots)
+    layout = 0
+    if ok:
+        layout = 2 if _heap_fits(depth, t.sizes[0]) else 1
+    if layout == 2:
+        heap = _pack_heap(t, roots, depth, featm, thr)
+    else:
+        heap = (np.zeros(0, np.int32), np.zeros(0), np.zeros(0), np.zeros(1, np.int64),
+                np.zeros(1, np.int64))
+    return layout, (featm, left, thr, val, depth), heap
+
+
+@njit(cache=True, nogil=True)
 def forest_raw_serial(t, roots, root_col, X, n_cols):
     """:func:`forest_raw` without threads."""
     n = X.shape[0]
     out = np.zeros((n, n_cols), np.float64)
-    ok, feat, left, miss, thr, val, depth = _pack_lockstep(t, roots)
-    if ok:
-        _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, 0, n, out)
+    layout, flat, heap = _pack_raw(t, roots)
+    if layout > 0:
+        _forest_raw_chunk(layout, flat, heap, roots, root_col, X, 0, n, out)
         return out
     nodes, thr = pack_forest(t)
     _forest_raw_block(t, nodes, thr, roots, root_col, X, 0, n, out)
@@ -540,17 +677,19 @@ def forest_raw(t, roots, root_col, X, n_cols):
     ``j`` (trees in order), ``n_cols`` output columns.  One call predicts a whole
     ensemble (boosting: trees summed per class; SGT: one tree per column).
     Parallel over chunks of rows; binary numeric trees are walked level by level
-    for a whole block of rows at once (:func:`_forest_raw_lockstep`), others one
-    tree at a time on the packed node layout (:func:`pack_forest`)."""
+    for a whole block of rows at once, as complete heaps when they are shallow
+    enough (:func:`_forest_raw_heap`: depth-wise boosted trees) or on the flat
+    node layout (:func:`_forest_raw_lockstep`), others one tree at a time on the
+    packed node layout (:func:`pack_forest`)."""
     n = X.shape[0]
     out = np.zeros((n, n_cols), np.float64)
-    ok, feat, left, miss, thr, val, depth = _pack_lockstep(t, roots)
-    if ok:
+    layout, flat, heap = _pack_raw(t, roots)
+    if layout > 0:
         nc = (n + _ROW_CHUNK - 1) // _ROW_CHUNK
         for b in prange(nc):
             lo = b * _ROW_CHUNK
-            _forest_raw_lockstep(feat, left, miss, thr, val, depth, roots, root_col, X, lo,
-                                 min(n, lo + _ROW_CHUNK), out)
+            _forest_raw_chunk(layout, flat, heap, roots, root_col, X, lo,
+                              min(n, lo + _ROW_CHUNK), out)
         return out
     nodes, pthr = pack_forest(t)
     nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
