@@ -254,3 +254,33 @@ def test_lockstep_traversal_equals_the_walk(depths, layout):
     assert 0 < missing.sum() < missing.size                  # both directions occur
     np.testing.assert_array_equal(forest_raw_serial(forest, roots, cols, Xf, 2), ref)
     np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 2), ref)
+
+
+def test_forest_raw_chunks_do_not_change_the_sums():
+    """A few rows through a large forest go on threads in chunks smaller than
+    ``_ROW_CHUNK`` (``n_threads``): the same sums as the serial walk whatever the
+    chunks, on both lockstep layouts and on the general walk."""
+    from treelab import DecisionTreeClassifier, DecisionTreeRegressor
+    from treelab._engine.tree import PARALLEL_MIN_FOREST_WORK, _pack_raw, forest_raw
+    rng = np.random.default_rng(11)
+    n = 700
+    X = rng.normal(size=(n, 4))
+    X[rng.random((n, 4)) < 0.1] = np.nan
+    y = np.nan_to_num(X[:, 0]) + rng.normal(size=n)
+    shallow = [DecisionTreeRegressor(max_depth=d, random_state=d).fit(X, y).tree_.arrays
+               for d in (2, 5)]
+    deep = [DecisionTreeRegressor(random_state=0).fit(X, y).tree_.arrays]
+    df = pd.DataFrame({"a": pd.Categorical(rng.integers(0, 4, n)), "b": X[:, 1]})
+    nominal = [DecisionTreeClassifier(nominal_split="multiway", max_depth=3)
+               .fit(df, (y > 0).astype(int)).tree_.arrays]
+    Xn = np.ascontiguousarray(np.column_stack([rng.integers(0, 4, n), X[:, 1]]).astype(float))
+    for trees, Xf, layout in [(shallow, X, 2), (deep + shallow, X, 1), (nominal, Xn, 0)]:
+        forest, roots = concat_trees(trees * -(-300 // len(trees)))
+        assert _pack_raw(forest, roots)[0] == layout
+        assert n * roots.shape[0] >= PARALLEL_MIN_FOREST_WORK
+        cols = np.arange(roots.shape[0], dtype=np.int64) % 3
+        Xf = np.ascontiguousarray(Xf)
+        ref = forest_raw_serial(forest, roots, cols, Xf, 3)
+        for k in (0, 1, 2, 7, 64):
+            np.testing.assert_array_equal(forest_raw(forest, roots, cols, Xf, 3, k), ref)
+        np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 3), ref)
