@@ -137,6 +137,11 @@ def _check_finite(Xf, is_nominal, allow_nan, what="X"):
     num = ~is_nominal
     if num.any():
         sub = Xf[:, num] if not num.all() else Xf
+        # a finite sum means no infinity and no NaN (either makes the sum inf or
+        # NaN): one read of the data instead of a boolean array and its scan
+        # (half the time: a prediction's input check is part of its cost)
+        if np.isfinite(sub.sum()):
+            return
         if np.isinf(sub).any():
             raise ValueError(f"Input {what} contains infinity or a value too large for dtype('float64').")
         if not allow_nan and np.isnan(sub).any():
