@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from treelab import DecisionTreeClassifier, GradientBoostingClassifier
+from treelab import (DecisionTreeClassifier, GradientBoostingClassifier,
+                     GradientBoostingRegressor)
 from treelab._engine.binning import bin_data
 from treelab._engine.builder import build_tree, make_params
 from treelab._engine.histogram import (
@@ -170,6 +171,31 @@ def test_boosting_model_does_not_depend_on_n_jobs():
     for (ta, _), (tb, _) in zip(a._trees, b._trees):
         np.testing.assert_array_equal(ta.threshold, tb.threshold)
         np.testing.assert_array_equal(ta.value, tb.value)
+
+
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
+def test_small_regression_boosting_does_not_depend_on_n_jobs(policy):
+    """Squared error on 600 rows with missing values and a constant column: most
+    nodes are small (sorted per feature, :func:`.splitter.newton_sorted_sweep`),
+    the others are searched from histograms (:func:`.splitter.newton_hist_sweep`),
+    level-wise on two threads with ``n_jobs=2`` -- where an inlined sweep once
+    gave other splits than the serial search."""
+    rng = np.random.RandomState(0)
+    X = rng.rand(600, 6)
+    X[:, 2] = np.round(X[:, 2] * 4)
+    X[rng.rand(600, 6) < 0.1] = np.nan
+    X[:, 5] = 1.0
+    y = np.nan_to_num(X[:, 0]) * 3 + rng.randn(600)
+    kw = dict(n_estimators=3, max_depth=4, grow_policy=policy, random_state=0)
+    if policy == "lossguide":
+        kw.update(max_depth=0, max_leaves=12)
+    a = GradientBoostingRegressor(n_jobs=1, **kw).fit(X, y)
+    b = GradientBoostingRegressor(n_jobs=2, **kw).fit(X, y)
+    assert a._trees[0][0].feature.shape[0] >= 9
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    for (ta, _), (tb, _) in zip(a._trees, b._trees):
+        np.testing.assert_array_equal(ta.feature, tb.feature)
+        np.testing.assert_array_equal(ta.threshold, tb.threshold)
 
 
 def _walk(t, root, x):

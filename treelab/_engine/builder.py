@@ -42,13 +42,13 @@ from numba import njit, types
 from .binning import BinnedData, edges_below, presort  # noqa: F401  (presort: re-exported)
 from .histogram import COUNT_NONE, hist_build, hist_subtract, unit_count_column
 from .merit import (
-    MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
-    stats_weight,
+    MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_ALPHA, NEWTON_GAMMA, NEWTON_LAMBDA,
+    TASK_CLASSIFICATION, better, impurity_of, newton_impurity, stats_weight,
 )
 from .signatures import IMPURITY_TYPE, MERIT_TYPE
 from .splitter import (
-    FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted, random_nominal,
-    random_numeric,
+    FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
+    newton_hist_sweep, newton_sorted_sweep, random_nominal, random_numeric,
 )
 from .tree import LEAF, NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
@@ -653,6 +653,15 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     gsel[1] = -1
     track = P.split_mode == SPLIT_RANDOM and merit_code != MERIT_GAIN_RATIO
     run_best = -np.inf
+    # Newton gain from histograms: the parent's terms once a node, one call a feature
+    # with three array arguments (see splitter.newton_hist_sweep)
+    newton = use_hist and merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION
+    h_par = parent[0] if newton else 0.0
+    g_par = parent[1] if newton else 0.0
+    imp_par = newton_impurity(parent, cp) if newton else 0.0
+    lam = cp[NEWTON_LAMBDA] if newton else 0.0
+    alpha = cp[NEWTON_ALPHA] if newton else 0.0
+    gamma = cp[NEWTON_GAMMA] if newton else 0.0
     for j in range(d):
         if max_features < d:
             r = j + np.random.randint(0, d - j)
@@ -723,16 +732,30 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                 _gather_targets(samples, start, end, yc, sstats, w, task, ws.yloc,
                                 ws.sloc, ws.wloc)
                 gathered = True
-            if _gather_sort_small(X, D.Xb, use_hist, missing_bin, f, samples, start, end,
-                                  ws.keys_s, ws.ids_s, ws.blk[0]):
+            if not _gather_sort_small(X, D.Xb, use_hist, missing_bin, f, samples, start, end,
+                                      ws.keys_s, ws.ids_s, ws.blk[0]):
+                status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
+            elif newton:
+                status, score, thr, mslot = newton_sorted_sweep(
+                    ws.keys_s, ws.ids_s, 0, n_node, True,
+                    edges[edge_offsets[f]:edge_offsets[f + 1]], ws.sloc, h_par, g_par,
+                    imp_par, min_samples_leaf, min_weight_leaf, lam, alpha, gamma)
+                ratio = score
+            else:
                 status, score, ratio, thr, mslot = best_numeric_sorted(
                     ws.keys_s, ws.ids_s, 0, n_node, use_hist,
                     edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
                     ws.yloc, ws.sloc, ws.wloc, parent, imp, left, miss, buf, min_samples_leaf,
                     min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
                     ws.proxy_best)
-            else:
-                status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
+            kk = 2
+        elif newton:
+            lo = edge_offsets[f]
+            status, score, thr, mslot = newton_hist_sweep(
+                pool[hslot, f], pcnt[hslot, f], edge_offsets[f + 1] - lo + 1,
+                edges[lo:edge_offsets[f + 1]], missing_bin, h_par, g_par, imp_par, n_node,
+                min_samples_leaf, min_weight_leaf, lam, alpha, gamma)
+            ratio = score
             kk = 2
         elif use_hist:
             nvb = edge_offsets[f + 1] - edge_offsets[f] + 1

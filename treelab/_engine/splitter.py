@@ -33,7 +33,7 @@ from .merit import (  # noqa: F401
 __all__ = [
     "TASK_CLASSIFICATION", "TASK_DENSE", "MERIT_IMPURITY_DECREASE", "MERIT_GAIN_RATIO",
     "MERIT_CUSTOM", "stats_weight", "node_impurity", "split_merit", "best_numeric_sorted",
-    "best_numeric_hist", "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
+    "best_numeric_hist", "newton_hist_sweep", "newton_sorted_sweep", "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
     "NOMINAL_MULTIWAY_C45", "multiway_admissible", "MERIT_NEWTON", "SPLIT_BEST", "SPLIT_RANDOM",
     "random_numeric", "random_nominal",
 ]
@@ -278,6 +278,12 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
     (scikit-learn's "best" splitter).  Returns
     ``(status, score, ratio, threshold, missing_slot)``.
     """
+    if merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
+        status, score, thr, slot = newton_sorted_sweep(
+            keys, ids, start, end, use_edges, edges_f, sstats, parent[0], parent[1],
+            newton_impurity(parent, cp), min_samples_leaf, min_weight_leaf,
+            cp[NEWTON_LAMBDA], cp[NEWTON_ALPHA], cp[NEWTON_GAMMA])
+        return status, score, score, thr, slot
     n_parent = end - start
     end_nm = end
     while end_nm > start and np.isnan(keys[end_nm - 1]):
@@ -359,23 +365,127 @@ def _newton_imp(h, g, lam, alpha):
     return -0.5 * t * t / den
 
 
+@njit(cache=True, inline="always", nogil=True)
+def _newton_candidate(n_left, h_left, g_left, n_parent, n_miss, h_miss, g_miss, h_par, g_par,
+                      imp_par, min_samples_leaf, min_weight_leaf, lam, alpha, gamma):
+    """:func:`eval_binary` of one Newton candidate on scalars (the non-missing
+    left side holds ``n_left`` samples of sums ``h_left``, ``g_left``): missing
+    values right, then left; the same operations in the same order.  Returns
+    ``(ok, score, missing_slot)``."""
+    ok = False
+    c_score = -np.inf
+    c_slot = 1
+    for m in range(2):
+        if m == 1 and n_miss == 0:
+            break
+        nl = n_left + (n_miss if m == 1 else 0)
+        nr = n_parent - nl
+        if nl < min_samples_leaf or nr < min_samples_leaf:
+            continue
+        hl = h_left + (h_miss if m == 1 else 0.0)
+        gl = g_left + (g_miss if m == 1 else 0.0)
+        hr = h_par - hl
+        gr = g_par - gl
+        if hl < min_weight_leaf or hr < min_weight_leaf:
+            continue
+        g = 0.0
+        g -= _newton_imp(hl, gl, lam, alpha)
+        g -= _newton_imp(hr, gr, lam, alpha)
+        g += imp_par
+        g -= gamma * 1
+        if better(g, c_score):
+            ok = True
+            c_score = g
+            c_slot = 0 if m == 1 else 1
+    if ok and n_miss == 0:
+        # no missing value seen here: missing goes to the larger child
+        c_slot = 0 if n_left >= n_parent - n_left else 1
+    return ok, c_score, c_slot
+
+
 @njit(cache=True, nogil=True)
-def _newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, miss, n_miss, parent, n_parent,
-                       min_samples_leaf, min_weight_leaf, cp):
+def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, h_par, g_par,
+                        imp_par, min_samples_leaf, min_weight_leaf, lam, alpha, gamma):
+    """:func:`best_numeric_sorted` for the Newton gain (statistics ``[H, G, w]``
+    in ``sstats``, rows ``ids``): the same candidates and sums, in the same
+    order, with the parent's terms as scalars (see :func:`newton_hist_sweep`).
+    Returns ``(status, score, threshold, missing_slot)``."""
+    n_parent = end - start
+    end_nm = end
+    while end_nm > start and np.isnan(keys[end_nm - 1]):
+        end_nm -= 1
+    n_miss = end - end_nm
+    h_miss = 0.0
+    g_miss = 0.0
+    for p in range(end_nm, end):
+        h_miss += sstats[ids[p], 0]
+        g_miss += sstats[ids[p], 1]
+    if end_nm == start:
+        return -1, -np.inf, 0.0, 0
+    if n_miss == 0 and keys[end_nm - 1] <= keys[start] + FEATURE_THRESHOLD:
+        return -1, -np.inf, 0.0, 0
+    status = 0
+    best_score = -np.inf
+    best_thr = 0.0
+    best_slot = 1
+    h_left = 0.0
+    g_left = 0.0
+    n_left = 0
+    for p in range(start, end_nm):
+        i = ids[p]
+        h_left += sstats[i, 0]
+        g_left += sstats[i, 1]
+        n_left += 1
+        if p + 1 < end_nm:
+            if keys[p + 1] <= keys[p] + FEATURE_THRESHOLD:
+                continue
+        elif n_miss == 0:
+            break
+        ok, score, slot = _newton_candidate(
+            n_left, h_left, g_left, n_parent, n_miss, h_miss, g_miss, h_par, g_par, imp_par,
+            min_samples_leaf, min_weight_leaf, lam, alpha, gamma)
+        if ok and better(score, best_score):
+            status = 1
+            best_score = score
+            best_slot = slot
+            if p + 1 < end_nm:
+                best_thr = _threshold_after(keys, p, use_edges, edges_f)
+            else:
+                # every non-missing value left, missing values right
+                best_thr = np.inf
+                best_slot = 1
+    return status, best_score, best_thr, best_slot
+
+
+@njit(cache=True, nogil=True)
+def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, h_par, g_par,
+                      imp_par, n_parent, min_samples_leaf, min_weight_leaf, lam, alpha, gamma):
     """:func:`best_numeric_hist` for the Newton gain (statistics ``[H, G, w]``):
     the same candidates, the same floating-point operations in the same order
     (so the same tree) as the generic path through :func:`eval_binary` and
-    :func:`~.merit.split_merit`, with the sums kept in scalars and the parent's
-    structure score computed once.  Gain: the slides' XGBoost section,
-    1/2 [G_L^2/(H_L+lambda) + G_R^2/(H_R+lambda) - G^2/(H+lambda)] - gamma."""
-    gamma = cp[NEWTON_GAMMA]
-    h_par = parent[0]
-    g_par = parent[1]
-    imp_par = newton_impurity(parent, cp)
-    h_miss = miss[0]
-    g_miss = miss[1]
-    lam = cp[NEWTON_LAMBDA]
-    alpha = cp[NEWTON_ALPHA]
+    :func:`~.merit.split_merit`, with the sums kept in scalars.  Gain: the
+    slides' XGBoost section,
+    1/2 [G_L^2/(H_L+lambda) + G_R^2/(H_R+lambda) - G^2/(H+lambda)] - gamma.
+
+    The parent's ``H``, ``G`` and structure score ``imp_par``
+    (:func:`~.merit.newton_impurity`) and the parameters come as scalars,
+    computed once a node: a call increfs and decrefs each of its array arguments
+    (two atomic operations an array), and the generic path's calls per feature
+    and per candidate made that a fifth of a boosting fit on MNIST's 784
+    features.  (Inlined into the level-wise driver's parallel split search,
+    numba's parfor lowering gave wrong splits: it stays a call.)  Returns ``(status, score, threshold,
+    missing_slot)``; status -1: the feature is constant on the node."""
+    n_miss = cnt_f[missing_bin]
+    nonempty = 0
+    for b in range(n_value_bins):
+        if cnt_f[b] > 0:
+            nonempty += 1
+            if nonempty > 1:
+                break
+    if nonempty == 0 or (nonempty == 1 and n_miss == 0):
+        return -1, -np.inf, 0.0, 0
+    h_miss = hist_f[missing_bin, 0]
+    g_miss = hist_f[missing_bin, 1]
     status = 0
     best_score = -np.inf
     best_thr = 0.0
@@ -392,34 +502,9 @@ def _newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, miss, n_miss, paren
         n_left += cnt_f[b]
         if n_left == n_nonmissing and n_miss == 0:
             break
-        # eval_binary: missing values right, then left
-        ok = False
-        c_score = -np.inf
-        c_slot = 1
-        for m in range(2):
-            if m == 1 and n_miss == 0:
-                break
-            nl = n_left + (n_miss if m == 1 else 0)
-            nr = n_parent - nl
-            if nl < min_samples_leaf or nr < min_samples_leaf:
-                continue
-            hl = h_left + (h_miss if m == 1 else 0.0)
-            gl = g_left + (g_miss if m == 1 else 0.0)
-            hr = h_par - hl
-            gr = g_par - gl
-            if hl < min_weight_leaf or hr < min_weight_leaf:
-                continue
-            g = 0.0
-            g -= _newton_imp(hl, gl, lam, alpha)
-            g -= _newton_imp(hr, gr, lam, alpha)
-            g += imp_par
-            g -= gamma * 1
-            if better(g, c_score):
-                ok = True
-                c_score = g
-                c_slot = 0 if m == 1 else 1
-        if ok and n_miss == 0:
-            c_slot = 0 if n_left >= n_parent - n_left else 1
+        ok, c_score, c_slot = _newton_candidate(
+            n_left, h_left, g_left, n_parent, n_miss, h_miss, g_miss, h_par, g_par, imp_par,
+            min_samples_leaf, min_weight_leaf, lam, alpha, gamma)
         if ok and better(c_score, best_score):
             status = 1
             best_score = c_score
@@ -431,7 +516,7 @@ def _newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, miss, n_miss, paren
                 best_thr = edges_f[b]
         if n_left == n_nonmissing:
             break
-    return status, best_score, best_score, best_thr, best_slot
+    return status, best_score, best_thr, best_slot
 
 
 @njit(cache=True, nogil=True)
@@ -453,8 +538,11 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     if nonempty == 0 or (nonempty == 1 and n_miss == 0):
         return -1, -np.inf, -np.inf, 0.0, 0
     if merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
-        return _newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, miss, n_miss, parent,
-                                  n_parent, min_samples_leaf, min_weight_leaf, cp)
+        status, score, thr, slot = newton_hist_sweep(
+            hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent[0], parent[1],
+            newton_impurity(parent, cp), n_parent, min_samples_leaf, min_weight_leaf,
+            cp[NEWTON_LAMBDA], cp[NEWTON_ALPHA], cp[NEWTON_GAMMA])
+        return status, score, score, thr, slot
     status = 0
     best_score = -np.inf
     best_ratio = -np.inf
