@@ -42,8 +42,8 @@ from numba import njit, types
 from .binning import BinnedData, edges_below, presort  # noqa: F401  (presort: re-exported)
 from .histogram import COUNT_NONE, hist_build, hist_subtract, unit_count_column
 from .merit import (
-    MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_ALPHA, NEWTON_GAMMA, NEWTON_LAMBDA,
-    TASK_CLASSIFICATION, better, impurity_of, newton_impurity, stats_weight,
+    MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
+    stats_weight,
 )
 from .signatures import IMPURITY_TYPE, MERIT_TYPE
 from .splitter import (
@@ -226,12 +226,15 @@ def _gather_targets(samples, start, end, yc, sstats, w, task, yl, sl, wl):
 
 @njit(cache=True, nogil=True)
 def _gather_sort_small(X, Xb, use_hist, missing_bin, f, samples, start, end, keys_s, ids_s,
-                       scratch):
+                       scratch, bucket):
     """``keys_s[:m]`` = feature ``f`` of the small node ``samples[start:end]`` sorted
     ascending (bin code or raw value, missing = NaN last; stable), ``ids_s[:m]``
     the local sample positions in that order.  Returns False, without sorting,
     when the feature is constant on the node and nothing is missing (what
-    ``best_numeric_sorted`` would report as status -1); True otherwise."""
+    ``best_numeric_sorted`` would report as status -1); True otherwise.
+    Bin codes of more than 24 samples are counting-sorted in ``bucket`` (zero,
+    at least ``missing_bin + 1`` long; left zero): the order of the stable
+    merge sort of raw values, without its allocation."""
     m = end - start
     lo = np.inf
     hi = -np.inf
@@ -268,6 +271,27 @@ def _gather_sort_small(X, Xb, use_hist, missing_bin, f, samples, start, end, key
                 q -= 1
             keys_s[q + 1] = k
             ids_s[q + 1] = p
+    elif use_hist:
+        c_lo = int(lo) if n_miss < m else 0
+        c_hi = int(hi) if n_miss < m else -1
+        for p in range(m):
+            x = scratch[p]
+            bucket[missing_bin if x == np.inf else int(x)] += 1
+        pos = 0
+        for c in range(c_lo, c_hi + 1):
+            t = bucket[c]
+            bucket[c] = pos
+            pos += t
+        bucket[missing_bin] = pos
+        for p in range(m):
+            x = scratch[p]
+            c = missing_bin if x == np.inf else int(x)
+            q = bucket[c]
+            bucket[c] = q + 1
+            keys_s[q] = x
+            ids_s[q] = p
+        bucket[c_lo:c_hi + 1] = 0
+        bucket[missing_bin] = 0
     else:
         perm = np.argsort(scratch[:m], kind="mergesort")
         for p in range(m):
@@ -508,7 +532,7 @@ def new_workspace(D, rows, P):
     n_g = n if P.split_mode == SPLIT_RANDOM else 0
     n_s = n if (P.layout == LAYOUT_SAMPLES and not D.use_hist) else 1
     # the sample layout with value ranks (binning.rank_columns): counting-sort buckets
-    n_rank = 1
+    n_rank = D.n_bins + 1 if D.use_hist else 1      # (hist: small nodes' counting sort)
     if n_s > 1 and has_ranks(D):
         for f in range(d):
             n_rank = max(n_rank, D.edge_offsets[f + 1] - D.edge_offsets[f])
@@ -653,15 +677,6 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     gsel[1] = -1
     track = P.split_mode == SPLIT_RANDOM and merit_code != MERIT_GAIN_RATIO
     run_best = -np.inf
-    # Newton gain from histograms: the parent's terms once a node, one call a feature
-    # with three array arguments (see splitter.newton_hist_sweep)
-    newton = use_hist and merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION
-    h_par = parent[0] if newton else 0.0
-    g_par = parent[1] if newton else 0.0
-    imp_par = newton_impurity(parent, cp) if newton else 0.0
-    lam = cp[NEWTON_LAMBDA] if newton else 0.0
-    alpha = cp[NEWTON_ALPHA] if newton else 0.0
-    gamma = cp[NEWTON_GAMMA] if newton else 0.0
     for j in range(d):
         if max_features < d:
             r = j + np.random.randint(0, d - j)
@@ -733,13 +748,14 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                                 ws.sloc, ws.wloc)
                 gathered = True
             if not _gather_sort_small(X, D.Xb, use_hist, missing_bin, f, samples, start, end,
-                                      ws.keys_s, ws.ids_s, ws.blk[0]):
+                                      ws.keys_s, ws.ids_s, ws.blk[0], ws.rank_cnt):
                 status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
-            elif newton:
+            elif use_hist and merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
+                # (the Newton sweep on scalars, see splitter.newton_hist_sweep)
                 status, score, thr, mslot = newton_sorted_sweep(
                     ws.keys_s, ws.ids_s, 0, n_node, True,
-                    edges[edge_offsets[f]:edge_offsets[f + 1]], ws.sloc, h_par, g_par,
-                    imp_par, min_samples_leaf, min_weight_leaf, lam, alpha, gamma)
+                    edges[edge_offsets[f]:edge_offsets[f + 1]], ws.sloc, parent, cp,
+                    min_samples_leaf, min_weight_leaf)
                 ratio = score
             else:
                 status, score, ratio, thr, mslot = best_numeric_sorted(
@@ -749,12 +765,12 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                     min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
                     ws.proxy_best)
             kk = 2
-        elif newton:
+        elif use_hist and merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
             lo = edge_offsets[f]
             status, score, thr, mslot = newton_hist_sweep(
                 pool[hslot, f], pcnt[hslot, f], edge_offsets[f + 1] - lo + 1,
-                edges[lo:edge_offsets[f + 1]], missing_bin, h_par, g_par, imp_par, n_node,
-                min_samples_leaf, min_weight_leaf, lam, alpha, gamma)
+                edges[lo:edge_offsets[f + 1]], missing_bin, parent, cp, n_node,
+                min_samples_leaf, min_weight_leaf)
             ratio = score
             kk = 2
         elif use_hist:

@@ -280,9 +280,8 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
     """
     if merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
         status, score, thr, slot = newton_sorted_sweep(
-            keys, ids, start, end, use_edges, edges_f, sstats, parent[0], parent[1],
-            newton_impurity(parent, cp), min_samples_leaf, min_weight_leaf,
-            cp[NEWTON_LAMBDA], cp[NEWTON_ALPHA], cp[NEWTON_GAMMA])
+            keys, ids, start, end, use_edges, edges_f, sstats, parent, cp, min_samples_leaf,
+            min_weight_leaf)
         return status, score, score, thr, slot
     n_parent = end - start
     end_nm = end
@@ -404,12 +403,18 @@ def _newton_candidate(n_left, h_left, g_left, n_parent, n_miss, h_miss, g_miss, 
 
 
 @njit(cache=True, nogil=True)
-def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, h_par, g_par,
-                        imp_par, min_samples_leaf, min_weight_leaf, lam, alpha, gamma):
+def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, parent, cp,
+                        min_samples_leaf, min_weight_leaf):
     """:func:`best_numeric_sorted` for the Newton gain (statistics ``[H, G, w]``
     in ``sstats``, rows ``ids``): the same candidates and sums, in the same
-    order, with the parent's terms as scalars (see :func:`newton_hist_sweep`).
-    Returns ``(status, score, threshold, missing_slot)``."""
+    order, evaluated on scalars (see :func:`newton_hist_sweep`).  Returns
+    ``(status, score, threshold, missing_slot)``."""
+    h_par = parent[0]
+    g_par = parent[1]
+    imp_par = newton_impurity(parent, cp)
+    lam = cp[NEWTON_LAMBDA]
+    alpha = cp[NEWTON_ALPHA]
+    gamma = cp[NEWTON_GAMMA]
     n_parent = end - start
     end_nm = end
     while end_nm > start and np.isnan(keys[end_nm - 1]):
@@ -458,8 +463,8 @@ def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, h_par
 
 
 @njit(cache=True, nogil=True)
-def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, h_par, g_par,
-                      imp_par, n_parent, min_samples_leaf, min_weight_leaf, lam, alpha, gamma):
+def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, cp, n_parent,
+                      min_samples_leaf, min_weight_leaf):
     """:func:`best_numeric_hist` for the Newton gain (statistics ``[H, G, w]``):
     the same candidates, the same floating-point operations in the same order
     (so the same tree) as the generic path through :func:`eval_binary` and
@@ -467,14 +472,21 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, h_par, 
     slides' XGBoost section,
     1/2 [G_L^2/(H_L+lambda) + G_R^2/(H_R+lambda) - G^2/(H+lambda)] - gamma.
 
-    The parent's ``H``, ``G`` and structure score ``imp_par``
-    (:func:`~.merit.newton_impurity`) and the parameters come as scalars,
-    computed once a node: a call increfs and decrefs each of its array arguments
-    (two atomic operations an array), and the generic path's calls per feature
-    and per candidate made that a fifth of a boosting fit on MNIST's 784
-    features.  (Inlined into the level-wise driver's parallel split search,
-    numba's parfor lowering gave wrong splits: it stays a call.)  Returns ``(status, score, threshold,
-    missing_slot)``; status -1: the feature is constant on the node."""
+    One call a feature, every candidate evaluated on scalars
+    (:func:`_newton_candidate`): a call increfs and decrefs each of its array
+    arguments (two atomic operations an array), and the generic path's calls
+    per candidate made that a fifth of a boosting fit on MNIST's 784 features.
+    (The parent's terms stay computed here, not once a node by the caller:
+    hoisted out of the level-wise driver's parallel split search by numba's
+    parfor pass, they gave other splits on the second thread.)  Returns
+    ``(status, score, threshold, missing_slot)``; status -1: the feature is
+    constant on the node."""
+    h_par = parent[0]
+    g_par = parent[1]
+    imp_par = newton_impurity(parent, cp)
+    lam = cp[NEWTON_LAMBDA]
+    alpha = cp[NEWTON_ALPHA]
+    gamma = cp[NEWTON_GAMMA]
     n_miss = cnt_f[missing_bin]
     nonempty = 0
     for b in range(n_value_bins):
@@ -539,9 +551,8 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         return -1, -np.inf, -np.inf, 0.0, 0
     if merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
         status, score, thr, slot = newton_hist_sweep(
-            hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent[0], parent[1],
-            newton_impurity(parent, cp), n_parent, min_samples_leaf, min_weight_leaf,
-            cp[NEWTON_LAMBDA], cp[NEWTON_ALPHA], cp[NEWTON_GAMMA])
+            hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, cp, n_parent,
+            min_samples_leaf, min_weight_leaf)
         return status, score, score, thr, slot
     status = 0
     best_score = -np.inf
