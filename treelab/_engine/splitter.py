@@ -365,6 +365,14 @@ def _newton_imp(h, g, lam, alpha):
 
 
 @njit(cache=True, inline="always", nogil=True)
+def _newton_terms(parent, cp):
+    """The parent's ``H``, ``G`` and structure score
+    (:func:`~.merit.newton_impurity`), then lambda, alpha and gamma."""
+    return (parent[0], parent[1], newton_impurity(parent, cp), cp[NEWTON_LAMBDA],
+            cp[NEWTON_ALPHA], cp[NEWTON_GAMMA])
+
+
+@njit(cache=True, inline="always", nogil=True)
 def _newton_candidate(n_left, h_left, g_left, n_parent, n_miss, h_miss, g_miss, h_par, g_par,
                       imp_par, min_samples_leaf, min_weight_leaf, lam, alpha, gamma):
     """:func:`eval_binary` of one Newton candidate on scalars (the non-missing
@@ -409,12 +417,7 @@ def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, paren
     in ``sstats``, rows ``ids``): the same candidates and sums, in the same
     order, evaluated on scalars (see :func:`newton_hist_sweep`).  Returns
     ``(status, score, threshold, missing_slot)``."""
-    h_par = parent[0]
-    g_par = parent[1]
-    imp_par = newton_impurity(parent, cp)
-    lam = cp[NEWTON_LAMBDA]
-    alpha = cp[NEWTON_ALPHA]
-    gamma = cp[NEWTON_GAMMA]
+    h_par, g_par, imp_par, lam, alpha, gamma = _newton_terms(parent, cp)
     n_parent = end - start
     end_nm = end
     while end_nm > start and np.isnan(keys[end_nm - 1]):
@@ -481,12 +484,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     parfor pass, they gave other splits on the second thread.)  Returns
     ``(status, score, threshold, missing_slot)``; status -1: the feature is
     constant on the node."""
-    h_par = parent[0]
-    g_par = parent[1]
-    imp_par = newton_impurity(parent, cp)
-    lam = cp[NEWTON_LAMBDA]
-    alpha = cp[NEWTON_ALPHA]
-    gamma = cp[NEWTON_GAMMA]
+    h_par, g_par, imp_par, lam, alpha, gamma = _newton_terms(parent, cp)
     n_miss = cnt_f[missing_bin]
     nonempty = 0
     for b in range(n_value_bins):
