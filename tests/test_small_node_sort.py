@@ -1,5 +1,6 @@
 """The small-node sort of the batch builder is a stable argsort of one feature of
-the node's rows (insertion sort up to 24 rows, numba's mergesort argsort above),
+the node's rows (insertion sort up to 24 rows; above, a counting sort of bin codes
+in a bucket array it leaves zero, or numba's mergesort argsort of raw values),
 and it reports a feature that is constant on the node without missing values
 (the splitter's status -1) without sorting."""
 import numpy as np
@@ -40,8 +41,10 @@ def test_gather_sort_small_is_a_stable_argsort(m):
             keys = np.full(2 * m, -7.0)
             ids = np.full(2 * m, -7, np.int64)
             scratch = np.empty(130)
+            bucket = np.zeros(MISSING_BIN + 1, np.int64)
             ok = _gather_sort_small(X, Xb, use_hist, MISSING_BIN, f, samples, start, end,
-                                    keys, ids, scratch)
+                                    keys, ids, scratch, bucket)
+            assert not bucket.any()
             vals = X[rows, f]
             if use_hist:
                 vals = np.where(Xb[rows, f] == MISSING_BIN, np.nan, Xb[rows, f].astype(float))
@@ -57,11 +60,14 @@ def test_gather_sort_small_is_a_stable_argsort(m):
 
 def test_all_missing_is_sorted_not_skipped():
     """Every value missing: not the constant shortcut (the splitter decides)."""
-    X = np.full((5, 1), np.nan)
-    Xb = np.full((5, 1), MISSING_BIN, np.uint8)
-    samples = np.arange(5, dtype=np.int64)
-    keys = np.zeros(5)
-    ids = np.zeros(5, np.int64)
-    assert _gather_sort_small(X, Xb, False, MISSING_BIN, 0, samples, 0, 5, keys, ids,
-                              np.empty(5))
-    assert np.isnan(keys).all() and list(ids) == [0, 1, 2, 3, 4]
+    for use_hist, m in ((False, 5), (True, 5), (True, 30)):
+        X = np.full((m, 1), np.nan)
+        Xb = np.full((m, 1), MISSING_BIN, np.uint8)
+        samples = np.arange(m, dtype=np.int64)
+        keys = np.zeros(m)
+        ids = np.zeros(m, np.int64)
+        bucket = np.zeros(MISSING_BIN + 1, np.int64)
+        assert _gather_sort_small(X, Xb, use_hist, MISSING_BIN, 0, samples, 0, m, keys, ids,
+                                  np.empty(m), bucket)
+        assert np.isnan(keys).all() and list(ids) == list(range(m))
+        assert not bucket.any()
