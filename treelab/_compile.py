@@ -51,7 +51,7 @@ FAMILIES = {
         label="gradient-boosting kernels", seconds=40,
         kernels=[("_engine/builder.py", "grow_depth_first"),
                  ("_engine/builder.py", "grow_best_first"),
-                 ("_engine/splitter.py", "best_numeric_hist"),
+                 ("_engine/splitter.py", "newton_hist_sweep"),
                  ("_engine/tree.py", "forest_raw"), ("_engine/loss_kernels.py", "")]),
     "hoeffding": dict(
         label="Hoeffding tree kernels", seconds=30,

@@ -539,6 +539,12 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     sample count; the split "bins 0..b go left" is the threshold ``edges_f[b]``.
     Returns ``(status, score, ratio, threshold, missing_slot)``.
     """
+    if merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
+        # (the sweep makes the constant-feature check itself)
+        status, score, thr, slot = newton_hist_sweep(
+            hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, cp, n_parent,
+            min_samples_leaf, min_weight_leaf)
+        return status, score, score, thr, slot
     miss = hist_f[missing_bin]
     n_miss = cnt_f[missing_bin]
     nonempty = 0
@@ -547,11 +553,6 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             nonempty += 1
     if nonempty == 0 or (nonempty == 1 and n_miss == 0):
         return -1, -np.inf, -np.inf, 0.0, 0
-    if merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
-        status, score, thr, slot = newton_hist_sweep(
-            hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, cp, n_parent,
-            min_samples_leaf, min_weight_leaf)
-        return status, score, score, thr, slot
     status = 0
     best_score = -np.inf
     best_ratio = -np.inf

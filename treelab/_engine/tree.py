@@ -29,7 +29,7 @@ import sys
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 __all__ = [
     "TreeArrays", "LEAF", "NUMERIC", "NOMINAL",
@@ -725,8 +725,7 @@ def forest_predict(t, roots, root_col, X, n_cols):
     if (X.shape[0] < PARALLEL_MIN_ROWS
             and X.shape[0] * roots.shape[0] < PARALLEL_MIN_FOREST_WORK):
         return forest_raw_serial(t, roots, root_col, X, int(n_cols))
-    import numba
-    return forest_raw(t, roots, root_col, X, int(n_cols), numba.get_num_threads())
+    return forest_raw(t, roots, root_col, X, int(n_cols), get_num_threads())
 
 
 @njit(cache=True, inline="always", nogil=True)
