@@ -94,6 +94,16 @@ def test_same_random_state_same_model_and_pickling():
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
     c = pickle.loads(pickle.dumps(a))
     np.testing.assert_array_equal(a.predict_proba(X), c.predict_proba(X))
+    # the packed walking layout kept for predict is rebuilt on load, never pickled
+    assert "_packed" not in a.__getstate__() and c._packed[0] is c._forest
+    # and it predicts as a fresh packing of the same forest
+    from treelab._engine.tree import forest_predict
+    K = a.n_outputs_raw_
+    cols = a._cols[:a._roots.shape[0]]
+    Xf = np.ascontiguousarray(X, dtype=np.float64)
+    np.testing.assert_array_equal(
+        forest_predict(a._forest, a._roots, cols, Xf, K, packed=a._packed[1]),
+        forest_predict(a._forest, a._roots, cols, Xf, K))
 
 
 def test_early_stopping_predicts_at_the_best_iteration():

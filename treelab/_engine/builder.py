@@ -45,7 +45,7 @@ from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
     stats_weight,
 )
-from .signatures import IMPURITY_TYPE, MERIT_TYPE
+from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
 from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
     newton_hist_sweep, newton_sorted_sweep, random_nominal, random_numeric,
@@ -1603,6 +1603,11 @@ def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None
     if cp is None:
         cp = np.zeros(1)
     kern = get_build_kernel(grow_policy)
+    # the criterion's functions as cached first-class values: a dispatcher passed as
+    # a FunctionType argument costs a compile-result and symbol lookup on every
+    # call (~0.3 ms each: 3 % of a boosting round on 160,000 rows)
+    imp_fn = function_pointer(imp_fn, IMPURITY_SIG)
+    merit_fn = function_pointer(merit_fn, MERIT_SIG)
     if leaf_of_row is None:
         leaf_of_row = _NO_LEAVES
     elif leaf_of_row.dtype != np.int64 or leaf_of_row.shape != (data.X.shape[0],) or \

@@ -58,7 +58,7 @@ from .merit import (
     MERIT_GAIN_RATIO, MERIT_IMPURITY_DECREASE, TASK_CLASSIFICATION, better, impurity_of,
     stats_weight,
 )
-from .signatures import IMPURITY_TYPE, MERIT_TYPE
+from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
 from .splitter import (SPLIT_RANDOM, best_numeric_hist, best_numeric_sorted,
                        random_numeric_result)
 from .tree import NUMERIC, add_children, ensure_capacity, new_tree
@@ -615,4 +615,6 @@ def build_tree_codes(data, XT, yc, sstats, w, params, imp_fn, merit_fn, cp=None,
         cp = np.zeros(1)
     return get_codes_kernel()(data, np.ascontiguousarray(XT, np.uint8), yc, sstats, w,
                               np.ascontiguousarray(rows, dtype=np.int64), params,
-                              np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn)
+                              np.ascontiguousarray(cp, dtype=np.float64),
+                              function_pointer(imp_fn, IMPURITY_SIG),
+                              function_pointer(merit_fn, MERIT_SIG))

@@ -35,7 +35,7 @@ __all__ = [
     "TreeArrays", "LEAF", "NUMERIC", "NOMINAL",
     "new_tree", "ensure_capacity", "add_children", "trim", "apply", "apply_serial",
     "predict_value", "predict_value_serial", "PARALLEL_MIN_ROWS", "decision_path", "node_depths_ok", "extract_subtree", "n_leaves",
-    "max_depth", "forest_raw", "forest_raw_serial", "forest_predict", "concat_trees",
+    "max_depth", "forest_raw", "forest_raw_serial", "forest_predict", "pack_raw", "concat_trees",
     "forest_sum", "forest_sum_serial", "forest_apply", "pack_forest", "pack_binary", "forest_oob_sum", "forest_decision_path",
 ]
 
@@ -661,11 +661,18 @@ def _pack_raw(t, roots):
 
 
 @njit(cache=True, nogil=True)
-def forest_raw_serial(t, roots, root_col, X, n_cols):
-    """:func:`forest_raw` without threads."""
+def pack_raw(t, roots):
+    """The walking layout of the forest (``t``, ``roots``) that :func:`forest_raw`
+    builds on every call (:func:`_pack_raw`), for a caller that predicts with the
+    same forest many times: pass it as ``packed`` to :func:`forest_predict`."""
+    return _pack_raw(t, roots)
+
+
+@njit(cache=True, nogil=True)
+def _forest_raw_serial_packed(t, packed, roots, root_col, X, n_cols):
     n = X.shape[0]
     out = np.zeros((n, n_cols), np.float64)
-    layout, flat, heap = _pack_raw(t, roots)
+    layout, flat, heap = packed
     if layout > 0:
         _forest_raw_chunk(layout, flat, heap, roots, root_col, X, 0, n, out)
         return out
@@ -674,22 +681,17 @@ def forest_raw_serial(t, roots, root_col, X, n_cols):
     return out
 
 
+@njit(cache=True, nogil=True)
+def forest_raw_serial(t, roots, root_col, X, n_cols):
+    """:func:`forest_raw` without threads."""
+    return _forest_raw_serial_packed(t, _pack_raw(t, roots), roots, root_col, X, n_cols)
+
+
 @njit(cache=True, parallel=True, nogil=True)
-def forest_raw(t, roots, root_col, X, n_cols, n_threads=0):
-    """Raw scores of a forest stored in one :class:`TreeArrays` with several roots:
-    ``out[i, root_col[j]] += value[leaf of row i in tree j, 0]`` for every tree
-    ``j`` (trees in order), ``n_cols`` output columns.  One call predicts a whole
-    ensemble (boosting: trees summed per class; SGT: one tree per column).
-    Parallel over chunks of rows; binary numeric trees are walked level by level
-    for a whole block of rows at once, as complete heaps when they are shallow
-    enough (:func:`_forest_raw_heap`: depth-wise boosted trees) or on the flat
-    node layout (:func:`_forest_raw_lockstep`), others one tree at a time on the
-    packed node layout (:func:`pack_forest`).  ``n_threads`` (0: not given):
-    the threads the chunks are for (fewer rows than two full chunks a thread
-    are cut into smaller ones).  The same sums whatever the chunks."""
+def _forest_raw_packed(t, packed, roots, root_col, X, n_cols, n_threads):
     n = X.shape[0]
     out = np.zeros((n, n_cols), np.float64)
-    layout, flat, heap = _pack_raw(t, roots)
+    layout, flat, heap = packed
     if layout > 0:
         # chunks of _ROW_CHUNK rows, smaller when there are too few for two a
         # thread (a few thousand rows through a large forest)
@@ -710,22 +712,42 @@ def forest_raw(t, roots, root_col, X, n_cols, n_threads=0):
     return out
 
 
+@njit(cache=True, nogil=True)
+def forest_raw(t, roots, root_col, X, n_cols, n_threads=0):
+    """Raw scores of a forest stored in one :class:`TreeArrays` with several roots:
+    ``out[i, root_col[j]] += value[leaf of row i in tree j, 0]`` for every tree
+    ``j`` (trees in order), ``n_cols`` output columns.  One call predicts a whole
+    ensemble (boosting: trees summed per class; SGT: one tree per column).
+    Parallel over chunks of rows; binary numeric trees are walked level by level
+    for a whole block of rows at once, as complete heaps when they are shallow
+    enough (:func:`_forest_raw_heap`: depth-wise boosted trees) or on the flat
+    node layout (:func:`_forest_raw_lockstep`), others one tree at a time on the
+    packed node layout (:func:`pack_forest`).  ``n_threads`` (0: not given):
+    the threads the chunks are for (fewer rows than two full chunks a thread
+    are cut into smaller ones).  The same sums whatever the chunks."""
+    return _forest_raw_packed(t, _pack_raw(t, roots), roots, root_col, X, n_cols, n_threads)
+
+
 #: a forest of this many (rows x trees) is traversed on threads even with fewer
 #: than :data:`PARALLEL_MIN_ROWS` rows (2,000 MNIST rows through 1,000 boosted
 #: trees: 31 ms on one thread, 15 on two)
 PARALLEL_MIN_FOREST_WORK = 200_000
 
 
-def forest_predict(t, roots, root_col, X, n_cols):
+def forest_predict(t, roots, root_col, X, n_cols, packed=None):
     """:func:`forest_raw`, without threads on small inputs (fewer than
     :data:`PARALLEL_MIN_ROWS` rows and :data:`PARALLEL_MIN_FOREST_WORK` rows x
-    trees)."""
+    trees).  ``packed``: :func:`pack_raw` of ``(t, roots)``, kept by a caller
+    that predicts with the same forest again (packing 1,000 boosted trees costs
+    about 2 ms a call); the same result."""
     roots = np.ascontiguousarray(roots, dtype=np.int64)
     root_col = np.ascontiguousarray(root_col, dtype=np.int64)
+    if packed is None:
+        packed = _pack_raw(t, roots)
     if (X.shape[0] < PARALLEL_MIN_ROWS
             and X.shape[0] * roots.shape[0] < PARALLEL_MIN_FOREST_WORK):
-        return forest_raw_serial(t, roots, root_col, X, int(n_cols))
-    return forest_raw(t, roots, root_col, X, int(n_cols), get_num_threads())
+        return _forest_raw_serial_packed(t, packed, roots, root_col, X, int(n_cols))
+    return _forest_raw_packed(t, packed, roots, root_col, X, int(n_cols), get_num_threads())
 
 
 @njit(cache=True, inline="always", nogil=True)

@@ -50,6 +50,7 @@ from .._engine.binning import BinnedData, bin_matrix, quantile_bin_edges
 from .._engine.builder import make_params
 from .._engine.column_builder import get_codes_kernel
 from .._engine.merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, TASK_DENSE
+from .._engine.signatures import IMPURITY_SIG, MERIT_SIG, function_pointer
 from .._engine.tree import concat_trees, forest_oob_sum, forest_sum, forest_sum_serial
 from ..split_criteria import get_criterion
 from .forest import _MAX_SEED, _BaseForest, _compact, _numba_threads
@@ -264,8 +265,9 @@ def _grow_one(data, yc, sstats, bp, crit, seeds, rows, bootstrap, value_fn, w_ro
         trows = rows
         w = _unit_weights(data.XT.shape[1], rows) if w_rows is None else w_rows
     t = get_codes_kernel()(data.D, data.XT, yc, s, w, np.ascontiguousarray(trows, np.int64),
-                           bp._replace(seed=int(seeds[1])), _cp(crit), crit.impurity,
-                           crit.merit)
+                           bp._replace(seed=int(seeds[1])), _cp(crit),
+                           function_pointer(crit.impurity, IMPURITY_SIG),
+                           function_pointer(crit.merit, MERIT_SIG))
     return _shrink(t, value_fn), in_bag
 
 

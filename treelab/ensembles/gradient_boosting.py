@@ -59,7 +59,8 @@ from .._engine.builder import add_leaf_values, build_tree, make_params
 from .._engine.level_wise import level_wise_fits
 from .._engine.loss_kernels import newton_round_stats
 from .._engine.merit import TASK_DENSE
-from .._engine.tree import LEAF, concat_trees, forest_predict, trim
+from .._engine.signatures import GRAD_HESS_SIG, function_pointer
+from .._engine.tree import LEAF, concat_trees, forest_predict, pack_raw, trim
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
     fit_class_codes, check_random_state, check_regression_targets,
@@ -367,6 +368,8 @@ class _BaseGradientBoosting(BaseEstimator):
         # leaves set by the line search: always for GBDT; in the Newton method for the
         # losses with a surrogate Hessian (absolute, Huber, quantile); the residual
         # method keeps the tree's own values (the mean residual of each leaf)
+        # the loss as a cached first-class value (no dispatcher lookup every round)
+        grad_hess = function_pointer(loss.grad_hess, GRAD_HESS_SIG)
         renew = method == "gradient" or (
             method == "newton" and getattr(loss, "exact_line_search", False)
             and type(loss) is not SquaredError)
@@ -402,7 +405,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 rng = np.random.default_rng([seed, it])
                 # gradients, Hessians and every class's [w h, w g, w] rows, in blocks
                 # of rows on the threads
-                newton_round_stats(loss.grad_hess, yf, raw, G, H, w, sst_buf, first_order,
+                newton_round_stats(grad_hess, yf, raw, G, H, w, sst_buf, first_order,
                                    bool(loss.rowwise), n_chunks)
                 rows = None
                 if p["subsample"] < 1.0:
@@ -481,6 +484,7 @@ class _BaseGradientBoosting(BaseEstimator):
         # the forest used by predict: the trees up to the best iteration
         self._forest, self._roots = concat_trees(
             [t for t, _ in trees[:(self.best_iteration_ + 1) * K]])
+        self._packed = (self._forest, pack_raw(self._forest, self._roots))
         return self
 
     @staticmethod
@@ -526,7 +530,27 @@ class _BaseGradientBoosting(BaseEstimator):
         K = self.n_outputs_raw_
         cols = self._cols[:self._roots.shape[0]]
         with _numba_threads(self.n_jobs):
-            return forest_predict(self._forest, self._roots, cols, Xf, K) + self.base_score_
+            return forest_predict(self._forest, self._roots, cols, Xf, K,
+                                  packed=self._packed_forest()) + self.base_score_
+
+    def _packed_forest(self):
+        """The prediction forest's walking layout (:func:`.tree.pack_raw`), packed
+        when the forest is made (end of ``fit``, unpickling), not pickled."""
+        cache = self.__dict__.get("_packed")
+        if cache is None or cache[0] is not self._forest:
+            # (only for a forest set by hand: predict leaves the attributes alone)
+            return pack_raw(self._forest, self._roots)
+        return cache[1]
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_packed", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if "_forest" in self.__dict__:
+            self._packed = (self._forest, pack_raw(self._forest, self._roots))
 
     def _staged_raw(self, X):
         Xf = self._encode(X)
