@@ -197,3 +197,55 @@ def test_multiclass_boosting_keeps_the_depth_first_driver(monkeypatch):
     GradientBoostingClassifier(n_estimators=2, max_depth=3).fit(X, rng.integers(0, 3, 300))
     assert set(used) == {"depthwise"}
     assert level_wise.LEVEL_HIST_BUDGET >= 2 ** 20
+
+
+@pytest.mark.parametrize("sizes", [(30_000, 2_000, 1_500, 1_000),      # one node dominates
+                                   (9_000, 8_000, 7_000, 6_000, 500)])  # balanced: whole nodes
+def test_level_tasks_on_threads_equal_the_serial_level(sizes):
+    """A level's partitions and smaller-child histograms on two threads, whole nodes
+    per thread and a dominant node on all threads (``_task_on_threads``), equal
+    the one-thread level: same sample order, same left counts, same histograms."""
+    rng = np.random.default_rng(len(sizes))
+    n, d = sum(sizes), 5
+    X = rng.normal(size=(n, d))
+    X[rng.random((n, d)) < 0.05] = np.nan
+    data = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True)
+    sst = rng.normal(size=(n, 3))
+    w = np.ones(n)
+    samples0 = rng.permutation(n).astype(np.int64)
+    m = len(sizes)
+    parts = np.zeros((m, 6), np.int64)
+    b_start = np.empty(m, np.int64)
+    b_end = np.empty(m, np.int64)
+    b_slot = np.arange(m, dtype=np.int64)[::-1].copy()
+    tasks = np.empty((m, 3), np.int64)
+    s = 0
+    for q, size in enumerate(sizes):
+        f, tb, ml = q % d, int(rng.integers(40, 200)), q % 2
+        codes = data.Xb[samples0[s:s + size], f]
+        nl = int(np.where(codes == data.missing_bin, ml == 1, codes <= tb).sum())
+        parts[q] = (s, s + size, f, tb, ml, nl)
+        # the smaller child's histogram
+        b_start[q], b_end[q] = (s, s + nl) if nl <= size - nl else (s + nl, s + size)
+        tasks[q] = (q, q, q + 1)
+        s += size
+    out = []
+    for nt in (1, 2):
+        samples = samples0.copy()
+        p = parts.copy()
+        hist = np.full((m, d, data.n_bins, 3), 7.0)
+        cnt = np.full((m, d, data.n_bins), 7, np.int64)
+        level_wise.level_tasks(data.Xb, samples, np.empty(n, np.int64), np.empty(n, np.int64),
+                               data.missing_bin, p, m, b_start, b_end, b_slot, m, tasks.copy(),
+                               m, nt, np.zeros(0, np.int64), sst, w, TASK_DENSE, hist, cnt, -1)
+        np.testing.assert_array_equal(p[:, 5], parts[:, 5])
+        out.append((samples, hist, cnt))
+    for a, b in zip(out[0], out[1]):
+        np.testing.assert_array_equal(a, b)
+    # the partition is the stable one
+    for q in range(m):
+        s0, e0 = parts[q, 0], parts[q, 1]
+        codes = data.Xb[samples0[s0:e0], parts[q, 2]]
+        left = np.where(codes == data.missing_bin, parts[q, 4] == 1, codes <= parts[q, 3])
+        np.testing.assert_array_equal(out[0][0][s0:e0], np.concatenate(
+            [samples0[s0:e0][left], samples0[s0:e0][~left]]))
