@@ -398,6 +398,7 @@ class _BaseGradientBoosting(BaseEstimator):
         stop = (p["early_stopping_rounds"] is not None and
                 since >= p["early_stopping_rounds"])
         start_it = len(trees) // K
+        all_rows = np.arange(n, dtype=np.int64)     # (the builder only reads it)
         try:
             for it in range(start_it, p["n_estimators"]):
                 if stop:
@@ -431,7 +432,8 @@ class _BaseGradientBoosting(BaseEstimator):
                     # scores are updated without traversing the tree
                     leaves = np.empty(n, np.int64)     # (every grown-on row is set)
                     t = trim(build_tree(data, empty_y, sst, w, tp, crit.impurity, crit.merit,
-                                        cp=crit.params, rows=rows,
+                                        cp=crit.params,
+                                        rows=all_rows if rows is None else rows,
                                         grow_policy=driver, leaf_of_row=leaves))
                     return t, leaves
                 grown = list(pool.map(grow, jobs)) if pool is not None else [grow(j) for j in jobs]
