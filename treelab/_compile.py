@@ -45,14 +45,14 @@ FAMILIES = {
                  ("_engine/pruning.py", "cost_complexity")]),
     "sgt": dict(
         label="Stochastic Gradient Tree kernels", seconds=30,
-        kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/tree.py", "forest_raw"),
+        kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/tree.py", "pack_raw"),
                  ("_engine/streaming.py", "_codes_serial")]),
     "gradient_boosting": dict(
         label="gradient-boosting kernels", seconds=40,
         kernels=[("_engine/builder.py", "grow_depth_first"),
                  ("_engine/builder.py", "grow_best_first"),
                  ("_engine/splitter.py", "newton_hist_sweep"),
-                 ("_engine/tree.py", "forest_raw"), ("_engine/loss_kernels.py", "")]),
+                 ("_engine/tree.py", "pack_raw"), ("_engine/loss_kernels.py", "")]),
     "hoeffding": dict(
         label="Hoeffding tree kernels", seconds=30,
         kernels=[("_engine/hoeffding.py", "_learn_py"),

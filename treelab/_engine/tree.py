@@ -743,7 +743,7 @@ def forest_predict(t, roots, root_col, X, n_cols, packed=None):
     roots = np.ascontiguousarray(roots, dtype=np.int64)
     root_col = np.ascontiguousarray(root_col, dtype=np.int64)
     if packed is None:
-        packed = _pack_raw(t, roots)
+        packed = pack_raw(t, roots)
     if (X.shape[0] < PARALLEL_MIN_ROWS
             and X.shape[0] * roots.shape[0] < PARALLEL_MIN_FOREST_WORK):
         return _forest_raw_serial_packed(t, packed, roots, root_col, X, int(n_cols))
