@@ -202,9 +202,10 @@ def test_multiclass_boosting_keeps_the_depth_first_driver(monkeypatch):
 @pytest.mark.parametrize("sizes", [(30_000, 2_000, 1_500, 1_000),      # one node dominates
                                    (9_000, 8_000, 7_000, 6_000, 500)])  # balanced: whole nodes
 def test_level_tasks_on_threads_equal_the_serial_level(sizes):
-    """A level's partitions and smaller-child histograms on two threads, whole nodes
-    per thread and a dominant node on all threads (``_task_on_threads``), equal
-    the one-thread level: same sample order, same left counts, same histograms."""
+    """A level's partitions and smaller-child histograms on two threads (whole
+    nodes per thread, largest first), with one dominant node and with balanced
+    ones, equal the one-thread level: same sample order, same left counts, same
+    histograms."""
     rng = np.random.default_rng(len(sizes))
     n, d = sum(sizes), 5
     X = rng.normal(size=(n, d))

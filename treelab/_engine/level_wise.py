@@ -184,31 +184,13 @@ def _node_tasks_par(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot
 
 
 @njit(cache=True, nogil=True)
-def _task_on_threads(Xb, samples, tmp, tmp_r, missing_bin, parts, b_start, b_end, b_slot, task,
-                     n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col):
-    """One node's share of a level (:func:`_node_task`) on all threads: its
-    partition in chunks (:func:`partition_chunks`, the serial stable partition's
-    order), then its histograms split by features."""
-    q = task[0]
-    if q >= 0:
-        partition_chunks(Xb, samples, tmp, tmp_r, missing_bin, parts[q:q + 1], 1, n_threads)
-    b0 = task[1]
-    b1 = task[2]
-    if b1 > b0:
-        hist_build_nodes(Xb, samples, b_start[b0:b1], b_end[b0:b1], b_slot[b0:b1], b1 - b0,
-                         yc, sstats, w, P_task, hist, cnt, n_threads, cnt_col)
-
-
-@njit(cache=True, nogil=True)
 def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b_end, b_slot, n_b,
                 tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col):
     """The level's deferred partitions and histogram builds.  One thread: node
     by node (a node's histograms right after its partition, while its rows are
     in cache, as the depth-first driver).  Several threads and at least two
     tasks a thread: whole nodes per thread, the largest first to the least
-    loaded thread (LPT), except a node with more than a thread's share of the
-    level's work, which goes first on all threads (:func:`_task_on_threads`);
-    fewer tasks: each partition in chunks on all threads
+    loaded thread (LPT); fewer tasks: each partition in chunks on all threads
     (:func:`partition_chunks`), then every histogram split by features
     (:func:`.histogram.hist_build_nodes`)."""
     if n_threads <= 1:
@@ -225,20 +207,7 @@ def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b
                 work[q] += 2 * (b_end[b] - b_start[b])
         owner = np.empty(n_tasks, np.int64)
         load = np.zeros(n_threads, np.int64)
-        order = np.argsort(-work, kind="mergesort")
-        big = order[0]
-        first = 0
-        if work[big] * n_threads > work.sum():
-            # the largest node alone is more than a thread's share of the level: it
-            # goes on all threads first (its partition in chunks, its histograms
-            # split by features: the same samples and sums), the others whole
-            _task_on_threads(Xb, samples, tmp, tmp_r, missing_bin, parts, b_start, b_end,
-                             b_slot, tasks[big], n_threads, yc, sstats, w, P_task, hist, cnt,
-                             cnt_col)
-            owner[big] = -1
-            first = 1
-        for r in range(first, n_tasks):
-            q = order[r]
+        for q in np.argsort(-work, kind="mergesort"):
             k = np.argmin(load)
             owner[q] = k
             load[k] += work[q]
