@@ -321,3 +321,59 @@ def test_rank_columns_are_the_ranks_of_the_distinct_values():
     assert (ranks[0] == -1).all() and (ranks[2] == -1).all()
     ranks, uniq, offs = rank_columns(Xc[:, [0, 2]], np.zeros(2, bool))
     assert ranks.shape == (2, 0) and offs.tolist() == [0, 0, 0]
+
+
+# ------------------------------------------------------------ bin values
+def test_bin_means_are_the_mean_values_of_the_bins():
+    """``quantile_bin_edges(..., with_values=True)``: each bin's value is the mean of
+    the (non-missing) values in it (a slow NumPy reference), strictly increasing
+    and inside the bin; with few distinct values, the values themselves."""
+    from treelab._engine.binning import bin_matrix, quantile_bin_edges
+    rng = np.random.RandomState(0)
+    n = 5000
+    X = np.column_stack([rng.randn(n), rng.exponential(size=n), rng.randint(0, 7, n) * 1.5,
+                         np.full(n, 2.0), rng.randint(0, 3, n)])
+    X[rng.rand(n) < 0.1, 0] = np.nan
+    isnom = np.array([False, False, False, False, True])
+    edges, off, vals = quantile_bin_edges(X, isnom, 64, with_values=True)
+    e2, off2 = quantile_bin_edges(X, isnom, 64)
+    np.testing.assert_array_equal(edges, e2)
+    np.testing.assert_array_equal(off, off2)
+    codes = bin_matrix(X, edges, off, isnom, 255)
+    for f in range(4):
+        v = vals[off[f] + f:off[f + 1] + f + 1]
+        assert v.shape[0] == off[f + 1] - off[f] + 1
+        ok = ~np.isnan(X[:, f])
+        ref = [X[ok & (codes[:, f] == b), f].mean() for b in range(v.shape[0])]
+        np.testing.assert_allclose(v, ref, rtol=1e-9)
+        assert (np.diff(v) > 0).all()
+        ef = edges[off[f]:off[f + 1]]
+        assert (v[:-1] <= ef).all() and (v[1:] > ef).all()
+    np.testing.assert_array_equal(vals[off[2] + 2:off[3] + 3], np.arange(7) * 1.5)
+    assert vals.shape[0] == off[-1] + X.shape[1]
+
+
+def test_draw_cut_bin_is_uniform_in_value_or_over_boundaries():
+    """``draw_cut_bin``: with bin values (0, 1, 2, 10) and the node's bins 0..3 the
+    last bin going left is 0, 1, 2 with probabilities 0.1, 0.1, 0.8 (the cut
+    t ~ U[0, 10)); inside bins 1..2 always 1; without values 1/3 each."""
+    from numba import njit
+    from scipy import stats
+
+    from treelab._engine.splitter import draw_cut_bin
+
+    @njit
+    def draws(lo, hi, v, m, seed):
+        np.random.seed(seed)
+        out = np.empty(m, np.int64)
+        for i in range(m):
+            out[i] = draw_cut_bin(lo, hi, v)
+        return out
+
+    v = np.array([0.0, 1.0, 2.0, 10.0])
+    m = 20000
+    c = np.bincount(draws(0, 3, v, m, 0), minlength=3)
+    assert c.sum() == m and stats.chisquare(c, m * np.array([0.1, 0.1, 0.8])).pvalue > 1e-3
+    assert (draws(1, 2, v, 100, 1) == 1).all()
+    c = np.bincount(draws(0, 3, np.zeros(0), m, 2), minlength=3)
+    assert c.sum() == m and stats.chisquare(c).pvalue > 1e-3

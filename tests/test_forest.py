@@ -203,18 +203,59 @@ def test_completely_random_root_is_uniform():
     assert np.unique(f.threshold[roots]).size > T * 0.9
 
 
-def test_completely_random_hist_cut_is_uniform_over_bin_boundaries():
+@pytest.mark.parametrize("random_cut", ["value", "bin"])
+def test_completely_random_hist_cut_distribution(random_cut):
+    """Six unequally spaced values (0, 1, 2, 3, 4, 10) -> five boundaries.  "value"
+    (the paper's U[min, max]): a boundary's probability is the gap it cuts over
+    the range, 1/10 each and 6/10 for the last; "bin": 1/5 each (chi-square)."""
     rng = np.random.RandomState(1)
     n = 80
-    X = rng.randint(0, 6, (n, 1)).astype(float)       # 6 values -> 5 boundaries
-    X[:6, 0] = np.arange(6)
+    values = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 10.0])
+    X = values[rng.randint(0, 6, n)].reshape(-1, 1)
+    X[:6, 0] = values
     y = rng.rand(n)
     T = 2000
-    crf = CompletelyRandomForestRegressor(T, max_depth=1, splitter="hist", random_state=2).fit(X, y)
+    crf = CompletelyRandomForestRegressor(T, max_depth=1, splitter="hist", random_cut=random_cut,
+                                          random_state=2).fit(X, y)
     thr = crf._forest.threshold[crf._roots]
     vals, counts = np.unique(thr, return_counts=True)
-    np.testing.assert_allclose(vals, np.arange(5) + 0.5)
-    assert stats.chisquare(counts).pvalue > 1e-3, counts
+    np.testing.assert_allclose(vals, [0.5, 1.5, 2.5, 3.5, 7.0])
+    p = np.diff(values) / 10.0 if random_cut == "value" else np.full(5, 0.2)
+    assert stats.chisquare(counts, T * p).pvalue > 1e-3, counts
+    other = np.full(5, 0.2) if random_cut == "value" else np.diff(values) / 10.0
+    assert stats.chisquare(counts, T * other).pvalue < 1e-6, counts
+
+
+@pytest.mark.parametrize("cls", [ExtraTreesClassifier, ExtraTreesRegressor,
+                                 CompletelyRandomForestClassifier,
+                                 CompletelyRandomForestRegressor])
+def test_hist_value_cut_is_the_exact_splitters_draw(cls):
+    """With at most ``max_bin`` distinct values a bin is a value, and the hist
+    splitter's "value" draw (t ~ U[v_lo, v_hi) over the bins' values) consumes the
+    RNG as the exact splitter's t ~ U[min, max): the same trees, so the same
+    predictions; "bin" (uniform over boundaries) grows other trees."""
+    rng = np.random.RandomState(0)
+    n = 1500
+    X = rng.randint(0, 40, size=(n, 6)).astype(float)
+    X[:, 2] = rng.randint(0, 3, n)
+    X[:, 3] = rng.exponential(size=n).round(1)       # unequal gaps between values
+    z = X[:, 0] + 0.5 * X[:, 1] + 3 * X[:, 3] + rng.normal(0, 5, n)
+    reg = cls in (ExtraTreesRegressor, CompletelyRandomForestRegressor)
+    y = z if reg else (z > np.median(z)).astype(int)
+    Xt = np.column_stack([rng.randint(0, 40, 400), rng.randint(0, 40, 400),
+                          rng.randint(0, 3, 400), rng.randint(0, 40, 400),
+                          rng.exponential(size=400).round(1), rng.randint(0, 40, 400)])
+    Xt = Xt[:, [0, 1, 2, 4, 3, 5]].astype(float)
+
+    def out(m):
+        return m.predict(Xt) if reg else m.predict_proba(Xt)
+
+    exact = cls(4, splitter="exact", random_state=0, n_jobs=1).fit(X, y)
+    value = cls(4, splitter="hist", random_state=0, n_jobs=1).fit(X, y)
+    binned = cls(4, splitter="hist", random_cut="bin", random_state=0, n_jobs=1).fit(X, y)
+    np.testing.assert_array_equal(value._forest.feature, exact._forest.feature)
+    np.testing.assert_allclose(out(value), out(exact), rtol=1e-12, atol=1e-12)
+    assert not np.allclose(out(binned), out(exact))
 
 
 @pytest.mark.parametrize("cls,splitter", [(CompletelyRandomForestClassifier, "exact"),
@@ -467,6 +508,14 @@ def test_bad_parameters(kw, match):
     X, y = numeric(17, n=50)
     with pytest.raises(ValueError, match=match):
         RandomForestClassifier(**dict(dict(n_estimators=3), **kw)).fit(X, y)
+
+
+@pytest.mark.parametrize("value", ["uniform", None, 1])
+def test_bad_random_cut(value):
+    X, y = numeric(17, n=50)
+    with pytest.raises(ValueError, match="random_cut"):
+        ExtraTreesClassifier(3, random_cut=value).fit(X, y)
+    assert "random_cut" not in RandomForestClassifier().get_params()
 
 
 def test_bad_data():

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 __all__ = ["quantile_bin_edges", "bin_matrix", "MAX_BINS", "BinnedData", "bin_data", "presort",
-           "rank_columns"]
+           "rank_columns", "feature_bin_values", "bin_means"]
 
 #: largest number of value bins a feature may have (one uint8 code is kept for missing)
 MAX_BINS = 255
@@ -38,31 +38,68 @@ def midpoint_edges(lo, hi):
     return edges
 
 
-def _feature_edges(col, max_bins):
-    """Edges of one numeric column (NumPy: its sort is SIMD-accelerated)."""
+def _feature_edges(col, max_bins, with_values=False):
+    """Edges of one numeric column (NumPy: its sort is SIMD-accelerated); with
+    ``with_values`` also the mean of the column's values in each of its
+    ``edges.shape[0] + 1`` bins (:func:`bin_means`)."""
     vals = np.sort(col[~np.isnan(col)])
     n = vals.shape[0]
     if n == 0:
-        return np.empty(0, np.float64)
+        e = np.empty(0, np.float64)
+        return (e, np.zeros(1)) if with_values else e
     distinct = np.concatenate(([True], vals[1:] != vals[:-1]))
     uniq = vals[distinct]
     if uniq.shape[0] <= max_bins:
-        return midpoint_edges(uniq[:-1], uniq[1:])
+        edges = midpoint_edges(uniq[:-1], uniq[1:])
+        # one bin a value: the bin's value is that value
+        return (edges, uniq.astype(np.float64)) if with_values else edges
     # quantiles at k / max_bins with "midpoint" interpolation, then de-duplicated
     pos = np.arange(1, max_bins) * (n - 1) / max_bins
     raw = vals[np.floor(pos).astype(np.int64)] / 2.0 + vals[np.ceil(pos).astype(np.int64)] / 2.0
     raw = raw[raw < vals[-1]]          # an edge at the maximum would leave a bin empty
-    return np.unique(raw)
+    edges = np.unique(raw)
+    return (edges, bin_means(vals, edges)) if with_values else edges
+
+
+def bin_means(sorted_vals, edges):
+    """The mean of the (sorted, non-missing) values in each of the ``m + 1`` bins
+    of ``edges`` (bin ``b`` holds ``e_{b-1} < x <= e_b``): the representative
+    value of a bin, on which extremely randomized trees draw their cut-points
+    (:func:`~.splitter.draw_cut_bin`).  Strictly increasing; an empty bin (none
+    on quantile edges) gets the midpoint of its edges."""
+    m = edges.shape[0]
+    bounds = np.empty(m + 2, np.int64)
+    bounds[0] = 0
+    bounds[1:m + 1] = np.searchsorted(sorted_vals, edges, side="right")
+    bounds[m + 1] = sorted_vals.shape[0]
+    cnt = np.diff(bounds)
+    csum = np.concatenate(([0.0], np.cumsum(sorted_vals - sorted_vals[0])))
+    out = (csum[bounds[1:]] - csum[bounds[:-1]]) / np.maximum(cnt, 1) + sorted_vals[0]
+    empty = cnt == 0
+    if empty.any():
+        ext = np.concatenate(([sorted_vals[0]], edges, [sorted_vals[-1]]))
+        mid = ext[:-1] / 2.0 + ext[1:] / 2.0
+        out[empty] = mid[empty]
+    # the mean of a bin lies within its edges (rounding aside): keep it strictly
+    # inside, so that the draw's order of bins is the order of their values
+    lo = np.concatenate(([-np.inf], edges))
+    hi = np.concatenate((edges, [np.inf]))
+    out = np.minimum(np.maximum(out, np.nextafter(lo, np.inf)), hi)
+    return out
 
 
 def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE,
-                       random_state=None):
+                       random_state=None, with_values=False):
     """Bin edges of every numeric feature, flattened: ``edges[offsets[f]:offsets[f+1]]``.
 
     With at most ``max_bins`` distinct values a feature gets one bin per value
     (edges at midpoints, as exact splitting); otherwise edges sit at the
     ``k / max_bins`` quantiles of (a subsample of at most ``subsample`` rows of) the
     data.  Nominal features get no edges: their category codes are their bins.
+
+    ``with_values``: also return the bins' values (:func:`bin_means`; a
+    feature's ``m + 1`` values at ``values[offsets[f] + f:offsets[f + 1] + f + 1]``,
+    one placeholder 0 for a nominal feature): ``(edges, offsets, values)``.
     """
     if not 2 <= max_bins <= MAX_BINS:
         raise ValueError(f"max_bins must be in [2, {MAX_BINS}], got {max_bins}")
@@ -75,7 +112,9 @@ def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE
     XT = np.ascontiguousarray(X.T)
 
     def one(f):
-        return np.empty(0) if is_nominal[f] else _feature_edges(XT[f], max_bins)
+        if is_nominal[f]:
+            return (np.empty(0), np.zeros(1)) if with_values else np.empty(0)
+        return _feature_edges(XT[f], max_bins, with_values)
 
     if X.shape[0] * d >= 1_000_000 and (os.cpu_count() or 1) > 1:
         # NumPy's sort releases the GIL: features are binned on threads
@@ -83,10 +122,25 @@ def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE
             per = list(pool.map(one, range(d)))
     else:
         per = [one(f) for f in range(d)]
+    if with_values:
+        values = np.ascontiguousarray(np.concatenate([v for _, v in per]) if d else np.empty(0),
+                                      dtype=np.float64)
+        per = [e for e, _ in per]
     offsets = np.zeros(d + 1, np.int64)
     offsets[1:] = np.cumsum([e.shape[0] for e in per])
-    edges = np.concatenate(per) if d else np.empty(0)
-    return np.ascontiguousarray(edges, dtype=np.float64), offsets
+    edges = np.ascontiguousarray(np.concatenate(per) if d else np.empty(0), dtype=np.float64)
+    if with_values:
+        return edges, offsets, values
+    return edges, offsets
+
+
+@njit(cache=True, inline="always", nogil=True)
+def feature_bin_values(bin_values, edge_offsets, f):
+    """Feature ``f``'s slice of ``BinnedData.bin_values`` (its ``m + 1`` bins'
+    values), or the empty array when there are none."""
+    if bin_values.shape[0] == 0:
+        return bin_values
+    return bin_values[edge_offsets[f] + f:edge_offsets[f + 1] + f + 1]
 
 
 @njit(cache=True, inline="always", nogil=True)
@@ -240,11 +294,14 @@ def rank_columns(X, is_nominal, max_distinct=None):
 #: ranks of :func:`rank_columns` in ``order`` (``(d, n)``; ``vals`` empty) and the
 #: distinct values in ``edges`` / ``edge_offsets``, or nothing (``order`` of width
 #: 0: the layout sorts raw values).  ``X`` keeps the raw values (float64, NaN =
-#: missing, category codes).
+#: missing, category codes).  ``bin_values``: with bins, the mean value of each
+#: bin (:func:`bin_means`; feature ``f``'s at ``edge_offsets[f] + f`` on), on which
+#: random cut-points are drawn uniformly in value (:func:`~.splitter.draw_cut_bin`);
+#: empty: they are drawn uniformly among the bin boundaries.
 BinnedData = namedtuple("BinnedData", [
     "X", "Xb", "order", "vals", "is_nominal", "n_cats", "edges", "edge_offsets",
-    "use_hist", "missing_bin", "n_bins",
-])
+    "use_hist", "missing_bin", "n_bins", "bin_values",
+], defaults=(np.zeros(0),))
 
 
 def bin_data(X, is_nominal, n_cats, use_hist, max_bins=MAX_BINS, random_state=None):
@@ -255,7 +312,8 @@ def bin_data(X, is_nominal, n_cats, use_hist, max_bins=MAX_BINS, random_state=No
     is_nominal = np.ascontiguousarray(is_nominal, dtype=np.bool_)
     n_cats = np.ascontiguousarray(n_cats, dtype=np.int64)
     if use_hist:
-        edges, offsets = quantile_bin_edges(X, is_nominal, max_bins, random_state=random_state)
+        edges, offsets, bvals = quantile_bin_edges(X, is_nominal, max_bins,
+                                                   random_state=random_state, with_values=True)
         n_value_bins = int(np.max(np.diff(offsets))) + 1 if d else 1
         B = max(n_value_bins, int(n_cats.max()) if d else 0) + 1
         if B > 256:
@@ -267,10 +325,12 @@ def bin_data(X, is_nominal, n_cats, use_hist, max_bins=MAX_BINS, random_state=No
         vals = np.zeros((d, 0), np.float64)
     else:
         edges, offsets = np.zeros(0), np.zeros(d + 1, np.int64)
+        bvals = np.zeros(0)
         B = 1
         Xb = np.zeros((0, d), np.uint8)
         order, vals = presort(X, is_nominal)
     return BinnedData(X, Xb, order, vals, is_nominal, n_cats,
                       np.ascontiguousarray(edges, dtype=np.float64),
                       np.ascontiguousarray(offsets, dtype=np.int64),
-                      bool(use_hist), int(B - 1), int(B))
+                      bool(use_hist), int(B - 1), int(B),
+                      np.ascontiguousarray(bvals, dtype=np.float64))

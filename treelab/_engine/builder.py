@@ -39,7 +39,9 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, types
 
-from .binning import BinnedData, edges_below, presort  # noqa: F401  (presort: re-exported)
+from .binning import (  # noqa: F401  (presort: re-exported)
+    BinnedData, edges_below, feature_bin_values, presort,
+)
 from .histogram import COUNT_NONE, hist_build, hist_subtract, unit_count_column
 from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
@@ -736,6 +738,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             status, score, ratio, thr, mslot, key = _random_numeric_i(
                 X, D.Xb, use_hist, missing_bin, f, samples, start, end,
                 edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
+                feature_bin_values(D.bin_values, edge_offsets, f),
                 yc, sstats, w, parent, imp, left, miss, buf, min_samples_leaf,
                 min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
                 ws.gvals[1 - gsel[0]])

@@ -22,7 +22,7 @@ seed, doing only the drawn features' work:
   -- the builder's two paths, so the same thresholds and merits;
 * random splits (``SPLIT_RANDOM``: extra trees, completely-random trees): no
   histogram at all -- the node's [min, max] code range of the drawn feature,
-  one cut ``b ~ U{lo, ..., hi - 1}`` (the draw of
+  one cut drawn by :func:`~.splitter.draw_cut_bin` (the draw of
   :func:`~.splitter.random_numeric`), the children's statistics, partition;
 * features are drawn by the builder's partial Fisher-Yates shuffle (one
   ``randint`` per visited feature, the permutation carried from node to node,
@@ -48,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from .binning import edges_below
+from .binning import edges_below, feature_bin_values
 from .builder import (
     _dummy_data, _node_stats, children_improvement, finish_two,
     is_leaf_node, make_params, new_node_stack, new_workspace, split_ok, stack_push, stack_room,
@@ -59,7 +59,7 @@ from .merit import (
     stats_weight,
 )
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
-from .splitter import (SPLIT_RANDOM, best_numeric_hist, best_numeric_sorted,
+from .splitter import (SPLIT_RANDOM, best_numeric_hist, best_numeric_sorted, draw_cut_bin,
                        random_numeric_result)
 from .tree import NUMERIC, add_children, ensure_capacity, new_tree
 
@@ -235,11 +235,11 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
 
 
 @njit(**_INLINE)
-def _random_codes(col, samples, start, end, missing_bin, edges_f, tg, parent, parent_imp,
-                  left, miss, buf, min_samples_leaf, min_weight_leaf, task, merit_code, builtin,
-                  imp_fn, merit_fn, cp, gathered):
+def _random_codes(col, samples, start, end, missing_bin, edges_f, bvals_f, tg, parent,
+                  parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf, task,
+                  merit_code, builtin, imp_fn, merit_fn, cp, gathered):
     """:func:`~.splitter.random_numeric` on one feature's codes (its histogram
-    branch: the same draw ``b ~ U{lo, ..., hi - 1}``, the same sums in the same
+    branch: the same draw :func:`~.splitter.draw_cut_bin`, the same sums in the same
     order, the same return value), reading the targets by position (``tg``) and
     gathering the node's codes into ``gathered[start:end]`` (uint8) for the
     partition."""
@@ -267,7 +267,7 @@ def _random_codes(col, samples, start, end, missing_bin, edges_f, tg, parent, pa
     thr = np.inf
     kb = 1 << 30
     if not only_missing:
-        kb = ilo + np.random.randint(0, ihi - ilo)
+        kb = draw_cut_bin(ilo, ihi, bvals_f)
         key = float(kb)
         thr = edges_f[kb]
     left[:] = 0.0
@@ -396,14 +396,15 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
         edges_f = edges[eo[f]:eo[f + 1]]
         key = 0.0
         if random:
+            bvals_f = feature_bin_values(D.bin_values, eo, f)
             if fused:
                 lo, hi, n_miss = _code_range(col, samples, start, end, missing_bin)
                 if n_miss == n_node or (n_miss == 0 and hi <= lo):
                     continue             # constant here: not counted (random_numeric's -1)
                 if n_miss == 0:
-                    # random_numeric's draw b ~ U{lo, ..., hi - 1}; missing values go to
+                    # random_numeric's draw (draw_cut_bin); missing values go to
                     # the larger child (none seen); the split is admissible
-                    b_cut = lo + np.random.randint(0, hi - lo)
+                    b_cut = draw_cut_bin(lo, hi, bvals_f)
                     _split_codes(col, gc[0, :0], samples, ws.tmp, start, end, float(b_cut),
                                  False, missing_bin, tg, task, ws.cstats, ws.child_n,
                                  ws.child_start)
@@ -414,9 +415,9 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
             # the extra-trees draw on this feature's codes, gathered into the
             # buffer the running best does not hold (the partition reads them)
             status, score, ratio, thr, mslot, key = _random_codes(
-                col, samples, start, end, missing_bin, edges_f, tg, parent, imp, ws.left,
-                ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn, cp,
-                gc[1 - gsel[0]])
+                col, samples, start, end, missing_bin, edges_f, bvals_f, tg, parent, imp,
+                ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn,
+                cp, gc[1 - gsel[0]])
         elif n_node < ws.small:
             _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt)
             status, score, ratio, thr, mslot = _best_numeric_sorted_i(

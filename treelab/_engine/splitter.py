@@ -35,7 +35,7 @@ __all__ = [
     "MERIT_CUSTOM", "stats_weight", "node_impurity", "split_merit", "best_numeric_sorted",
     "best_numeric_hist", "newton_hist_sweep", "newton_sorted_sweep", "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
     "NOMINAL_MULTIWAY_C45", "multiway_admissible", "MERIT_NEWTON", "SPLIT_BEST", "SPLIT_RANDOM",
-    "random_numeric", "random_nominal",
+    "random_numeric", "random_nominal", "draw_cut_bin",
 ]
 
 #: numeric values closer than this are not separated (as scikit-learn's FEATURE_THRESHOLD)
@@ -812,8 +812,39 @@ def random_numeric_result(parent, parent_imp, n_parent, left, n_left, miss, n_mi
     return 1, score, ratio, thr, slot, key
 
 
+@njit(cache=True, nogil=True, inline="always")
+def draw_cut_bin(lo, hi, bvals_f):
+    """The random cut of extremely randomized trees on bin codes: the last bin
+    going left, in ``lo .. hi - 1`` for a node whose codes span ``lo < hi``.
+
+    With the bins' values ``bvals_f`` (:func:`~.binning.bin_means`: each bin's mean
+    value), the paper's draw (Geurts et al. 2006, Algorithm 2, "Pick a random
+    split": ``a_c ~ U[a_min, a_max]``) on the binned data: ``t ~ U[v_lo, v_hi)``
+    and the bins whose value is at most ``t`` go left -- uniform in value, so a
+    feature's cut-points fall where its range is, not where its rows are; with
+    one bin a distinct value (at most ``max_bin`` of them) exactly the exact
+    splitter's distribution of partitions.  ``bvals_f`` empty:
+    ``b ~ U{lo, ..., hi - 1}``, uniform among the node's bin boundaries
+    (LightGBM's ``extra_trees``)."""
+    if bvals_f.shape[0] == 0:
+        return lo + np.random.randint(0, hi - lo)
+    a = bvals_f[lo]
+    t = a + (bvals_f[hi] - a) * np.random.random()
+    # the last b in [lo, hi - 1] with bvals_f[b] <= t (bvals_f[lo] = a <= t)
+    left = lo
+    right = hi - 1
+    while left < right:
+        mid = (left + right + 1) >> 1
+        if bvals_f[mid] <= t:
+            left = mid
+        else:
+            right = mid - 1
+    return left
+
+
 @njit(cache=True, nogil=True)
-def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f, yc, sstats,
+def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f, bvals_f,
+                   yc, sstats,
                    w, parent, parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
                    task, merit_code, builtin, imp_fn, merit_fn, cp, vals):
     """One random threshold of numeric feature ``f`` at the node ``samples[start:end]``
@@ -822,9 +853,10 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
 
     Exact data: ``thr ~ U[min, max)`` on raw values (a draw equal to the maximum
     becomes the minimum, as scikit-learn's ``RandomSplitter``).  Histogram data:
-    the cut is drawn uniformly among the bin boundaries inside the node's range
-    of bins, ``thr = edges_f[b]`` with ``b ~ U{lo, ..., hi - 1}`` (LightGBM's
-    ``extra_trees`` draws one bin threshold per feature likewise).  A feature
+    ``thr = edges_f[b]`` with ``b`` from :func:`draw_cut_bin` -- uniform in value
+    over the bins' values ``bvals_f`` (the feature's slice of
+    ``BinnedData.bin_values``), or, ``bvals_f`` empty, uniform among the bin
+    boundaries inside the node's range of bins (LightGBM's ``extra_trees``).  A feature
     constant at the node returns status -1; one value plus missing values
     splits "values | missing".  The missing side is the one with the better
     merit (:func:`eval_binary`).
@@ -878,7 +910,7 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
     thr = np.inf
     if not only_missing:
         if use_hist:
-            b_cut = int(lo) + np.random.randint(0, int(hi) - int(lo))
+            b_cut = draw_cut_bin(int(lo), int(hi), bvals_f)
             key = float(b_cut)
             thr = edges_f[b_cut]
         else:

@@ -51,6 +51,7 @@ from .._engine.builder import make_params
 from .._engine.column_builder import get_codes_kernel
 from .._engine.merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, TASK_DENSE
 from .._engine.signatures import IMPURITY_SIG, MERIT_SIG, function_pointer
+from .._engine.splitter import SPLIT_RANDOM
 from .._engine.tree import concat_trees, forest_oob_sum, forest_sum, forest_sum_serial
 from ..split_criteria import get_criterion
 from .forest import _MAX_SEED, _BaseForest, _compact, _numba_threads
@@ -97,6 +98,13 @@ def identity_edges(n_value_bins):
     return np.ascontiguousarray(edges, np.float64), offsets
 
 
+def identity_values(n_value_bins):
+    """The bins' values of code columns: ``0 .. n_value_bins[c] - 1`` per column
+    (the ``BinnedData.bin_values`` layout)."""
+    vals = [np.arange(max(int(b), 1), dtype=np.float64) for b in n_value_bins]
+    return np.ascontiguousarray(np.concatenate(vals) if vals else np.zeros(0), np.float64)
+
+
 #: the data the trees of a level grow on: ``D`` (:data:`BinnedData`: edges, bins,
 #: missing code; its ``X`` only carries the shape and its ``Xb`` is a placeholder)
 #: and ``XT``, the codes column-major (``d x n`` uint8, read by
@@ -111,13 +119,15 @@ def binned_data(Xb, n_value_bins, has_missing):
     test checks that the trees do not depend on it).  The histograms have as many
     bins as :func:`~treelab._engine.binning.bin_data` would give (most value bins
     + 1 for missing values; 256 when a value is missing, so that code 255 is the
-    missing bin)."""
+    missing bin).  The bins' values (``D.bin_values``, on which random cut-points
+    are drawn, :func:`~treelab._engine.splitter.draw_cut_bin`) are the codes
+    themselves, as a forest fitted on the codes would have them."""
     n, d = Xb.shape
     edges, offsets = identity_edges(n_value_bins)
     B = MISSING + 1 if has_missing else int(np.max(n_value_bins, initial=1)) + 1
     D = BinnedData(np.empty((n, d)), np.zeros((1, d), np.uint8), np.zeros((d, 0), np.int64),
                    np.zeros((d, 0)), np.zeros(d, np.bool_), np.zeros(d, np.int64), edges,
-                   offsets, True, B - 1, B)
+                   offsets, True, B - 1, B, identity_values(n_value_bins))
     return CodeData(D, np.ascontiguousarray(Xb.T))
 
 
@@ -296,6 +306,9 @@ def fit_slot(proto, task, seeds, data, y, n_classes, folds, oob, n_jobs):
             np.stack([np.ones_like(yf), yf, yf * yf], axis=1)), 3
     crit = get_criterion(proto.criterion, task)
     bootstrap = bool(proto.bootstrap) or oob
+    if proto._split_mode != SPLIT_RANDOM or getattr(proto, "random_cut", "value") == "bin":
+        # random cut-points uniform among the bin boundaries (or no random cuts)
+        data = data._replace(D=data.D._replace(bin_values=np.zeros(0)))
     jobs = []
     for j, rows in enumerate(folds):
         m = rows.shape[0]

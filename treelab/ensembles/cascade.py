@@ -30,7 +30,9 @@ output of one level as input to another level", a form of stacking).
 
 Memory and speed: the raw features are quantile-binned once (``max_bin``, as
 deep-forest does with 255 bins; the forests then split bin codes, the same
-order as the values).  With treelab's own forests (the default) the cascade
+order as the values, and the random cut-points of extra / completely-random
+trees are drawn uniformly over the codes, i.e. in rank; ``max_bin=None``
+keeps the raw values and the paper's draw uniform in [min, max]).  With treelab's own forests (the default) the cascade
 grows the trees itself (:mod:`._cascade_fast`): one uint8 code matrix
 ``[raw | binned class vectors]`` per phase whose class-vector columns every
 level overwrites, fold models as lists of row ids into it (no copies), trees
@@ -776,8 +778,9 @@ _DOC = """
         Trained on [original features | last level's class vectors]; None: average
         of the last level's class vectors.
     max_bin : int or None, default=255
-        Quantile bins of the raw features (computed once, shared by all levels);
-        None keeps the raw values.
+        Quantile bins of the raw features (computed once, shared by all levels;
+        random cut-points are then drawn uniformly over the bin codes); None
+        keeps the raw values.
     n_jobs : int or None
         Threads fitting the (forest, fold) models of a level in parallel (treelab's
         forests: the trees of a forest's fold models); the model is the same

@@ -276,6 +276,9 @@ class _BaseForest(BaseEstimator):
         if isinstance(mb, bool) or not isinstance(mb, (numbers.Integral, np.integer)) or not (
                 2 <= mb <= MAX_BINS):
             raise ValueError(f"max_bin must be an int in [2, {MAX_BINS}], got {mb!r}")
+        rc = getattr(self, "random_cut", "value")
+        if not (isinstance(rc, str) and rc in ("value", "bin")):
+            raise ValueError(f"random_cut must be 'value' or 'bin', got {rc!r}")
         return int(ne)
 
     def _n_bootstrap(self, n):
@@ -342,6 +345,9 @@ class _BaseForest(BaseEstimator):
         if use_hist or layout == LAYOUT_PRESORT:
             data = bin_data(Xf, enc.is_nominal, enc.n_cats, use_hist, self.max_bin,
                             random_state=bin_seed)
+            if self._split_mode != SPLIT_RANDOM or getattr(self, "random_cut", "value") == "bin":
+                # cut-points uniform among the bin boundaries (or no random cuts)
+                data = data._replace(bin_values=np.zeros(0))
         else:
             # the sample layout reads raw values, neither bins nor a presort; best
             # splits sort a node's values through their ranks (rank_columns)
@@ -526,6 +532,19 @@ _COMMON_DOC = """
     Missing values (NaN) go to the side chosen at fit time, as in the single trees.
 """
 
+_RANDOM_CUT_DOC = """    random_cut : {"value", "bin"}, default="value"
+        How ``splitter="hist"`` draws a node's cut-point on a feature.  "value":
+        the paper's ``U[min, max]`` on the binned data -- uniform in value over the
+        mean values of the node's bins (:func:`treelab._engine.binning.bin_means`;
+        with at most ``max_bin`` distinct values, exactly the exact splitter's
+        draw); "bin": uniform among the node's bin boundaries (LightGBM's
+        ``extra_trees``: uniform in rank, not in value).  The exact splitter
+        always draws uniformly in [min, max] of the raw values.
+"""
+_RANDOM_COMMON_DOC = _COMMON_DOC.replace("    random_state : int, RandomState or None\n",
+                                         "    random_state : int, RandomState or None\n"
+                                         + _RANDOM_CUT_DOC)
+
 
 def _init_params(self, n_estimators, criterion, max_depth, min_samples_split, min_samples_leaf,
                  min_weight_fraction_leaf, max_features, min_impurity_decrease, bootstrap,
@@ -590,6 +609,40 @@ class _ForestRegressor(RegressorMixin, _BaseForest):
 
 
 # ------------------------------------------------------------------ estimators
+def _random_classifier_init(criterion, max_features, bootstrap):
+    def __init__(self, n_estimators=100, *, criterion=criterion, max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=max_features, min_impurity_decrease=0.0, bootstrap=bootstrap,
+                 oob_score=False, max_samples=None, class_weight=None, splitter="exact",
+                 max_bin=255, random_cut="value", nominal_features=None,
+                 nominal_split="binary", multiway_min_leaf="all", n_jobs=None,
+                 random_state=None):
+        _init_params(self, n_estimators, criterion, max_depth, min_samples_split,
+                     min_samples_leaf, min_weight_fraction_leaf, max_features,
+                     min_impurity_decrease, bootstrap, oob_score, max_samples, splitter,
+                     max_bin, nominal_features, nominal_split, multiway_min_leaf, n_jobs,
+                     random_state)
+        self.class_weight = class_weight
+        self.random_cut = random_cut
+    return __init__
+
+
+def _random_regressor_init(criterion, max_features, bootstrap):
+    def __init__(self, n_estimators=100, *, criterion=criterion, max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=max_features, min_impurity_decrease=0.0, bootstrap=bootstrap,
+                 oob_score=False, max_samples=None, splitter="exact", max_bin=255,
+                 random_cut="value", nominal_features=None, nominal_split="binary",
+                 multiway_min_leaf="all", n_jobs=None, random_state=None):
+        _init_params(self, n_estimators, criterion, max_depth, min_samples_split,
+                     min_samples_leaf, min_weight_fraction_leaf, max_features,
+                     min_impurity_decrease, bootstrap, oob_score, max_samples, splitter,
+                     max_bin, nominal_features, nominal_split, multiway_min_leaf, n_jobs,
+                     random_state)
+        self.random_cut = random_cut
+    return __init__
+
+
 def _classifier_init(criterion, max_features, bootstrap):
     def __init__(self, n_estimators=100, *, criterion=criterion, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
@@ -652,16 +705,17 @@ class ExtraTreesClassifier(_ForestClassifier):
     __doc__ = ("Extremely randomized trees (Geurts, Ernst & Wehenkel 2006, Algorithm 2): "
                "at each node one cut-point drawn uniformly in [min, max] of each of "
                "``max_features`` (default sqrt(d)) drawn features, the best of them kept; "
-               "the whole sample by default (``bootstrap=False``).\n" + _COMMON_DOC + _CLS_DOC)
-    __init__ = _classifier_init("gini", "sqrt", False)
+               "the whole sample by default (``bootstrap=False``).\n" + _RANDOM_COMMON_DOC
+               + _CLS_DOC)
+    __init__ = _random_classifier_init("gini", "sqrt", False)
     _split_mode = SPLIT_RANDOM
 
 
 class ExtraTreesRegressor(_ForestRegressor):
     __doc__ = ("Extremely randomized regression trees (Geurts et al. 2006; "
                "``max_features`` default all, the paper's K = n for regression).\n"
-               + _COMMON_DOC + _REG_DOC)
-    __init__ = _regressor_init("squared_error", 1.0, False)
+               + _RANDOM_COMMON_DOC + _REG_DOC)
+    __init__ = _random_regressor_init("squared_error", 1.0, False)
     _split_mode = SPLIT_RANDOM
 
 
@@ -672,8 +726,8 @@ class CompletelyRandomForestClassifier(_ForestClassifier):
                "(nominal: a random subset of the categories present), and trees grow "
                "until every leaf is pure (``max_features=1``, extra trees' random "
                "splits; no bootstrap).  The criterion only decides where missing values "
-               "go.\n" + _COMMON_DOC + _CLS_DOC)
-    __init__ = _classifier_init("gini", 1, False)
+               "go.\n" + _RANDOM_COMMON_DOC + _CLS_DOC)
+    __init__ = _random_classifier_init("gini", 1, False)
     _split_mode = SPLIT_RANDOM
 
 
@@ -681,6 +735,6 @@ class CompletelyRandomForestRegressor(_ForestRegressor):
     __doc__ = ("Completely-random tree forest for regression: one random feature and "
                "one random cut-point per node, grown until each leaf holds a single "
                "target value (see :class:`CompletelyRandomForestClassifier`).\n"
-               + _COMMON_DOC + _REG_DOC)
-    __init__ = _regressor_init("squared_error", 1, False)
+               + _RANDOM_COMMON_DOC + _REG_DOC)
+    __init__ = _random_regressor_init("squared_error", 1, False)
     _split_mode = SPLIT_RANDOM
