@@ -377,3 +377,41 @@ def test_draw_cut_bin_is_uniform_in_value_or_over_boundaries():
     assert (draws(1, 2, v, 100, 1) == 1).all()
     c = np.bincount(draws(0, 3, np.zeros(0), m, 2), minlength=3)
     assert c.sum() == m and stats.chisquare(c).pvalue > 1e-3
+
+
+# ------------------------------------------------------------ bootstrap, node values
+def test_bootstrap_draws_are_uniform_and_consistent():
+    """``bootstrap_counts`` is the ``bincount`` of ``bootstrap_indices`` (same
+    draws), the draws are uniform over the rows (chi-square) and depend on the
+    seed only; ``bootstrap_row_weights`` puts the counts at the given rows."""
+    from scipy import stats
+
+    from treelab._engine.bootstrap import (
+        bootstrap_counts, bootstrap_indices, bootstrap_row_weights,
+    )
+    idx = bootstrap_indices(3, 50, 100_000)
+    assert idx.min() >= 0 and idx.max() < 50
+    c = bootstrap_counts(3, 50, 100_000)
+    np.testing.assert_array_equal(np.bincount(idx, minlength=50), c)
+    assert stats.chisquare(c).pvalue > 1e-3
+    np.testing.assert_array_equal(bootstrap_indices(3, 50, 200), idx[:200])
+    assert not np.array_equal(bootstrap_indices(4, 50, 200), idx[:200])
+    # about 1 - 1/e of the rows are in the bag
+    assert abs(np.mean(bootstrap_counts(0, 100_000, 100_000) > 0) - (1 - np.exp(-1))) < 0.01
+    rows = np.arange(5, 2005, 2)
+    w, cnt = bootstrap_row_weights(7, rows, 3000)
+    np.testing.assert_array_equal(cnt, bootstrap_counts(7, 1000, 1000))
+    np.testing.assert_array_equal(w[rows], cnt)
+    assert w.sum() == 1000 and np.count_nonzero(w) == np.count_nonzero(cnt)
+
+
+def test_node_values_equal_the_numpy_formulas():
+    from treelab._engine.node_values import class_proportions, weighted_means
+    rng = np.random.RandomState(0)
+    S = rng.rand(50, 3) * rng.randint(0, 2, (50, 1))       # some all-zero rows
+    tot = S.sum(axis=1, keepdims=True)
+    ref = np.where(tot > 0, S / np.where(tot > 0, tot, 1.0), 1.0 / 3)
+    np.testing.assert_array_equal(class_proportions(S), ref)
+    R = np.column_stack([S[:, 0], S[:, 1], S[:, 2]])
+    ref = np.where(R[:, 0] > 0, R[:, 1] / np.where(R[:, 0] > 0, R[:, 0], 1.0), 0.0)[:, None]
+    np.testing.assert_array_equal(weighted_means(R), ref)

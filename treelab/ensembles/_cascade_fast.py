@@ -47,6 +47,7 @@ import numba
 import numpy as np
 
 from .._engine.binning import BinnedData, bin_matrix, quantile_bin_edges
+from .._engine.bootstrap import bootstrap_row_weights
 from .._engine.builder import make_params
 from .._engine.column_builder import get_codes_kernel
 from .._engine.merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, TASK_DENSE
@@ -258,16 +259,12 @@ def _grow_one(data, yc, sstats, bp, crit, seeds, rows, bootstrap, value_fn, w_ro
     the positions of ``rows``, as the forest's ``_bootstrap_counts``; otherwise
     unit weights on ``rows``, ``w_rows`` when given: the trees only read it).
     Returns (compact tree, in-bag mask over ``rows`` or None)."""
-    m = rows.shape[0]
     in_bag = None
     s = sstats
     if bootstrap:
-        counts = np.bincount(np.random.RandomState(int(seeds[0])).randint(0, m, m),
-                             minlength=m)
+        w, counts = bootstrap_row_weights(int(seeds[0]), rows, data.XT.shape[1])
         in_bag = counts > 0
         trows = rows[in_bag]
-        w = np.zeros(data.XT.shape[1])
-        w[trows] = counts[in_bag]
         if sstats.shape[0]:
             s = np.zeros_like(sstats)
             s[trows] = sstats[trows] * counts[in_bag][:, None]

@@ -44,6 +44,7 @@ import numpy as np
 
 from .._compile import announce
 from .._engine.binning import MAX_BINS, BinnedData, bin_data, rank_columns
+from .._engine.bootstrap import bootstrap_counts, bootstrap_indices
 from .._engine.builder import LAYOUT_PRESORT, LAYOUT_SAMPLES, build_tree, make_params
 from .._engine.column_builder import build_tree_codes
 from .._engine.merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, TASK_DENSE
@@ -114,13 +115,14 @@ def _narrow(t):
 
 def _bootstrap_indices(seed, n, n_boot):
     """``n_boot`` rows drawn with replacement from ``n`` (the slides' "Bagging:
-    sampling with replacement"), from the tree's own seed."""
-    return np.random.RandomState(seed).randint(0, n, n_boot)
+    sampling with replacement"), from the tree's own seed
+    (:func:`~treelab._engine.bootstrap.bootstrap_indices`)."""
+    return bootstrap_indices(int(seed), int(n), int(n_boot))
 
 
 def _bootstrap_counts(seed, n, n_boot):
-    """How often each of the ``n`` rows is drawn (:func:`_bootstrap_indices`)."""
-    return np.bincount(_bootstrap_indices(seed, n, n_boot), minlength=n)
+    """How often each of the ``n`` rows is drawn (the draws of :func:`_bootstrap_indices`)."""
+    return bootstrap_counts(int(seed), int(n), int(n_boot))
 
 
 def _grow_tree(data, targets, params, crit, seeds, n_boot, mwfl, subsample_cw, classes_k,

@@ -457,10 +457,8 @@ class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree
         return np.ascontiguousarray(yc), np.zeros((0, k)), w, k, fitted
 
     def _value_from_stats(self, stats):
-        tot = stats.sum(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            v = np.where(tot > 0, stats / np.where(tot > 0, tot, 1.0), 1.0 / stats.shape[1])
-        return v
+        from .._engine.node_values import class_proportions
+        return class_proportions(np.ascontiguousarray(stats, dtype=np.float64))
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class proportions of the leaf (with
@@ -536,10 +534,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         return np.zeros(0, np.int64), sstats, w, 3, {"n_outputs_": 1}
 
     def _value_from_stats(self, stats):
-        w = stats[:, 0]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(w > 0, stats[:, 1] / np.where(w > 0, w, 1.0), 0.0)
-        return mean[:, None]
+        from .._engine.node_values import weighted_means
+        return weighted_means(np.ascontiguousarray(stats, dtype=np.float64))
 
     def predict(self, X):
         """Weighted mean target of the leaf each sample reaches (with
