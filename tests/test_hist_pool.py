@@ -78,3 +78,64 @@ def test_best_first_beyond_the_initial_pool_grows_the_depth_first_tree(task, max
     assert a.sizes[0] == b.sizes[0]
     Xt = np.ascontiguousarray(np.vstack([X, _data(7)[0]]))
     np.testing.assert_array_equal(predict_value_serial(a, Xt), predict_value_serial(b, Xt))
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_histogram_extents_touch_only_the_features_bins(n_threads):
+    """Features with 3, 40 and 255 value bins plus missing values: a pool's
+    extents are each feature's value bins; building and subtracting within
+    them gives, on those bins and the missing bin, the histograms of the full
+    kernels, and leaves every other bin as it was (garbage stays garbage:
+    nothing reads it)."""
+    from treelab._engine.histogram import hist_build, hist_build_nodes, hist_subtract
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = np.column_stack([rng.integers(0, 3, n), rng.integers(0, 40, n), rng.normal(size=n),
+                         rng.integers(0, 7, n)]).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    data = bin_data(X, np.array([False, False, False, True]), np.array([0, 0, 0, 7]), True)
+    B = data.n_bins
+    P = make_params(TASK_DENSE, 3, 1, 2, 1, 0.0, 0.0, 1, False, 0)
+    ext = new_pool(data, P).ext
+    np.testing.assert_array_equal(ext, [3, 40, 255, 7])
+    assert B == 256
+    sst = rng.normal(size=(n, 3))
+    w = np.ones(n)
+    samples = rng.permutation(n).astype(np.int64)
+    live = np.zeros((4, B), bool)
+    for f, e in enumerate(ext):
+        live[f, :e] = True
+        live[f, B - 1] = True
+    y0 = np.zeros(0, np.int64)
+
+    def build(start, end, use_ext):
+        h = np.full((4, B, 3), 5.0)
+        c = np.full((4, B), 5, np.int64)
+        hist_build(data.Xb, samples, start, end, y0, sst, w, TASK_DENSE, h, c, n_threads, -1,
+                   ext if use_ext else None)
+        return h, c
+
+    hf, cf = build(0, n, False)
+    he, ce = build(0, n, True)
+    np.testing.assert_array_equal(he[live], hf[live])
+    np.testing.assert_array_equal(ce[live], cf[live])
+    assert (he[~live] == 5.0).all() and (ce[~live] == 5).all()
+    assert (cf[~live] == 0).all()            # the full kernel: nothing lands there
+    # a node's histogram minus its first 1000 rows' = the last 2000 rows'
+    kf, kc = build(0, 1000, False)
+    ke, kcc = build(0, 1000, True)
+    hist_subtract(hf, cf, kf, kc)
+    hist_subtract(he, ce, ke, kcc, ext)
+    rf, rc = build(1000, n, False)
+    np.testing.assert_array_equal(ce[live], rc[live])
+    np.testing.assert_allclose(he[live], rf[live], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(he[live], hf[live])
+    assert (he[~live] == 5.0).all()
+    # a level at once: the same histograms within the extents
+    hist = np.full((2, 4, B, 3), 5.0)
+    cnt = np.full((2, 4, B), 5, np.int64)
+    hist_build_nodes(data.Xb, samples, np.array([0, 1000]), np.array([1000, n]),
+                     np.array([1, 0]), 2, y0, sst, w, TASK_DENSE, hist, cnt, n_threads, -1, ext)
+    np.testing.assert_array_equal(hist[1][live], kf[live])
+    np.testing.assert_array_equal(cnt[0][live], rc[live])
+    assert (hist[0][~live] == 5.0).all()

@@ -238,7 +238,8 @@ def test_level_tasks_on_threads_equal_the_serial_level(sizes):
         cnt = np.full((m, d, data.n_bins), 7, np.int64)
         level_wise.level_tasks(data.Xb, samples, np.empty(n, np.int64), np.empty(n, np.int64),
                                data.missing_bin, p, m, b_start, b_end, b_slot, m, tasks.copy(),
-                               m, nt, np.zeros(0, np.int64), sst, w, TASK_DENSE, hist, cnt, -1)
+                               m, nt, np.zeros(0, np.int64), sst, w, TASK_DENSE, hist, cnt, -1,
+                               np.zeros(0, np.int64))
         np.testing.assert_array_equal(p[:, 5], parts[:, 5])
         out.append((samples, hist, cnt))
     for a, b in zip(out[0], out[1]):

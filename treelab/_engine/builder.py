@@ -137,7 +137,7 @@ Workspace = namedtuple("Workspace", [
 #: histogram pool: ``hist[slot]`` / ``cnt[slot]`` (feature, bin[, stat]) and a stack
 #: of free slots (``meta[0]`` of them at the bottom of ``free``); ``meta[1]``: the
 #: tree's ``cnt_col`` (:func:`~.histogram.unit_count_column`, set with the root)
-HistPool = namedtuple("HistPool", ["hist", "cnt", "free", "meta"])
+HistPool = namedtuple("HistPool", ["hist", "cnt", "free", "meta", "ext"])
 
 
 @njit(cache=True, nogil=True)
@@ -579,7 +579,18 @@ def new_pool(D, P, n_slots=0):
     bb = B if D.use_hist else 1
     hist = np.empty((n_slots, dd, bb, P.n_stats), np.float64)
     cnt = np.empty((n_slots, dd, bb), np.int64)
-    return HistPool(hist, cnt, free, meta)
+    # each feature's extent (.histogram): its value bins or categories; every
+    # bin when one of them fills the histogram anyway
+    ext = np.empty(dd, np.int64)
+    narrow = False
+    if D.use_hist:
+        for f in range(d):
+            ext[f] = D.n_cats[f] if D.is_nominal[f] else (
+                D.edge_offsets[f + 1] - D.edge_offsets[f] + 1)
+            narrow = narrow or ext[f] < bb - 1
+    if not narrow:
+        ext = np.empty(0, np.int64)
+    return HistPool(hist, cnt, free, meta, ext)
 
 
 @njit(cache=True, nogil=True)
@@ -597,7 +608,7 @@ def pool_take(hp):
         for q in range(P, P2):
             free[n_free] = q
             n_free += 1
-        hp = HistPool(hist, cnt, free, hp.meta)
+        hp = HistPool(hist, cnt, free, hp.meta, hp.ext)
     n_free -= 1
     hp.meta[0] = n_free
     return hp, hp.free[n_free]
@@ -1131,7 +1142,7 @@ def finish_children_histograms(hp, hslot, child_slot, expand, k, largest):
         for j in range(k):
             if j != largest:
                 hist_subtract(hp.hist[hslot], hp.cnt[hslot], hp.hist[child_slot[j]],
-                              hp.cnt[child_slot[j]])
+                              hp.cnt[child_slot[j]], hp.ext)
         child_slot[largest] = hslot
         for j in range(k):
             if j != largest and not expand[j]:
@@ -1154,7 +1165,8 @@ def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
         sl = ws.child_slot[j]
         if sl >= 0:
             hist_build(D.Xb, ws.samples, ws.child_start[j], ws.child_start[j] + ws.child_n[j],
-                       yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1])
+                       yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1],
+                       hp.ext)
     finish_children_histograms(hp, hslot, ws.child_slot, ws.expand, k, largest)
     return hp
 
@@ -1176,7 +1188,7 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
         # unit weights: the counts are read off a statistic (see .histogram)
         hp.meta[1] = unit_count_column(ws.samples, 0, n, yc, sstats, w, P.task)
         hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
-                   hp.cnt[root_slot], P.n_threads, hp.meta[1])
+                   hp.cnt[root_slot], P.n_threads, hp.meta[1], hp.ext)
     return t, hp, root_slot
 
 

@@ -155,7 +155,7 @@ def partition_chunks(Xb, samples, tmp_l, tmp_r, missing_bin, tasks, n_tasks, n_t
 
 @njit(cache=True, nogil=True, inline="always")
 def _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, task, yc, sstats,
-               w, P_task, hist, cnt, cnt_col):
+               w, P_task, hist, cnt, cnt_col, ext):
     """One split node's share of a level: its deferred partition (``task[0] >= 0``:
     row of ``parts``), then the histograms it builds (``b_*[task[1]:task[2]]``).
     Touches only the node's samples, its part of ``tmp`` and its own slots."""
@@ -170,33 +170,34 @@ def _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tas
         parts[q, 5] = cn[0]
     for b in range(task[1], task[2]):
         _hist_block(Xb, samples, b_start[b], b_end[b], yc, sstats, w, P_task, hist[b_slot[b]],
-                    cnt[b_slot[b]], 0, 1, cnt_col)
+                    cnt[b_slot[b]], 0, 1, cnt_col, ext)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _node_tasks_par(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks, owner,
-                    n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col):
+                    n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext):
     for k in prange(n_threads):
         for q in range(n_tasks):
             if owner[q] == k:
                 _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
-                           tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col)
+                           tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext)
 
 
 @njit(cache=True, nogil=True)
 def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b_end, b_slot, n_b,
-                tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col):
+                tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext):
     """The level's deferred partitions and histogram builds.  One thread: node
     by node (a node's histograms right after its partition, while its rows are
     in cache, as the depth-first driver).  Several threads and at least two
     tasks a thread: whole nodes per thread, the largest first to the least
     loaded thread (LPT); fewer tasks: each partition in chunks on all threads
     (:func:`partition_chunks`), then every histogram split by features
-    (:func:`.histogram.hist_build_nodes`)."""
+    (:func:`.histogram.hist_build_nodes`).  ``ext``: the histogram pool's
+    extents (``HistPool.ext``)."""
     if n_threads <= 1:
         for q in range(n_tasks):
             _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks[q],
-                       yc, sstats, w, P_task, hist, cnt, cnt_col)
+                       yc, sstats, w, P_task, hist, cnt, cnt_col, ext)
         return
     if n_tasks >= 2 * n_threads:
         work = np.zeros(n_tasks, np.int64)
@@ -212,13 +213,14 @@ def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b
             owner[q] = k
             load[k] += work[q]
         _node_tasks_par(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks,
-                        owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col)
+                        owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col,
+                        ext)
         return
     if n_parts > 0:
         partition_chunks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, n_threads)
     if n_b > 0:
         hist_build_nodes(Xb, samples, b_start, b_end, b_slot, n_b, yc, sstats, w, P_task, hist,
-                         cnt, n_threads, cnt_col)
+                         cnt, n_threads, cnt_col, ext)
 
 
 @njit(cache=True, nogil=True)
@@ -427,7 +429,7 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             expect = parts[:n_parts, 5].copy()
             level_tasks(D.Xb, ws.samples, ws.tmp, tmp_r, D.missing_bin, parts, n_parts, b_start,
                         b_end, b_slot, n_b, tasks, n_sp, P.n_threads, yc, sstats, w, P.task,
-                        hp.hist, hp.cnt, hp.meta[1])
+                        hp.hist, hp.cnt, hp.meta[1], hp.ext)
             for q in range(n_parts):
                 if parts[q, 5] != expect[q]:
                     raise RuntimeError("level-wise partition: a child's size differs from "
