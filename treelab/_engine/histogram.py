@@ -46,6 +46,11 @@ __all__ = ["hist_build", "hist_build_nodes", "hist_subtract", "unit_count_column
 #: regions); now only root-sized nodes go on threads
 PARALLEL_HIST_MIN_WORK = 2_000_000
 
+#: the histogram bytes one pass over a node's rows accumulates into
+#: (:func:`_hist_block`: features in groups of this many bytes of bins; about
+#: half a core's L2 cache here)
+HIST_BLOCK_BYTES = 1 << 20
+
 #: :func:`hist_build_nodes` (a whole level in one parallel region) goes on
 #: several threads from this many (sample, feature) pairs in the level
 PARALLEL_LEVEL_MIN_WORK = 100_000
@@ -199,8 +204,15 @@ def _hist_block(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_bl
             cnt[f, :top] = 0
             hist[f, B - 1] = 0.0
             cnt[f, B - 1] = 0
-    _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, f0, f1, cnt_col,
-                       ext)
+    # features in cache-sized groups, one pass over the rows each: a histogram's
+    # bins are spread over B * (S + 1) words a feature, and 784 features x 256
+    # bins (MNIST) did not fit a core's L2 cache -- one pass over all of them
+    # was 2.7x slower than two passes over halves (the same sums in the same
+    # order: each bin still adds the node's rows in their order)
+    step = max(8, HIST_BLOCK_BYTES // (hist.shape[1] * (hist.shape[2] + 1) * 8))
+    for g0 in range(f0, f1, step):
+        _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, g0,
+                           min(g0 + step, f1), cnt_col, ext)
 
 
 @njit(cache=True, nogil=True, parallel=True)
