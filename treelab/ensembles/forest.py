@@ -36,6 +36,7 @@ call, parallel over rows.
 """
 from __future__ import annotations
 
+import inspect
 import numbers
 import warnings
 from contextlib import contextmanager
@@ -611,37 +612,21 @@ class _ForestRegressor(RegressorMixin, _BaseForest):
 
 
 # ------------------------------------------------------------------ estimators
-def _random_classifier_init(criterion, max_features, bootstrap):
-    def __init__(self, n_estimators=100, *, criterion=criterion, max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features=max_features, min_impurity_decrease=0.0, bootstrap=bootstrap,
-                 oob_score=False, max_samples=None, class_weight=None, splitter="exact",
-                 max_bin=255, random_cut="value", nominal_features=None,
-                 nominal_split="binary", multiway_min_leaf="all", n_jobs=None,
-                 random_state=None):
-        _init_params(self, n_estimators, criterion, max_depth, min_samples_split,
-                     min_samples_leaf, min_weight_fraction_leaf, max_features,
-                     min_impurity_decrease, bootstrap, oob_score, max_samples, splitter,
-                     max_bin, nominal_features, nominal_split, multiway_min_leaf, n_jobs,
-                     random_state)
-        self.class_weight = class_weight
+def _with_random_cut(init):
+    """A forest's ``__init__`` with the keyword ``random_cut`` (default "value")
+    after ``max_bin``: the random-split forests' parameter.  Its signature lists
+    it, as scikit-learn's ``get_params`` reads parameters off the signature."""
+    def __init__(self, *args, random_cut="value", **kwargs):
+        init(self, *args, **kwargs)
         self.random_cut = random_cut
-    return __init__
-
-
-def _random_regressor_init(criterion, max_features, bootstrap):
-    def __init__(self, n_estimators=100, *, criterion=criterion, max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features=max_features, min_impurity_decrease=0.0, bootstrap=bootstrap,
-                 oob_score=False, max_samples=None, splitter="exact", max_bin=255,
-                 random_cut="value", nominal_features=None, nominal_split="binary",
-                 multiway_min_leaf="all", n_jobs=None, random_state=None):
-        _init_params(self, n_estimators, criterion, max_depth, min_samples_split,
-                     min_samples_leaf, min_weight_fraction_leaf, max_features,
-                     min_impurity_decrease, bootstrap, oob_score, max_samples, splitter,
-                     max_bin, nominal_features, nominal_split, multiway_min_leaf, n_jobs,
-                     random_state)
-        self.random_cut = random_cut
+    sig = inspect.signature(init)
+    params = []
+    for p in sig.parameters.values():
+        params.append(p)
+        if p.name == "max_bin":
+            params.append(inspect.Parameter("random_cut", inspect.Parameter.KEYWORD_ONLY,
+                                            default="value"))
+    __init__.__signature__ = sig.replace(parameters=params)
     return __init__
 
 
@@ -709,7 +694,7 @@ class ExtraTreesClassifier(_ForestClassifier):
                "``max_features`` (default sqrt(d)) drawn features, the best of them kept; "
                "the whole sample by default (``bootstrap=False``).\n" + _RANDOM_COMMON_DOC
                + _CLS_DOC)
-    __init__ = _random_classifier_init("gini", "sqrt", False)
+    __init__ = _with_random_cut(_classifier_init("gini", "sqrt", False))
     _split_mode = SPLIT_RANDOM
 
 
@@ -717,7 +702,7 @@ class ExtraTreesRegressor(_ForestRegressor):
     __doc__ = ("Extremely randomized regression trees (Geurts et al. 2006; "
                "``max_features`` default all, the paper's K = n for regression).\n"
                + _RANDOM_COMMON_DOC + _REG_DOC)
-    __init__ = _random_regressor_init("squared_error", 1.0, False)
+    __init__ = _with_random_cut(_regressor_init("squared_error", 1.0, False))
     _split_mode = SPLIT_RANDOM
 
 
@@ -729,7 +714,7 @@ class CompletelyRandomForestClassifier(_ForestClassifier):
                "until every leaf is pure (``max_features=1``, extra trees' random "
                "splits; no bootstrap).  The criterion only decides where missing values "
                "go.\n" + _RANDOM_COMMON_DOC + _CLS_DOC)
-    __init__ = _random_classifier_init("gini", 1, False)
+    __init__ = _with_random_cut(_classifier_init("gini", 1, False))
     _split_mode = SPLIT_RANDOM
 
 
@@ -738,5 +723,5 @@ class CompletelyRandomForestRegressor(_ForestRegressor):
                "one random cut-point per node, grown until each leaf holds a single "
                "target value (see :class:`CompletelyRandomForestClassifier`).\n"
                + _RANDOM_COMMON_DOC + _REG_DOC)
-    __init__ = _random_regressor_init("squared_error", 1, False)
+    __init__ = _with_random_cut(_regressor_init("squared_error", 1, False))
     _split_mode = SPLIT_RANDOM
