@@ -304,16 +304,21 @@ BinnedData = namedtuple("BinnedData", [
 ], defaults=(np.zeros(0),))
 
 
-def bin_data(X, is_nominal, n_cats, use_hist, max_bins=MAX_BINS, random_state=None):
+def bin_data(X, is_nominal, n_cats, use_hist, max_bins=MAX_BINS, random_state=None,
+             with_values=False):
     """Prepare ``X`` (float64, C-contiguous, encoded) for the batch builders:
-    quantile bins (``use_hist``) or a presort (exact splitter).  See :data:`BinnedData`."""
+    quantile bins (``use_hist``) or a presort (exact splitter).  ``with_values``
+    (bins only): also the bins' mean values, which only random cut-points read.
+    See :data:`BinnedData`."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     n, d = X.shape
     is_nominal = np.ascontiguousarray(is_nominal, dtype=np.bool_)
     n_cats = np.ascontiguousarray(n_cats, dtype=np.int64)
     if use_hist:
-        edges, offsets, bvals = quantile_bin_edges(X, is_nominal, max_bins,
-                                                   random_state=random_state, with_values=True)
+        binned = quantile_bin_edges(X, is_nominal, max_bins, random_state=random_state,
+                                    with_values=with_values)
+        edges, offsets = binned[0], binned[1]
+        bvals = binned[2] if with_values else np.zeros(0)
         n_value_bins = int(np.max(np.diff(offsets))) + 1 if d else 1
         B = max(n_value_bins, int(n_cats.max()) if d else 0) + 1
         if B > 256:

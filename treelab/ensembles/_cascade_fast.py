@@ -52,7 +52,6 @@ from .._engine.builder import make_params
 from .._engine.column_builder import get_codes_kernel
 from .._engine.merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, TASK_DENSE
 from .._engine.signatures import IMPURITY_SIG, MERIT_SIG, function_pointer
-from .._engine.splitter import SPLIT_RANDOM
 from .._engine.tree import concat_trees, forest_oob_sum, forest_sum, forest_sum_serial
 from ..split_criteria import get_criterion
 from .forest import _MAX_SEED, _BaseForest, _compact, _numba_threads
@@ -303,7 +302,7 @@ def fit_slot(proto, task, seeds, data, y, n_classes, folds, oob, n_jobs):
             np.stack([np.ones_like(yf), yf, yf * yf], axis=1)), 3
     crit = get_criterion(proto.criterion, task)
     bootstrap = bool(proto.bootstrap) or oob
-    if proto._split_mode != SPLIT_RANDOM or getattr(proto, "random_cut", "value") == "bin":
+    if not proto._draws_on_bin_values():
         # random cut-points uniform among the bin boundaries (or no random cuts)
         data = data._replace(D=data.D._replace(bin_values=np.zeros(0)))
     jobs = []

@@ -284,6 +284,12 @@ class _BaseForest(BaseEstimator):
             raise ValueError(f"random_cut must be 'value' or 'bin', got {rc!r}")
         return int(ne)
 
+    def _draws_on_bin_values(self):
+        """Whether the trees draw random cut-points on the bins' values
+        (``random_cut="value"``); otherwise none, or uniformly among the bin
+        boundaries, and the binned data need no ``bin_values``."""
+        return self._split_mode == SPLIT_RANDOM and getattr(self, "random_cut", "value") == "value"
+
     def _n_bootstrap(self, n):
         ms = self.max_samples
         if not self.bootstrap:
@@ -347,10 +353,7 @@ class _BaseForest(BaseEstimator):
                   else LAYOUT_PRESORT)
         if use_hist or layout == LAYOUT_PRESORT:
             data = bin_data(Xf, enc.is_nominal, enc.n_cats, use_hist, self.max_bin,
-                            random_state=bin_seed)
-            if self._split_mode != SPLIT_RANDOM or getattr(self, "random_cut", "value") == "bin":
-                # cut-points uniform among the bin boundaries (or no random cuts)
-                data = data._replace(bin_values=np.zeros(0))
+                            random_state=bin_seed, with_values=self._draws_on_bin_values())
         else:
             # the sample layout reads raw values, neither bins nor a presort; best
             # splits sort a node's values through their ranks (rank_columns)

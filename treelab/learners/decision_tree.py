@@ -25,6 +25,7 @@ from .._engine import pruning as _pruning
 from .._engine.binning import MAX_BINS, bin_data
 from .._engine.builder import build_tree, make_params
 from .._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
+from .._engine.node_values import class_proportions, weighted_means
 from .._engine.splitter import NOMINAL_BINARY, NOMINAL_MULTIWAY, NOMINAL_MULTIWAY_C45
 from .._engine.tree import LEAF, Tree, extract_subtree, trim
 from .._format import plain_repr
@@ -457,7 +458,6 @@ class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree
         return np.ascontiguousarray(yc), np.zeros((0, k)), w, k, fitted
 
     def _value_from_stats(self, stats):
-        from .._engine.node_values import class_proportions
         return class_proportions(np.ascontiguousarray(stats, dtype=np.float64))
 
     def predict_proba(self, X):
@@ -534,7 +534,6 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         return np.zeros(0, np.int64), sstats, w, 3, {"n_outputs_": 1}
 
     def _value_from_stats(self, stats):
-        from .._engine.node_values import weighted_means
         return weighted_means(np.ascontiguousarray(stats, dtype=np.float64))
 
     def predict(self, X):
