@@ -415,3 +415,42 @@ def test_node_values_equal_the_numpy_formulas():
     R = np.column_stack([S[:, 0], S[:, 1], S[:, 2]])
     ref = np.where(R[:, 0] > 0, R[:, 1] / np.where(R[:, 0] > 0, R[:, 0], 1.0), 0.0)[:, None]
     np.testing.assert_array_equal(weighted_means(R), ref)
+
+
+def test_prefetch_reads_nothing_and_types_its_arguments():
+    """The prefetch intrinsic compiles for the arrays the gathering loops hand it
+    (1-D targets, 2-D rows and items, any dtype), changes no value, and is
+    refused at typing for a non-array."""
+    from numba import njit
+    from numba.core.errors import TypingError
+
+    from treelab._engine.prefetch import prefetch, prefetch_at
+
+    @njit
+    def gather_sum(codes, stats, labels, rows, dist):
+        s = 0.0
+        for p in range(rows.shape[0]):
+            if p + dist < rows.shape[0]:
+                j = rows[p + dist]
+                prefetch(stats, j)
+                prefetch(labels, j)
+                prefetch_at(codes, j, codes.shape[1] - 1)
+            i = rows[p]
+            s += codes[i, 0] + stats[i, 1] + labels[i]
+        return s
+
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 255, (500, 7)).astype(np.uint8)
+    stats = rng.random((500, 3))
+    labels = rng.integers(0, 3, 500)
+    rows = np.sort(rng.choice(500, 200, replace=False))
+    want = float(codes[rows, 0].sum() + stats[rows, 1].sum() + labels[rows].sum())
+    for dist in (0, 1, 16, 1000):
+        assert gather_sum(codes, stats, labels, rows, dist) == pytest.approx(want, rel=1e-12)
+
+    @njit
+    def bad(x):
+        prefetch(x, 0)
+
+    with pytest.raises(TypingError):
+        bad(3.0)

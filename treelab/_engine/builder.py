@@ -47,6 +47,7 @@ from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
     stats_weight,
 )
+from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
 from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
@@ -479,7 +480,10 @@ def split_codes(samples, start, end, Xb, f, key, miss_left, missing_bin, out_l, 
     the number that went left."""
     nl = 0
     nr = 0
+    ahead = end - PREFETCH_DISTANCE
     for p in range(start, end):
+        if p < ahead:
+            prefetch_at(Xb, samples[p + PREFETCH_DISTANCE], f)     # (.prefetch)
         i = samples[p]
         c = Xb[i, f]
         go_left = miss_left if c == missing_bin else c <= key
@@ -1016,7 +1020,12 @@ def binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f, mov
         r2 = 0.0
         # branch-free (as above): each side adds the sample or +0.0, which leaves
         # a sum unchanged (the same sums as adding only on one side)
+        ahead = end - PREFETCH_DISTANCE
         for p in range(start, end):
+            if p < ahead:
+                j = samples[p + PREFETCH_DISTANCE]
+                prefetch_at(Xb, j, f)
+                prefetch(sstats, j)
             i = samples[p]
             c = Xb[i, f]
             go = miss_left if c == missing_bin else c <= tb
@@ -1041,7 +1050,16 @@ def binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f, mov
         cst[1, 2] = r2
     else:
         cst[:2] = 0.0
+        ahead = end - PREFETCH_DISTANCE
         for p in range(start, end):
+            if p < ahead:
+                q = samples[p + PREFETCH_DISTANCE]
+                prefetch_at(Xb, q, f)
+                if P.task == TASK_CLASSIFICATION:
+                    prefetch(yc, q)
+                    prefetch(w, q)
+                else:
+                    prefetch(sstats, q)
             i = samples[p]
             c = Xb[i, f]
             j = 0 if (miss_left if c == missing_bin else c <= tb) else 1

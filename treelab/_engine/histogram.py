@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit, prange
 
 from .merit import TASK_CLASSIFICATION
+from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at
 
 __all__ = ["hist_build", "hist_build_nodes", "hist_subtract", "unit_count_column", "no_extents",
            "PARALLEL_HIST_MIN_WORK", "PARALLEL_LEVEL_MIN_WORK",
@@ -110,7 +111,19 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
     hs = hist[f0:f1]
     cs = cnt[f0:f1]
     m = f1 - f0
+    # the row PREFETCH_DISTANCE ahead: its codes and statistics (.prefetch; below
+    # the root a node's rows are scattered: half the time of a child's histogram)
+    ahead = end - PREFETCH_DISTANCE
     for p in range(start, end):
+        if p < ahead:
+            j = samples[p + PREFETCH_DISTANCE]
+            for off in range(f0, f1, 64):
+                prefetch_at(Xb, j, off)
+            if task == TASK_CLASSIFICATION:
+                prefetch(yc, j)
+                prefetch(w, j)
+            else:
+                prefetch(sstats, j)
         i = samples[p]
         row = Xb[i, f0:f1]
         if task == TASK_CLASSIFICATION:

@@ -1,0 +1,69 @@
+"""Software prefetch for the gathers of a node's rows.
+
+A node below the root holds rows scattered over the data (row ids in a
+partitioned order), so the histogram and partition loops gather each row's
+bin codes and statistics from cache lines that the hardware prefetcher cannot
+predict.  The loop over a row's features issues so many stores that the
+processor rarely reaches the next row's loads early enough to overlap their
+misses: the histograms of a boosted tree's children (160,000 x 20 rows)
+spent 2.5x the root's time per (row, feature) pair.  LightGBM issues
+``PREFETCH_T0`` on the row a few iterations ahead (``dense_bin.hpp``); this
+module gives numba kernels the same instruction: ``llvm.prefetch`` (read,
+keep in all cache levels).  A prefetch never faults and changes no result:
+only the index read for it (``samples[p + distance]``) must be in bounds.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+__all__ = ["prefetch", "prefetch_at", "PREFETCH_DISTANCE"]
+
+#: rows ahead of the current one that the gathering loops prefetch: 8, 16 and 32
+#: gave the same time on a boosted tree's child histograms (half without)
+PREFETCH_DISTANCE = 16
+
+
+def _emit_prefetch(context, builder, aryty, ary_value, indices):
+    ary = context.make_array(aryty)(context, builder, ary_value)
+    ptr = cgutils.get_item_pointer(context, builder, aryty, ary, indices, wraparound=False)
+    i8p = ir.IntType(8).as_pointer()
+    i32 = ir.IntType(32)
+    fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+    fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+    # (address, read = 0, locality 3 = keep in every level, data cache = 1)
+    builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+    return context.get_dummy_value()
+
+
+@intrinsic
+def prefetch(typingctx, arr, i):
+    """Prefetch the cache line of ``arr[i]`` (a 1-D array) or of the first item
+    of row ``i`` (``arr[i, 0, ...]``)."""
+    if not isinstance(arr, types.Array) or not isinstance(i, types.Integer):
+        return None
+    sig = types.void(arr, i)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        zero = context.get_constant(types.intp, 0)
+        idx = [context.cast(builder, args[1], signature.args[1], types.intp)]
+        return _emit_prefetch(context, builder, aryty, args[0], idx + [zero] * (aryty.ndim - 1))
+    return sig, codegen
+
+
+@intrinsic
+def prefetch_at(typingctx, arr, i, j):
+    """Prefetch the cache line of ``arr[i, j]`` (a 2-D array)."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 2 and isinstance(i, types.Integer)
+            and isinstance(j, types.Integer)):
+        return None
+    sig = types.void(arr, i, j)
+
+    def codegen(context, builder, signature, args):
+        idx = [context.cast(builder, args[1], signature.args[1], types.intp),
+               context.cast(builder, args[2], signature.args[2], types.intp)]
+        return _emit_prefetch(context, builder, signature.args[0], args[0], idx)
+    return sig, codegen
