@@ -202,10 +202,14 @@ def test_multiclass_boosting_keeps_the_depth_first_driver(monkeypatch):
 @pytest.mark.parametrize("sizes", [(30_000, 2_000, 1_500, 1_000),      # one node dominates
                                    (9_000, 8_000, 7_000, 6_000, 500)])  # balanced: whole nodes
 def test_level_tasks_on_threads_equal_the_serial_level(sizes):
-    """A level's partitions and smaller-child histograms on two threads (whole
-    nodes per thread, largest first), with one dominant node and with balanced
-    ones, equal the one-thread level: same sample order, same left counts, same
-    histograms."""
+    """A level's partitions, marked leaves and smaller-child histograms on two
+    threads (whole nodes per thread, largest first), with one dominant node and
+    with balanced ones, equal the one-thread level: same sample order, same
+    left counts, same histograms, same leaves.  Node 1 splits into two leaves:
+    its rows are marked (``leaf_of_row``), not moved; every other node's larger
+    child's histogram is its parent's minus the smaller one's, made with the
+    node's task: equal to the histogram built on the larger child's rows."""
+    from treelab._engine.histogram import hist_build
     rng = np.random.default_rng(len(sizes))
     n, d = sum(sizes), 5
     X = rng.normal(size=(n, d))
@@ -215,39 +219,68 @@ def test_level_tasks_on_threads_equal_the_serial_level(sizes):
     w = np.ones(n)
     samples0 = rng.permutation(n).astype(np.int64)
     m = len(sizes)
-    parts = np.zeros((m, 6), np.int64)
-    b_start = np.empty(m, np.int64)
-    b_end = np.empty(m, np.int64)
+    parts = np.zeros((m, 7), np.int64)
+    b_start = np.zeros(m, np.int64)
+    b_end = np.zeros(m, np.int64)
     b_slot = np.arange(m, dtype=np.int64)[::-1].copy()
-    tasks = np.empty((m, 3), np.int64)
+    tasks = np.full((m, 5), -1, np.int64)
+    parent0 = np.zeros((m, d, data.n_bins, 3))
+    pcnt0 = np.zeros((m, d, data.n_bins), np.int64)
     s = 0
     for q, size in enumerate(sizes):
         f, tb, ml = q % d, int(rng.integers(40, 200)), q % 2
         codes = data.Xb[samples0[s:s + size], f]
         nl = int(np.where(codes == data.missing_bin, ml == 1, codes <= tb).sum())
-        parts[q] = (s, s + size, f, tb, ml, nl)
-        # the smaller child's histogram
-        b_start[q], b_end[q] = (s, s + nl) if nl <= size - nl else (s + nl, s + size)
-        tasks[q] = (q, q, q + 1)
+        parts[q] = (s, s + size, f, tb, ml, nl, 100 + 2 * q if q == 1 else -1)
+        if q == 1:
+            tasks[q] = (q, q, q, -1, -1)          # two leaves: no histogram
+        else:
+            # the smaller child's histogram, then the parent's (slot m + q) minus it
+            b_start[q], b_end[q] = (s, s + nl) if nl <= size - nl else (s + nl, s + size)
+            tasks[q] = (q, q, q + 1, m + q, b_slot[q])
+            hist_build(data.Xb, samples0, s, s + size, np.zeros(0, np.int64), sst, w,
+                       TASK_DENSE, parent0[q], pcnt0[q])
         s += size
     out = []
     for nt in (1, 2):
         samples = samples0.copy()
         p = parts.copy()
-        hist = np.full((m, d, data.n_bins, 3), 7.0)
-        cnt = np.full((m, d, data.n_bins), 7, np.int64)
-        level_wise.level_tasks(data.Xb, samples, np.empty(n, np.int64), np.empty(n, np.int64),
-                               data.missing_bin, p, m, b_start, b_end, b_slot, m, tasks.copy(),
-                               m, nt, np.zeros(0, np.int64), sst, w, TASK_DENSE, hist, cnt, -1,
-                               np.zeros(0, np.int64))
+        hist = np.full((2 * m, d, data.n_bins, 3), 7.0)
+        cnt = np.full((2 * m, d, data.n_bins), 7, np.int64)
+        hist[m:] = parent0
+        cnt[m:] = pcnt0
+        leaf_of_row = np.full(n, -1, np.int64)
+        done = level_wise.level_tasks(
+            data.Xb, samples, np.empty(n, np.int64), np.empty(n, np.int64), data.missing_bin,
+            p, m, b_start, b_end, b_slot, m, tasks.copy(), m, nt, np.zeros(0, np.int64), sst,
+            w, TASK_DENSE, hist, cnt, -1, np.zeros(0, np.int64), leaf_of_row)
+        assert done
         np.testing.assert_array_equal(p[:, 5], parts[:, 5])
-        out.append((samples, hist, cnt))
+        out.append((samples, hist, cnt, leaf_of_row))
     for a, b in zip(out[0], out[1]):
         np.testing.assert_array_equal(a, b)
-    # the partition is the stable one
+    samples, hist, cnt, leaf_of_row = out[0]
     for q in range(m):
         s0, e0 = parts[q, 0], parts[q, 1]
         codes = data.Xb[samples0[s0:e0], parts[q, 2]]
         left = np.where(codes == data.missing_bin, parts[q, 4] == 1, codes <= parts[q, 3])
-        np.testing.assert_array_equal(out[0][0][s0:e0], np.concatenate(
+        if q == 1:
+            # marked, not moved: the leaf of each row, the samples where they were
+            np.testing.assert_array_equal(samples[s0:e0], samples0[s0:e0])
+            np.testing.assert_array_equal(leaf_of_row[samples0[s0:e0]],
+                                          np.where(left, 102, 103))
+            continue
+        # the partition is the stable one
+        np.testing.assert_array_equal(samples[s0:e0], np.concatenate(
             [samples0[s0:e0][left], samples0[s0:e0][~left]]))
+        # the larger child's histogram (parent minus the smaller child)
+        nl = parts[q, 5]
+        lo, hi = (s0 + nl, e0) if b_start[q] == s0 else (s0, s0 + nl)
+        want = np.zeros((d, data.n_bins, 3))
+        want_cnt = np.zeros((d, data.n_bins), np.int64)
+        hist_build(data.Xb, samples, lo, hi, np.zeros(0, np.int64), sst, w, TASK_DENSE, want,
+                   want_cnt)
+        np.testing.assert_array_equal(cnt[m + q], want_cnt)
+        np.testing.assert_allclose(hist[m + q], want, atol=1e-9)
+    others = np.concatenate([samples0[parts[q, 0]:parts[q, 1]] for q in range(m) if q != 1])
+    assert (leaf_of_row[others] == -1).all()

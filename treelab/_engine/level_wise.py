@@ -42,7 +42,8 @@ from .builder import (
     finish_children_histograms, is_leaf_node, new_pool, new_workspace, plan_children_histograms,
     pool_release, set_feature_mask, split_codes, split_ok,
 )
-from .histogram import _hist_block, hist_build_nodes
+from .histogram import _hist_block, hist_build_nodes, hist_subtract
+from .prefetch import PREFETCH_DISTANCE, prefetch_at
 
 __all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "partition_chunks",
            "LEVEL_HIST_BUDGET"]
@@ -154,38 +155,74 @@ def partition_chunks(Xb, samples, tmp_l, tmp_r, missing_bin, tasks, n_tasks, n_t
 
 
 @njit(cache=True, nogil=True, inline="always")
+def mark_two_leaves(Xb, samples, start, end, f, key, miss_left, missing_bin, leaf_of_row, first):
+    """A split whose two children are leaves (the last level): each row's leaf
+    (``first`` if its code is ``<= key``, missing: ``miss_left``; else ``first +
+    1``) into ``leaf_of_row`` (length 0: not wanted), the samples left where they
+    are (no partition: nothing reads them again).  Returns the number going left."""
+    nl = 0
+    mark = leaf_of_row.shape[0] > 0
+    ahead = end - PREFETCH_DISTANCE
+    for p in range(start, end):
+        if p < ahead:
+            prefetch_at(Xb, samples[p + PREFETCH_DISTANCE], f)
+        i = samples[p]
+        c = Xb[i, f]
+        go_left = miss_left if c == missing_bin else c <= key
+        if mark:
+            leaf_of_row[i] = first if go_left else first + 1
+        nl += go_left
+    return nl
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, task, yc, sstats,
-               w, P_task, hist, cnt, cnt_col, ext):
+               w, P_task, hist, cnt, cnt_col, ext, leaf_of_row):
     """One split node's share of a level: its deferred partition (``task[0] >= 0``:
-    row of ``parts``), then the histograms it builds (``b_*[task[1]:task[2]]``).
-    Touches only the node's samples, its part of ``tmp`` and its own slots."""
+    row of ``parts``; ``parts[q, 6] >= 0``: two leaf children, their rows marked
+    instead, :func:`mark_two_leaves`), then the histograms it builds
+    (``b_*[task[1]:task[2]]``), then (``task[3] >= 0``) the parent's histogram
+    in slot ``task[3]`` minus its other child's, slot ``task[4]``: the largest
+    child's.  Touches only the node's samples, its part of ``tmp``, its rows of
+    ``leaf_of_row`` and its own slots."""
     q = task[0]
     if q >= 0:
         s = parts[q, 0]
         e = parts[q, 1]
-        cn = np.empty(2, np.int64)
-        cs = np.empty(2, np.int64)
-        _partition_two(samples, tmp[s:e], cn, cs, s, e, tmp[:0].astype(np.float64),
-                       float(parts[q, 3]), parts[q, 4] != 0, Xb, parts[q, 2], missing_bin, True)
-        parts[q, 5] = cn[0]
+        if parts[q, 6] >= 0:
+            parts[q, 5] = mark_two_leaves(Xb, samples, s, e, parts[q, 2], parts[q, 3],
+                                          parts[q, 4] != 0, missing_bin, leaf_of_row,
+                                          parts[q, 6])
+        else:
+            cn = np.empty(2, np.int64)
+            cs = np.empty(2, np.int64)
+            _partition_two(samples, tmp[s:e], cn, cs, s, e, tmp[:0].astype(np.float64),
+                           float(parts[q, 3]), parts[q, 4] != 0, Xb, parts[q, 2], missing_bin,
+                           True)
+            parts[q, 5] = cn[0]
     for b in range(task[1], task[2]):
         _hist_block(Xb, samples, b_start[b], b_end[b], yc, sstats, w, P_task, hist[b_slot[b]],
                     cnt[b_slot[b]], 0, 1, cnt_col, ext)
+    if task[3] >= 0:
+        hist_subtract(hist[task[3]], cnt[task[3]], hist[task[4]], cnt[task[4]], ext)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _node_tasks_par(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks, owner,
-                    n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext):
+                    n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
+                    leaf_of_row):
     for k in prange(n_threads):
         for q in range(n_tasks):
             if owner[q] == k:
                 _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
-                           tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext)
+                           tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
+                           leaf_of_row)
 
 
 @njit(cache=True, nogil=True)
 def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b_end, b_slot, n_b,
-                tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext):
+                tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
+                leaf_of_row):
     """The level's deferred partitions and histogram builds.  One thread: node
     by node (a node's histograms right after its partition, while its rows are
     in cache, as the depth-first driver).  Several threads and at least two
@@ -193,12 +230,17 @@ def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b
     loaded thread (LPT); fewer tasks: each partition in chunks on all threads
     (:func:`partition_chunks`), then every histogram split by features
     (:func:`.histogram.hist_build_nodes`).  ``ext``: the histogram pool's
-    extents (``HistPool.ext``)."""
+    extents (``HistPool.ext``).  ``parts[q] = (start, end, feature, threshold
+    bin, missing go left, -> left count, first leaf or -1)``; ``tasks[q] =
+    (parts row or -1, first and end of its histogram builds, parent slot to
+    subtract from or -1, sibling slot)`` (see :func:`_node_task`).  Returns
+    whether the tasks' subtractions were made (node by node); if not (the
+    chunked path), the caller makes them."""
     if n_threads <= 1:
         for q in range(n_tasks):
             _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks[q],
-                       yc, sstats, w, P_task, hist, cnt, cnt_col, ext)
-        return
+                       yc, sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row)
+        return True
     if n_tasks >= 2 * n_threads:
         work = np.zeros(n_tasks, np.int64)
         for q in range(n_tasks):
@@ -214,13 +256,32 @@ def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b
             load[k] += work[q]
         _node_tasks_par(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks,
                         owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col,
-                        ext)
-        return
+                        ext, leaf_of_row)
+        return True
+    # (few nodes: a split into two leaves is marked here, then partitioned with
+    # the others all the same; only trees of depth <= 2 have one on this path)
+    for q in range(n_parts):
+        if parts[q, 6] >= 0:
+            mark_two_leaves(Xb, samples, parts[q, 0], parts[q, 1], parts[q, 2], parts[q, 3],
+                            parts[q, 4] != 0, missing_bin, leaf_of_row, parts[q, 6])
     if n_parts > 0:
         partition_chunks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, n_threads)
     if n_b > 0:
         hist_build_nodes(Xb, samples, b_start, b_end, b_slot, n_b, yc, sstats, w, P_task, hist,
                          cnt, n_threads, cnt_col, ext)
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _finish_subtracted(hp, hslot, child_slot, expand, k, largest):
+    """:func:`.builder.finish_children_histograms` after the level's tasks made
+    the subtraction: the largest child takes the parent's slot, siblings that
+    may not split give theirs back."""
+    child_slot[largest] = hslot
+    for j in range(k):
+        if j != largest and not expand[j]:
+            pool_release(hp, child_slot[j])
+            child_slot[j] = -1
 
 
 @njit(cache=True, nogil=True)
@@ -323,12 +384,13 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
     while n_lv > 0:
         nx = np.empty((n_lv * kmax, 4), np.int64)
         n_nx = 0
-        parts = np.empty((n_lv, 6), np.int64)       # deferred partitions (partition_chunks)
+        parts = np.empty((n_lv, 7), np.int64)       # deferred partitions (level_tasks)
         n_parts = 0
         # split nodes with histograms: parent slot, k, largest, index of the first
         # child in nx; their children's slots and expand flags
         sp = np.empty((n_lv, 4), np.int64)
-        tasks = np.empty((n_lv, 3), np.int64)       # level_tasks: part row, builds b0, b1
+        # level_tasks: part row, builds b0, b1, parent slot to subtract from, sibling slot
+        tasks = np.empty((n_lv, 5), np.int64)
         sp_slot = np.empty((n_lv, kmax), np.int64)
         sp_expand = np.zeros((n_lv, kmax), np.bool_)
         n_sp = 0
@@ -399,11 +461,15 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                                                     ws.feat_thr[best_f])
                 parts[n_parts, 4] = 1 if ws.feat_mslot[best_f] == 0 else 0
                 parts[n_parts, 5] = ws.child_n[0]
+                # two leaf children (the depth limit): their rows are marked, not moved
+                parts[n_parts, 6] = first if depth + 1 >= P.max_depth else -1
                 n_parts += 1
+            marked = part_q >= 0 and parts[part_q, 6] >= 0
             for j in range(k):
                 nx[n_nx + j, 0] = first + j
                 nx[n_nx + j, 1] = ws.child_start[j]
-                nx[n_nx + j, 2] = ws.child_start[j] + ws.child_n[j]
+                # (marked: an empty range, the rows' leaves are set already)
+                nx[n_nx + j, 2] = ws.child_start[j] + (0 if marked else ws.child_n[j])
                 nx[n_nx + j, 3] = -1
             if D.use_hist and hslot >= 0:
                 hp, largest = plan_children_histograms(D, P, ws, hp, hslot, k, depth, n_node)
@@ -423,20 +489,31 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                         b_slot[n_b] = sl
                         n_b += 1
                 tasks[n_sp, 2] = n_b
+                tasks[n_sp, 3] = -1
+                tasks[n_sp, 4] = -1
+                if largest >= 0 and k == 2:
+                    # the subtraction goes with the node's task (on its thread)
+                    tasks[n_sp, 3] = hslot
+                    tasks[n_sp, 4] = ws.child_slot[1 - largest]
                 n_sp += 1
             n_nx += k
+        subtracted = False
         if n_sp > 0:
             expect = parts[:n_parts, 5].copy()
-            level_tasks(D.Xb, ws.samples, ws.tmp, tmp_r, D.missing_bin, parts, n_parts, b_start,
-                        b_end, b_slot, n_b, tasks, n_sp, P.n_threads, yc, sstats, w, P.task,
-                        hp.hist, hp.cnt, hp.meta[1], hp.ext)
+            subtracted = level_tasks(D.Xb, ws.samples, ws.tmp, tmp_r, D.missing_bin, parts,
+                                     n_parts, b_start, b_end, b_slot, n_b, tasks, n_sp,
+                                     P.n_threads, yc, sstats, w, P.task, hp.hist, hp.cnt,
+                                     hp.meta[1], hp.ext, leaf_of_row)
             for q in range(n_parts):
                 if parts[q, 5] != expect[q]:
                     raise RuntimeError("level-wise partition: a child's size differs from "
                                        "its histogram count")
         for s in range(n_sp):
             k = sp[s, 1]
-            finish_children_histograms(hp, sp[s, 0], sp_slot[s], sp_expand[s], k, sp[s, 2])
+            if subtracted and tasks[s, 3] >= 0:
+                _finish_subtracted(hp, sp[s, 0], sp_slot[s], sp_expand[s], k, sp[s, 2])
+            else:
+                finish_children_histograms(hp, sp[s, 0], sp_slot[s], sp_expand[s], k, sp[s, 2])
             for j in range(k):
                 nx[sp[s, 3] + j, 3] = sp_slot[s, j]
         lv = nx
