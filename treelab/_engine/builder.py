@@ -47,7 +47,7 @@ from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
     stats_weight,
 )
-from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at
+from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_targets
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
 from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
@@ -470,6 +470,13 @@ def _partition_two(samples, tmp, child_n, child_start, start, end, vals, key, mi
 
 
 @njit(cache=True, nogil=True, inline="always")
+def code_goes_left(c, key, miss_left, missing_bin):
+    """The rule of a binned split: a row whose bin code ``c`` is ``<= key`` goes
+    left; the missing code (``missing_bin``) goes left iff ``miss_left``."""
+    return miss_left if c == missing_bin else c <= key
+
+
+@njit(cache=True, nogil=True, inline="always")
 def split_codes(samples, start, end, Xb, f, key, miss_left, missing_bin, out_l, off_l, out_r,
                 off_r):
     """Stable, branch-free two-way split of ``samples[start:end]`` by the bin code
@@ -485,8 +492,7 @@ def split_codes(samples, start, end, Xb, f, key, miss_left, missing_bin, out_l, 
         if p < ahead:
             prefetch_at(Xb, samples[p + PREFETCH_DISTANCE], f)     # (.prefetch)
         i = samples[p]
-        c = Xb[i, f]
-        go_left = miss_left if c == missing_bin else c <= key
+        go_left = code_goes_left(Xb[i, f], key, miss_left, missing_bin)
         out_l[off_l + nl] = i
         out_r[off_r + nr] = i
         nl += go_left
@@ -1028,7 +1034,7 @@ def binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f, mov
                 prefetch(sstats, j)
             i = samples[p]
             c = Xb[i, f]
-            go = miss_left if c == missing_bin else c <= tb
+            go = code_goes_left(c, tb, miss_left, missing_bin)
             a0 = sstats[i, 0]
             a1 = sstats[i, 1]
             a2 = sstats[i, 2]
@@ -1055,14 +1061,10 @@ def binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f, mov
             if p < ahead:
                 q = samples[p + PREFETCH_DISTANCE]
                 prefetch_at(Xb, q, f)
-                if P.task == TASK_CLASSIFICATION:
-                    prefetch(yc, q)
-                    prefetch(w, q)
-                else:
-                    prefetch(sstats, q)
+                prefetch_targets(P.task == TASK_CLASSIFICATION, yc, w, sstats, q)
             i = samples[p]
             c = Xb[i, f]
-            j = 0 if (miss_left if c == missing_bin else c <= tb) else 1
+            j = 0 if code_goes_left(c, tb, miss_left, missing_bin) else 1
             if move:
                 # (branch-free as above)
                 samples[start + nl] = i
@@ -1151,16 +1153,19 @@ def plan_children_histograms(D, P, ws, hp, hslot, k, depth, n_node):
 
 
 @njit(cache=True, nogil=True)
-def finish_children_histograms(hp, hslot, child_slot, expand, k, largest):
+def finish_children_histograms(hp, hslot, child_slot, expand, k, largest, subtracted=False):
     """After the planned histograms are built (:func:`plan_children_histograms`):
-    the parent's histogram becomes the ``largest`` child's (minus its siblings')
-    and siblings that may not split give their slots back; without ``largest``
-    the parent's slot is released.  Updates ``child_slot``."""
+    the parent's histogram becomes the ``largest`` child's (minus its siblings';
+    ``subtracted``: the caller has already subtracted them, as the level-wise
+    driver's node tasks do) and siblings that may not split give their slots
+    back; without ``largest`` the parent's slot is released.  Updates
+    ``child_slot``."""
     if largest >= 0:
-        for j in range(k):
-            if j != largest:
-                hist_subtract(hp.hist[hslot], hp.cnt[hslot], hp.hist[child_slot[j]],
-                              hp.cnt[child_slot[j]], hp.ext)
+        if not subtracted:
+            for j in range(k):
+                if j != largest:
+                    hist_subtract(hp.hist[hslot], hp.cnt[hslot], hp.hist[child_slot[j]],
+                                  hp.cnt[child_slot[j]], hp.ext)
         child_slot[largest] = hslot
         for j in range(k):
             if j != largest and not expand[j]:

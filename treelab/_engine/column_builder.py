@@ -50,7 +50,7 @@ from numba import njit, types
 
 from .binning import edges_below, feature_bin_values
 from .builder import (
-    _dummy_data, _node_stats, children_improvement, finish_two,
+    _dummy_data, _node_stats, children_improvement, code_goes_left, finish_two,
     is_leaf_node, make_params, new_node_stack, new_workspace, split_ok, stack_push, stack_room,
 )
 from .impurity import BUILTIN_NONE
@@ -161,7 +161,7 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
         for p in range(start, end):
             i = samples[p]
             c = gathered[p] if use_g else col[i]
-            go = (miss_left if c == missing_bin else c <= kb)
+            go = code_goes_left(c, kb, miss_left, missing_bin)
             if S == 3:
                 # branch-free, as the classification loop below
                 a0 = sl[p, 0]
@@ -217,7 +217,7 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
             c = gathered[p] if use_g else col[i]
             y = yl[p]
             wi = wl[p]
-            go = (miss_left if c == missing_bin else c <= kb)
+            go = code_goes_left(c, kb, miss_left, missing_bin)
             samples[nl] = i
             yl[nl] = y
             wl[nl] = wi

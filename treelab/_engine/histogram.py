@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit, prange
 
 from .merit import TASK_CLASSIFICATION
-from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at
+from .prefetch import PREFETCH_DISTANCE, prefetch_at, prefetch_targets
 
 __all__ = ["hist_build", "hist_build_nodes", "hist_subtract", "unit_count_column", "no_extents",
            "PARALLEL_HIST_MIN_WORK", "PARALLEL_LEVEL_MIN_WORK",
@@ -119,11 +119,7 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
             j = samples[p + PREFETCH_DISTANCE]
             for off in range(f0, f1, 64):
                 prefetch_at(Xb, j, off)
-            if task == TASK_CLASSIFICATION:
-                prefetch(yc, j)
-                prefetch(w, j)
-            else:
-                prefetch(sstats, j)
+            prefetch_targets(task == TASK_CLASSIFICATION, yc, w, sstats, j)
         i = samples[p]
         row = Xb[i, f0:f1]
         if task == TASK_CLASSIFICATION:

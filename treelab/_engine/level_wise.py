@@ -38,9 +38,9 @@ from numba import njit, prange
 
 from .builder import (
     MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _find_best_split_i,
-    _make_children_i, _mark_leaf, _partition_two, _root, children_improvement, decide_node,
-    finish_children_histograms, is_leaf_node, new_pool, new_workspace, plan_children_histograms,
-    pool_release, set_feature_mask, split_codes, split_ok,
+    _make_children_i, _mark_leaf, _partition_two, _root, children_improvement, code_goes_left,
+    decide_node, finish_children_histograms, is_leaf_node, new_pool, new_workspace,
+    plan_children_histograms, pool_release, set_feature_mask, split_codes, split_ok,
 )
 from .histogram import _hist_block, hist_build_nodes, hist_subtract
 from .prefetch import PREFETCH_DISTANCE, prefetch_at
@@ -167,8 +167,7 @@ def mark_two_leaves(Xb, samples, start, end, f, key, miss_left, missing_bin, lea
         if p < ahead:
             prefetch_at(Xb, samples[p + PREFETCH_DISTANCE], f)
         i = samples[p]
-        c = Xb[i, f]
-        go_left = miss_left if c == missing_bin else c <= key
+        go_left = code_goes_left(Xb[i, f], key, miss_left, missing_bin)
         if mark:
             leaf_of_row[i] = first if go_left else first + 1
         nl += go_left
@@ -270,18 +269,6 @@ def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b
         hist_build_nodes(Xb, samples, b_start, b_end, b_slot, n_b, yc, sstats, w, P_task, hist,
                          cnt, n_threads, cnt_col, ext)
     return False
-
-
-@njit(cache=True, nogil=True)
-def _finish_subtracted(hp, hslot, child_slot, expand, k, largest):
-    """:func:`.builder.finish_children_histograms` after the level's tasks made
-    the subtraction: the largest child takes the parent's slot, siblings that
-    may not split give theirs back."""
-    child_slot[largest] = hslot
-    for j in range(k):
-        if j != largest and not expand[j]:
-            pool_release(hp, child_slot[j])
-            child_slot[j] = -1
 
 
 @njit(cache=True, nogil=True)
@@ -510,10 +497,8 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                                        "its histogram count")
         for s in range(n_sp):
             k = sp[s, 1]
-            if subtracted and tasks[s, 3] >= 0:
-                _finish_subtracted(hp, sp[s, 0], sp_slot[s], sp_expand[s], k, sp[s, 2])
-            else:
-                finish_children_histograms(hp, sp[s, 0], sp_slot[s], sp_expand[s], k, sp[s, 2])
+            finish_children_histograms(hp, sp[s, 0], sp_slot[s], sp_expand[s], k, sp[s, 2],
+                                       subtracted and tasks[s, 3] >= 0)
             for j in range(k):
                 nx[sp[s, 3] + j, 3] = sp_slot[s, j]
         lv = nx
