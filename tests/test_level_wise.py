@@ -251,7 +251,8 @@ def test_level_tasks_on_threads_equal_the_serial_level(sizes):
         cnt[m:] = pcnt0
         leaf_of_row = np.full(n, -1, np.int64)
         done = level_wise.level_tasks(
-            data.Xb, samples, np.empty(n, np.int64), np.empty(n, np.int64), data.missing_bin,
+            data.Xb, (data.sp_ptr, data.sp_bin, data.sp_dflt), samples, np.empty(n, np.int64),
+            np.empty(n, np.int64), data.missing_bin,
             p, m, b_start, b_end, b_slot, m, tasks.copy(), m, nt, np.zeros(0, np.int64), sst,
             w, TASK_DENSE, hist, cnt, -1, np.zeros(0, np.int64), leaf_of_row)
         assert done

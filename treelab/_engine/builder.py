@@ -1119,6 +1119,12 @@ def make_children(t, node, D, P, ws, f, k):
     return t, first
 
 
+@njit(cache=True, nogil=True, inline="always")
+def sparse_rows(D):
+    """The data's sparse rows as :func:`.histogram.hist_build` takes them."""
+    return (D.sp_ptr, D.sp_bin, D.sp_dflt)
+
+
 @njit(cache=True, nogil=True)
 def plan_children_histograms(D, P, ws, hp, hslot, k, depth, n_node):
     """Which children of a split node (histogram in slot ``hslot >= 0``, children
@@ -1189,7 +1195,7 @@ def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
         if sl >= 0:
             hist_build(D.Xb, ws.samples, ws.child_start[j], ws.child_start[j] + ws.child_n[j],
                        yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1],
-                       hp.ext)
+                       hp.ext, sparse_rows(D))
     finish_children_histograms(hp, hslot, ws.child_slot, ws.expand, k, largest)
     return hp
 
@@ -1211,7 +1217,7 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
         # unit weights: the counts are read off a statistic (see .histogram)
         hp.meta[1] = unit_count_column(ws.samples, 0, n, yc, sstats, w, P.task)
         hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
-                   hp.cnt[root_slot], P.n_threads, hp.meta[1], hp.ext)
+                   hp.cnt[root_slot], P.n_threads, hp.meta[1], hp.ext, sparse_rows(D))
     return t, hp, root_slot
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit, prange
 
 from .merit import TASK_CLASSIFICATION
-from .prefetch import PREFETCH_DISTANCE, prefetch_at, prefetch_targets
+from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_targets
 
 __all__ = ["hist_build", "hist_build_nodes", "hist_subtract", "unit_count_column", "no_extents",
            "PARALLEL_HIST_MIN_WORK", "PARALLEL_LEVEL_MIN_WORK",
@@ -98,10 +98,10 @@ def unit_count_column(samples, start, end, yc, sstats, w, task):
 
 @njit(cache=True, nogil=True)
 def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, f0, f1,
-                       cnt_col, ext):
+                       cnt_col):
     """Add the samples ``samples[start:end]`` to features ``f0 .. f1 - 1`` of ``hist`` /
-    ``cnt`` (with ``cnt_col != COUNT_NONE``: ``cnt`` of those features is set from
-    ``hist`` instead, see the module's docstring)."""
+    ``cnt`` (with ``cnt_col != COUNT_NONE``: not ``cnt``, which is read off ``hist``
+    afterwards, see the module's docstring)."""
     S = hist.shape[2]
     count = cnt_col == COUNT_NONE
     # the features as slices indexed from 0: a loop over range(f0, f1) indexing the
@@ -166,25 +166,166 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
                     hs[f, b, s] += sstats[i, s]
                 if count:
                     cs[f, b] += 1
-    if not count:
-        B = hist.shape[1]
-        for f in range(f0, f1):
-            # the feature's bins 0 .. top - 1, then its missing bin (one loop body:
-            # a helper called per bin costs reference counting on every call)
-            top = ext[f] if ext.shape[0] > 0 else B
-            nb = top + 1 if top < B else B
+
+
+@njit(cache=True, nogil=True)
+def _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext):
+    """``cnt`` of features ``f0 .. f1 - 1`` read off ``hist`` (``cnt_col``, see the
+    module's docstring), over their extents."""
+    B, S = hist.shape[1], hist.shape[2]
+    for f in range(f0, f1):
+        # the feature's bins 0 .. top - 1, then its missing bin (one loop body:
+        # a helper called per bin costs reference counting on every call)
+        top = ext[f] if ext.shape[0] > 0 else B
+        nb = top + 1 if top < B else B
+        for j in range(nb):
+            b = j if j < top else B - 1
+            if cnt_col == COUNT_STATS_0_2:
+                v = hist[f, b, 0]
+                hist[f, b, 2] = v
+            elif cnt_col >= 0:
+                v = hist[f, b, cnt_col]
+            else:
+                v = 0.0
+                for s in range(S):
+                    v += hist[f, b, s]
+            cnt[f, b] = np.int64(v)
+
+
+@njit(cache=True, nogil=True)
+def _hist_add_sparse(sp_ptr, sp_bin, samples, start, end, yc, sstats, w, task, hist, cnt, b1,
+                     count, cur):
+    """:func:`_hist_build_serial` over sparse rows (:func:`.binning.sparse_codes`):
+    add each row's non-default codes from its cursor ``cur[p - start]`` (an index
+    into ``sp_bin``) up to the flat bin ``b1`` (excluded), and leave the cursor
+    there.  Default bins are not touched (:func:`_fix_default_bins`)."""
+    d, B, S = hist.shape
+    h = hist.reshape(d * B, S)
+    c1 = cnt.reshape(d * B)
+    classification = task == TASK_CLASSIFICATION
+    ahead = end - PREFETCH_DISTANCE
+    for p in range(start, end):
+        if p < ahead:
+            j = samples[p + PREFETCH_DISTANCE]
+            prefetch(sp_bin, cur[p + PREFETCH_DISTANCE - start])
+            prefetch_targets(classification, yc, w, sstats, j)
+        i = samples[p]
+        k = cur[p - start]
+        hi = sp_ptr[i + 1]
+        if classification:
+            c = yc[i]
+            wi = w[i]
+            while k < hi:
+                fb = sp_bin[k]
+                if fb >= b1:
+                    break
+                h[fb, c] += wi
+                if count:
+                    c1[fb] += 1
+                k += 1
+        elif S == 3:
+            a0 = sstats[i, 0]
+            a1 = sstats[i, 1]
+            a2 = sstats[i, 2]
+            while k < hi:
+                fb = sp_bin[k]
+                if fb >= b1:
+                    break
+                h[fb, 0] += a0
+                h[fb, 1] += a1
+                h[fb, 2] += a2
+                if count:
+                    c1[fb] += 1
+                k += 1
+        else:
+            while k < hi:
+                fb = sp_bin[k]
+                if fb >= b1:
+                    break
+                for s in range(S):
+                    h[fb, s] += sstats[i, s]
+                if count:
+                    c1[fb] += 1
+                k += 1
+        cur[p - start] = k
+
+
+@njit(cache=True, nogil=True)
+def _node_totals(samples, start, end, yc, sstats, w, task, S):
+    """The statistics of the rows ``samples[start:end]`` summed (class weights, or
+    the dense statistics' columns)."""
+    tot = np.zeros(S, np.float64)
+    if task == TASK_CLASSIFICATION:
+        for p in range(start, end):
+            i = samples[p]
+            tot[yc[i]] += w[i]
+    else:
+        for p in range(start, end):
+            i = samples[p]
+            for s in range(S):
+                tot[s] += sstats[i, s]
+    return tot
+
+
+@njit(cache=True, nogil=True)
+def _fix_default_bins(hist, cnt, dflt, tot, n, f0, f1, count, ext):
+    """Each feature's default bin ``dflt[f]`` (the codes the sparse rows leave
+    out): the node's totals ``tot`` (and ``n`` rows) minus the feature's other
+    bins -- LightGBM's ``FixHistogram``.  ``count``: the counts too (else they are
+    read off the statistics afterwards)."""
+    B, S = hist.shape[1], hist.shape[2]
+    for f in range(f0, f1):
+        db = np.int64(dflt[f])
+        top = ext[f] if ext.shape[0] > 0 else B
+        nb = top + 1 if top < B else B
+        for s in range(S):
+            acc = 0.0
             for j in range(nb):
                 b = j if j < top else B - 1
-                if cnt_col == COUNT_STATS_0_2:
-                    v = hist[f, b, 0]
-                    hist[f, b, 2] = v
-                elif cnt_col >= 0:
-                    v = hist[f, b, cnt_col]
-                else:
-                    v = 0.0
-                    for s in range(S):
-                        v += hist[f, b, s]
-                cnt[f, b] = np.int64(v)
+                if b != db:
+                    acc += hist[f, b, s]
+            hist[f, db, s] = tot[s] - acc
+        if count:
+            m = 0
+            for j in range(nb):
+                b = j if j < top else B - 1
+                if b != db:
+                    m += cnt[f, b]
+            cnt[f, db] = n - m
+
+
+@njit(cache=True, nogil=True)
+def _zero_empty_default_bins(hist, cnt, dflt, f0, f1):
+    """A default bin that holds no row: exactly zero (the subtraction of
+    :func:`_fix_default_bins` leaves rounding residue)."""
+    for f in range(f0, f1):
+        db = dflt[f]
+        if cnt[f, db] == 0:
+            hist[f, db, :] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def use_sparse_rows(sp, n_rows, f0, f1, B, ext):
+    """Whether a histogram of ``n_rows`` rows over features ``f0 .. f1 - 1`` is
+    cheaper from the sparse rows ``sp`` (:func:`.binning.sparse_codes`): their
+    codes plus a pass over the features' bins (:func:`_fix_default_bins`) against
+    every code of the dense rows."""
+    if sp[2].shape[0] == 0 or n_rows == 0:
+        return False
+    d = sp[2].shape[0]
+    N = sp[0].shape[0] - 1
+    nnz = sp[1].shape[0] * (f1 - f0) / (N * d) if N > 0 else 0.0
+    bins = 0
+    for f in range(f0, f1):
+        bins += (ext[f] + 1) if ext.shape[0] > 0 else B
+    # a sparse code costs about 1.5 dense ones (its feature is read with it)
+    return n_rows * ((f1 - f0) - 1.5 * nnz) > bins
+
+
+@njit(cache=True, nogil=True)
+def no_sparse():
+    """The sparse rows meaning "none" (dense codes only)."""
+    return (np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8))
 
 
 @njit(cache=True, nogil=True)
@@ -193,20 +334,34 @@ def no_extents():
     return np.zeros(0, np.int64)
 
 
+@njit(cache=True, nogil=True)
+def _row_cursors(sp_ptr, sp_bin, samples, start, end, b0):
+    """Each row's first sparse code at or above the flat bin ``b0``."""
+    cur = np.empty(end - start, np.int64)
+    for p in range(start, end):
+        i = samples[p]
+        lo = sp_ptr[i]
+        if b0 > 0:
+            lo += np.searchsorted(sp_bin[lo:sp_ptr[i + 1]], b0)
+        cur[p - start] = lo
+    return cur
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _hist_block(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks, cnt_col,
-                ext):
+def _hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks,
+                cnt_col, ext):
     """Zero and fill block ``k`` of ``n_blocks`` contiguous feature blocks of one
     node's ``hist`` / ``cnt`` (``n_blocks = 1``: the whole histogram); only the
-    bins within the extents ``ext`` (empty: all)."""
+    bins within the extents ``ext`` (empty: all).  From the sparse rows ``sp``
+    when they are cheaper (:func:`use_sparse_rows`)."""
     d = Xb.shape[1]
+    B = hist.shape[1]
     f0 = k * d // n_blocks
     f1 = (k + 1) * d // n_blocks
     if ext.shape[0] == 0:
         hist[f0:f1] = 0.0
         cnt[f0:f1] = 0
     else:
-        B = hist.shape[1]
         for f in range(f0, f1):
             top = ext[f]
             hist[f, :top] = 0.0
@@ -218,79 +373,107 @@ def _hist_block(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_bl
     # bins (MNIST) did not fit a core's L2 cache -- one pass over all of them
     # was 2.7x slower than two passes over halves (the same sums in the same
     # order: each bin still adds the node's rows in their order)
-    step = max(8, HIST_BLOCK_BYTES // (hist.shape[1] * (hist.shape[2] + 1) * 8))
+    step = max(8, HIST_BLOCK_BYTES // (B * (hist.shape[2] + 1) * 8))
+    count = cnt_col == COUNT_NONE
+    if use_sparse_rows(sp, end - start, f0, f1, B, ext):
+        # each row's codes other than its features' most frequent ones, then the
+        # default bins from the node's totals
+        cur = _row_cursors(sp[0], sp[1], samples, start, end, f0 * B)
+        for g0 in range(f0, f1, step):
+            _hist_add_sparse(sp[0], sp[1], samples, start, end, yc, sstats, w, task, hist,
+                             cnt, min(g0 + step, f1) * B, count, cur)
+        tot = _node_totals(samples, start, end, yc, sstats, w, task, hist.shape[2])
+        _fix_default_bins(hist, cnt, sp[2], tot, end - start, f0, f1, count, ext)
+        if not count:
+            _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext)
+        _zero_empty_default_bins(hist, cnt, sp[2], f0, f1)
+        return
     for g0 in range(f0, f1, step):
         _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, g0,
-                           min(g0 + step, f1), cnt_col, ext)
+                           min(g0 + step, f1), cnt_col)
+    if not count:
+        _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _hist_build_features(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_blocks,
+def _hist_build_features(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, n_blocks,
                          cnt_col, ext):
     """:func:`hist_build` on ``n_blocks`` threads, each owning a block of features."""
     for k in prange(n_blocks):
-        _hist_block(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks,
+        _hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks,
                     cnt_col, ext)
 
 
 @njit(cache=True, nogil=True)
 def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_threads=1,
-               cnt_col=COUNT_NONE, ext=None):
+               cnt_col=COUNT_NONE, ext=None, sp=None):
     """Fill ``hist``/``cnt`` (zeroed here) from the samples ``samples[start:end]``;
     on ``n_threads`` threads (split by features: the result does not depend on
     it) when the node is large enough (:data:`PARALLEL_HIST_MIN_WORK`).
     ``cnt_col``: :func:`unit_count_column` of the rows (the same histogram,
     faster), or :data:`COUNT_NONE`.  ``ext``: the features' extents (see the
-    module docstring; None: every bin).  The one-node case of
+    module docstring; None: every bin).  ``sp``: the sparse rows of ``Xb``
+    (:func:`.binning.sparse_codes`; None: none), used where they are cheaper --
+    each default bin is then the node's total minus the feature's other bins,
+    equal to the dense sums up to rounding.  The one-node case of
     :func:`hist_build_nodes` (its own threshold: one node a region)."""
     if ext is None:
         e = no_extents()
     else:
         e = ext
+    if sp is None:
+        s = no_sparse()
+    else:
+        s = sp
     n_blocks = min(n_threads, Xb.shape[1])
     if n_blocks > 1 and (end - start) * Xb.shape[1] >= PARALLEL_HIST_MIN_WORK:
-        _hist_build_features(Xb, samples, start, end, yc, sstats, w, task, hist, cnt,
+        _hist_build_features(Xb, s, samples, start, end, yc, sstats, w, task, hist, cnt,
                              n_blocks, cnt_col, e)
     else:
-        _hist_block(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 0, 1, cnt_col, e)
+        _hist_block(Xb, s, samples, start, end, yc, sstats, w, task, hist, cnt, 0, 1, cnt_col,
+                    e)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _hist_build_nodes_features(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, task,
-                               hist, cnt, n_blocks, cnt_col, ext):
+def _hist_build_nodes_features(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats, w,
+                               task, hist, cnt, n_blocks, cnt_col, ext):
     """:func:`hist_build_nodes` on ``n_blocks`` threads, each owning a contiguous
     block of features of every node's histogram."""
     for k in prange(n_blocks):
         for q in range(n_nodes):
-            _hist_block(Xb, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
-                        cnt[slots[q]], k, n_blocks, cnt_col, ext)
+            _hist_block(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task,
+                        hist[slots[q]], cnt[slots[q]], k, n_blocks, cnt_col, ext)
 
 
 @njit(cache=True, nogil=True)
 def hist_build_nodes(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, task, hist, cnt,
-                     n_threads=1, cnt_col=COUNT_NONE, ext=None):
+                     n_threads=1, cnt_col=COUNT_NONE, ext=None, sp=None):
     """The histograms of ``n_nodes`` nodes at once (a level of a level-wise
     grower): node ``q`` holds ``samples[starts[q]:ends[q]]`` and its histogram goes
     to ``hist[slots[q]]`` / ``cnt[slots[q]]``.  One parallel region for all of them
     on ``n_threads`` threads split by features (the same sums as
     :func:`hist_build` node by node, whatever the number of threads) when the
     level holds at least :data:`PARALLEL_LEVEL_MIN_WORK` (sample, feature) pairs.
-    ``ext``: as :func:`hist_build`."""
+    ``ext``, ``sp``: as :func:`hist_build`."""
     if ext is None:
         e = no_extents()
     else:
         e = ext
+    if sp is None:
+        s = no_sparse()
+    else:
+        s = sp
     d = Xb.shape[1]
     n_blocks = min(n_threads, d)
     work = 0
     for q in range(n_nodes):
         work += ends[q] - starts[q]
     if n_blocks > 1 and work * d >= PARALLEL_LEVEL_MIN_WORK:
-        _hist_build_nodes_features(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w,
+        _hist_build_nodes_features(Xb, s, samples, starts, ends, slots, n_nodes, yc, sstats, w,
                                    task, hist, cnt, n_blocks, cnt_col, e)
         return
     for q in range(n_nodes):
-        _hist_block(Xb, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
+        _hist_block(Xb, s, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
                     cnt[slots[q]], 0, 1, cnt_col, e)
 
 

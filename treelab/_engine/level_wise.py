@@ -40,7 +40,7 @@ from .builder import (
     MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _find_best_split_i,
     _make_children_i, _mark_leaf, _partition_two, _root, children_improvement, code_goes_left,
     decide_node, finish_children_histograms, is_leaf_node, new_pool, new_workspace,
-    plan_children_histograms, pool_release, set_feature_mask, split_codes, split_ok,
+    plan_children_histograms, pool_release, set_feature_mask, sparse_rows, split_codes, split_ok,
 )
 from .histogram import _hist_block, hist_build_nodes, hist_subtract
 from .prefetch import PREFETCH_DISTANCE, prefetch_at
@@ -175,8 +175,8 @@ def mark_two_leaves(Xb, samples, start, end, f, key, miss_left, missing_bin, lea
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, task, yc, sstats,
-               w, P_task, hist, cnt, cnt_col, ext, leaf_of_row):
+def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, task, yc,
+               sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row):
     """One split node's share of a level: its deferred partition (``task[0] >= 0``:
     row of ``parts``; ``parts[q, 6] >= 0``: two leaf children, their rows marked
     instead, :func:`mark_two_leaves`), then the histograms it builds
@@ -200,27 +200,27 @@ def _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tas
                            True)
             parts[q, 5] = cn[0]
     for b in range(task[1], task[2]):
-        _hist_block(Xb, samples, b_start[b], b_end[b], yc, sstats, w, P_task, hist[b_slot[b]],
-                    cnt[b_slot[b]], 0, 1, cnt_col, ext)
+        _hist_block(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
+                    hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext)
     if task[3] >= 0:
         hist_subtract(hist[task[3]], cnt[task[3]], hist[task[4]], cnt[task[4]], ext)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _node_tasks_par(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks, owner,
-                    n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
+def _node_tasks_par(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks,
+                    owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
                     leaf_of_row):
     for k in prange(n_threads):
         for q in range(n_tasks):
             if owner[q] == k:
-                _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
+                _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
                            tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
                            leaf_of_row)
 
 
 @njit(cache=True, nogil=True)
-def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b_end, b_slot, n_b,
-                tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
+def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b_end, b_slot,
+                n_b, tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
                 leaf_of_row):
     """The level's deferred partitions and histogram builds.  One thread: node
     by node (a node's histograms right after its partition, while its rows are
@@ -229,7 +229,8 @@ def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b
     loaded thread (LPT); fewer tasks: each partition in chunks on all threads
     (:func:`partition_chunks`), then every histogram split by features
     (:func:`.histogram.hist_build_nodes`).  ``ext``: the histogram pool's
-    extents (``HistPool.ext``).  ``parts[q] = (start, end, feature, threshold
+    extents (``HistPool.ext``); ``sp``: the data's sparse rows (as
+    :func:`.histogram.hist_build`).  ``parts[q] = (start, end, feature, threshold
     bin, missing go left, -> left count, first leaf or -1)``; ``tasks[q] =
     (parts row or -1, first and end of its histogram builds, parent slot to
     subtract from or -1, sibling slot)`` (see :func:`_node_task`).  Returns
@@ -237,8 +238,8 @@ def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b
     chunked path), the caller makes them."""
     if n_threads <= 1:
         for q in range(n_tasks):
-            _node_task(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks[q],
-                       yc, sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row)
+            _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
+                       tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row)
         return True
     if n_tasks >= 2 * n_threads:
         work = np.zeros(n_tasks, np.int64)
@@ -253,7 +254,7 @@ def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b
             k = np.argmin(load)
             owner[q] = k
             load[k] += work[q]
-        _node_tasks_par(Xb, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks,
+        _node_tasks_par(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks,
                         owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col,
                         ext, leaf_of_row)
         return True
@@ -267,7 +268,7 @@ def level_tasks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b
         partition_chunks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, n_threads)
     if n_b > 0:
         hist_build_nodes(Xb, samples, b_start, b_end, b_slot, n_b, yc, sstats, w, P_task, hist,
-                         cnt, n_threads, cnt_col, ext)
+                         cnt, n_threads, cnt_col, ext, sp)
     return False
 
 
@@ -487,9 +488,9 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
         subtracted = False
         if n_sp > 0:
             expect = parts[:n_parts, 5].copy()
-            subtracted = level_tasks(D.Xb, ws.samples, ws.tmp, tmp_r, D.missing_bin, parts,
-                                     n_parts, b_start, b_end, b_slot, n_b, tasks, n_sp,
-                                     P.n_threads, yc, sstats, w, P.task, hp.hist, hp.cnt,
+            subtracted = level_tasks(D.Xb, sparse_rows(D), ws.samples, ws.tmp, tmp_r,
+                                     D.missing_bin, parts, n_parts, b_start, b_end, b_slot, n_b,
+                                     tasks, n_sp, P.n_threads, yc, sstats, w, P.task, hp.hist, hp.cnt,
                                      hp.meta[1], hp.ext, leaf_of_row)
             for q in range(n_parts):
                 if parts[q, 5] != expect[q]:

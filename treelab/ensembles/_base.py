@@ -110,6 +110,7 @@ def subset_shared(data, enc, feats):
     member predicts on the ensemble's encoded ``X``), no feature names."""
     import pandas as pd
 
+    from .._engine.binning import no_sparse_codes, sparse_codes
     from ..data import FeatureEncoding
     if feats is None:
         feats = np.arange(data.X.shape[1])
@@ -128,7 +129,9 @@ def subset_shared(data, enc, feats):
             offsets = np.concatenate(([0], np.cumsum([p.shape[0] for p in parts])))
         else:
             edges, offsets = data.edges, np.zeros(feats.shape[0] + 1)
-        sub = data._replace(X=X, Xb=Xb, order=order, vals=vals,
+        sp = sparse_codes(Xb, data.n_bins) if data.use_hist else no_sparse_codes()
+        sub = data._replace(X=X, Xb=Xb, order=order, vals=vals, sp_ptr=sp[0], sp_bin=sp[1],
+                            sp_dflt=sp[2],
                             is_nominal=np.ascontiguousarray(data.is_nominal[feats]),
                             n_cats=np.ascontiguousarray(data.n_cats[feats]), edges=edges,
                             edge_offsets=np.ascontiguousarray(offsets, dtype=np.int64))

@@ -1,0 +1,194 @@
+"""Histograms from sparse rows (``binning.sparse_codes``, LightGBM's most
+frequent bin): a node's histogram accumulates only each row's codes other than
+its features' most frequent ones and derives the default bins from the node's
+totals.  The counts are exact and the statistics equal the dense sums up to
+rounding, whatever the node, the count column, the extents or the threads;
+class counts with unit weights are exact, so the trees are the same."""
+import numpy as np
+import pytest
+
+from treelab._engine import binning
+from treelab._engine.binning import bin_data, no_sparse_codes, sparse_codes
+from treelab._engine.builder import make_params, new_pool
+from treelab._engine.histogram import (
+    COUNT_NONE, hist_build, hist_build_nodes, unit_count_column, use_sparse_rows,
+)
+from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
+
+
+def _sparse_X(seed, n=2500, d=40, p_nonzero=0.15, missing=0.0):
+    """Mostly zeros (a few features mostly 3 or mostly missing), the rest
+    integers and reals."""
+    rng = np.random.default_rng(seed)
+    X = np.where(rng.random((n, d)) < p_nonzero, rng.normal(size=(n, d)) + 2, 0.0)
+    X[:, 1] = np.where(rng.random(n) < 0.9, 3.0, rng.integers(0, 6, n))
+    if missing:
+        X[:, 2] = np.where(rng.random(n) < missing, np.nan, X[:, 2])
+    return X
+
+
+def _data(X):
+    d = X.shape[1]
+    return bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True)
+
+
+def test_sparse_codes_hold_every_non_default_code():
+    X = _sparse_X(0, missing=0.8)
+    D = _data(X)
+    n, d = X.shape
+    assert D.sp_dflt.shape == (d,)
+    counts = np.stack([np.bincount(D.Xb[:, f], minlength=256) for f in range(d)])
+    np.testing.assert_array_equal(D.sp_dflt, counts.argmax(axis=1))
+    assert D.sp_dflt[2] == D.missing_bin                  # mostly missing: the missing bin
+    assert D.sp_dflt[1] == D.Xb[X[:, 1] == 3.0, 1][0]     # mostly 3: that value's bin
+    # rebuild the codes from the sparse rows
+    Xb = np.tile(D.sp_dflt, (n, 1))
+    for i in range(n):
+        fb = D.sp_bin[D.sp_ptr[i]:D.sp_ptr[i + 1]]
+        assert np.all(np.diff(fb) > 0)                     # increasing features
+        Xb[i, fb // D.n_bins] = fb % D.n_bins
+        assert np.all(fb % D.n_bins != D.sp_dflt[fb // D.n_bins])
+    np.testing.assert_array_equal(Xb, D.Xb)
+
+
+def test_dense_or_narrow_data_keep_no_sparse_rows():
+    rng = np.random.default_rng(1)
+    dense = _data(rng.normal(size=(500, 40)))
+    narrow = _data(_sparse_X(1, d=8))
+    for D in (dense, narrow):
+        assert D.sp_dflt.shape == (0,) and D.sp_bin.shape == (0,)
+    X = _sparse_X(2)
+    D = _data(X)
+    assert sparse_codes(D.Xb, D.n_bins, min_default_fraction=0.99)[2].shape == (0,)
+    assert sparse_codes(D.Xb, D.n_bins, min_features=41)[2].shape == (0,)
+    ptr, fbin, dflt = sparse_codes(D.Xb, D.n_bins)
+    assert dflt.shape == (40,) and ptr[-1] == fbin.shape[0] == (D.Xb != dflt).sum()
+    # exact-splitter data have no bins, hence no sparse rows
+    E = bin_data(X, np.zeros(40, bool), np.zeros(40, np.int64), False)
+    assert E.sp_dflt.shape == (0,)
+    assert [a.dtype for a in no_sparse_codes()] == [np.int64, np.int32, np.uint8]
+
+
+def _live(data, ext):
+    B = data.n_bins
+    live = np.zeros((ext.shape[0], B), bool)
+    for f, e in enumerate(ext):
+        live[f, :e] = True
+        live[f, B - 1] = True
+    return live
+
+
+@pytest.mark.parametrize("task", ["classification", "newton", "regression", "five"])
+@pytest.mark.parametrize("unit", [True, False])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_sparse_histograms_equal_the_dense_ones(task, unit, n_threads):
+    X = _sparse_X(3, n=6000, missing=0.3)
+    data = _data(X)
+    n, d = X.shape
+    sp = (data.sp_ptr, data.sp_bin, data.sp_dflt)
+    assert sp[2].shape == (d,)
+    rng = np.random.default_rng(4)
+    w = np.ones(n) if unit or task != "classification" else rng.integers(1, 4, n) * 0.5
+    yc = rng.integers(0, 3, n).astype(np.int64)
+    if task == "classification":
+        S, tk = 3, TASK_CLASSIFICATION
+        sst = np.zeros((n, S))
+    else:
+        tk, yc = TASK_DENSE, np.zeros(0, np.int64)
+        g = rng.normal(size=n)
+        h = np.ones(n) if unit else rng.random(n) + 0.1
+        sst = {"newton": np.column_stack([h, g, np.ones(n)]),
+               "regression": np.column_stack([h, h * g, h * g * g]),
+               "five": np.column_stack([h, g, g ** 2, np.ones(n), -g])}[task]
+        S = sst.shape[1]
+    P = make_params(tk, S, 1, 2, 1, 0.0, 0.0, 1, False, 0)
+    ext = new_pool(data, P).ext
+    live = _live(data, ext if ext.shape[0] else np.full(d, data.n_bins))
+    samples = rng.permutation(n).astype(np.int64)
+    for start, end in ((0, n), (100, 3100), (5000, 5600)):
+        col = unit_count_column(samples, start, end, yc, sst, w, tk)
+        assert use_sparse_rows(sp, end - start, 0, d, data.n_bins, ext)
+        out = []
+        for cnt_col in (COUNT_NONE, col):
+            for use in (None, sp):
+                hist = np.full((d, data.n_bins, S), 7.0)
+                cnt = np.full((d, data.n_bins), 7, np.int64)
+                hist_build(data.Xb, samples, start, end, yc, sst, w, tk, hist, cnt, n_threads,
+                           cnt_col, ext, use)
+                out.append((hist, cnt))
+        ref_h, ref_c = out[0]
+        for hist, cnt in out[1:]:
+            np.testing.assert_array_equal(cnt[live], ref_c[live])
+            np.testing.assert_allclose(hist[live], ref_h[live], rtol=1e-12, atol=1e-9)
+            assert (hist[~live] == 7.0).all()              # outside the extents: untouched
+            empty = ref_c == 0
+            assert (hist[empty & live] == 0.0).all()       # no residue in empty bins
+        if task == "classification" and unit:
+            for hist, _ in out[1:]:
+                np.testing.assert_array_equal(hist[live], ref_h[live])
+    # a level at once: the same histograms
+    starts, ends = np.array([0, 2000]), np.array([2000, n])
+    hist = np.zeros((2, d, data.n_bins, S))
+    cnt = np.zeros((2, d, data.n_bins), np.int64)
+    hist_build_nodes(data.Xb, samples, starts, ends, np.array([1, 0]), 2, yc, sst, w, tk, hist,
+                     cnt, n_threads, COUNT_NONE, ext, sp)
+    for q, slot in ((0, 1), (1, 0)):
+        h = np.zeros((d, data.n_bins, S))
+        c = np.zeros((d, data.n_bins), np.int64)
+        hist_build(data.Xb, samples, starts[q], ends[q], yc, sst, w, tk, h, c, 1, COUNT_NONE,
+                   ext)
+        np.testing.assert_array_equal(cnt[slot][live], c[live])
+        np.testing.assert_allclose(hist[slot][live], h[live], rtol=1e-12, atol=1e-9)
+
+
+def test_small_nodes_use_the_dense_codes():
+    data = _data(_sparse_X(5))
+    sp = (data.sp_ptr, data.sp_bin, data.sp_dflt)
+    d = data.Xb.shape[1]
+    ext = np.zeros(0, np.int64)
+    assert use_sparse_rows(sp, 2000, 0, d, data.n_bins, ext)
+    assert not use_sparse_rows(sp, 5, 0, d, data.n_bins, ext)
+    assert not use_sparse_rows((np.zeros(1, np.int64), np.zeros(0, np.int32),
+                                np.zeros(0, np.uint8)), 2000, 0, d, data.n_bins, ext)
+
+
+def _dense_only(monkeypatch):
+    monkeypatch.setattr(binning, "SPARSE_MIN_DEFAULT_FRACTION", 2.0)
+
+
+def test_classification_trees_are_the_same(monkeypatch):
+    from treelab import DecisionTreeClassifier, RandomForestClassifier
+    X = _sparse_X(6, n=3000, missing=0.2)
+    rng = np.random.default_rng(6)
+    y = ((X[:, 0] > 0) ^ (X[:, 3] > 2) | (X[:, 1] == 3) & (X[:, 5] > 1)).astype(int)
+    y[rng.random(y.shape[0]) < 0.1] ^= 1
+    make = [lambda: DecisionTreeClassifier(splitter="hist", random_state=0),
+            lambda: RandomForestClassifier(n_estimators=5, splitter="hist", random_state=0)]
+    sparse = [m().fit(X, y) for m in make]
+    _dense_only(monkeypatch)
+    dense = [m().fit(X, y) for m in make]
+    for a, b in zip(sparse, dense):
+        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    t_a, t_b = sparse[0].tree_, dense[0].tree_
+    np.testing.assert_array_equal(t_a.feature, t_b.feature)
+    np.testing.assert_array_equal(t_a.threshold, t_b.threshold)
+
+
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
+def test_boosted_trees_match_the_dense_path(monkeypatch, policy):
+    """Newton statistics: the default bins differ from the dense sums in the
+    last bits only, so the same splits and leaf values to rounding."""
+    from treelab import GradientBoostingClassifier, GradientBoostingRegressor
+    X = _sparse_X(7, n=3000, missing=0.2)
+    rng = np.random.default_rng(7)
+    yr = X[:, 0] * 2 + (X[:, 1] == 3) + np.nan_to_num(X[:, 2]) - X[:, 4] + rng.normal(size=3000)
+    yc = np.digitize(yr, np.quantile(yr, [0.3, 0.7]))
+    kw = dict(n_estimators=8, max_depth=4, grow_policy=policy, random_state=0)
+    make = [lambda: GradientBoostingClassifier(**kw).fit(X, yc),
+            lambda: GradientBoostingRegressor(**kw).fit(X, yr)]
+    sparse = [m() for m in make]
+    _dense_only(monkeypatch)
+    dense = [m() for m in make]
+    np.testing.assert_allclose(sparse[0].predict_proba(X), dense[0].predict_proba(X),
+                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(sparse[1].predict(X), dense[1].predict(X), rtol=1e-9, atol=1e-9)
