@@ -139,3 +139,36 @@ def test_histogram_extents_touch_only_the_features_bins(n_threads):
     np.testing.assert_array_equal(hist[1][live], kf[live])
     np.testing.assert_array_equal(cnt[0][live], rc[live])
     assert (hist[0][~live] == 5.0).all()
+
+
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide", "levelwise"])
+def test_a_reused_pool_grows_the_same_trees(policy):
+    """A pool kept from tree to tree (``builder.pool_for``, as boosting keeps one
+    per thread) holds the previous tree's histograms: every tree grown on it
+    equals the tree grown on a fresh pool.  A pool of another shape is not
+    used (the builder makes its own)."""
+    from treelab._engine.builder import pool_for
+    rng = np.random.default_rng(3)
+    n, d = 1500, 5
+    X = rng.normal(size=(n, d)).round(2)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    D = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True)
+    P = make_params(TASK_DENSE, 3, 5, 2, 1, 0.0, 0.0, d, False, VARIANCE.merit_code,
+                    VARIANCE.builtin_code, max_leaves=12)
+    pool = pool_for(D, P, policy)
+    other = pool_for(bin_data(X[:, :3], np.zeros(3, bool), np.zeros(3, np.int64), True), P,
+                     policy)
+    before = pool.hist.copy()
+    for k in range(4):
+        yr = np.nan_to_num(X[:, k]) + rng.normal(size=n)
+        st = np.column_stack([np.ones(n), yr, yr ** 2])
+        rows = np.sort(rng.choice(n, 1200, replace=False)) if k % 2 else None
+        grown = [trim(build_tree(D, np.zeros(0, np.int64), st, np.ones(n), P,
+                                 VARIANCE.impurity, VARIANCE.merit, rows=rows,
+                                 grow_policy=policy, pool=p))
+                 for p in (None, pool, other)]
+        for t in grown[1:]:
+            for name in ("feature", "threshold", "n_samples", "value"):
+                np.testing.assert_array_equal(getattr(t, name), getattr(grown[0], name))
+    assert not np.array_equal(pool.hist, before)         # the pool was used
+    assert pool_for(bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), False), P) is None

@@ -39,8 +39,9 @@ from numba import njit, prange
 from .builder import (
     MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _find_best_split_i,
     _make_children_i, _mark_leaf, _partition_two, _root, children_improvement, code_goes_left,
-    decide_node, finish_children_histograms, is_leaf_node, new_pool, new_workspace,
-    plan_children_histograms, pool_release, set_feature_mask, sparse_rows, split_codes, split_ok,
+    decide_node, finish_children_histograms, is_leaf_node, new_workspace,
+    plan_children_histograms, pool_release, reuse_pool, set_feature_mask, sparse_rows,
+    split_codes, split_ok,
 )
 from .histogram import _hist_block, hist_build_nodes, hist_subtract
 from .prefetch import PREFETCH_DISTANCE, prefetch_at
@@ -342,14 +343,14 @@ def _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, n_lv, w_total, im
             r_ci[q, :2] = wk.cimp[:2]
 
 
-def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row):
+def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool):
     """Level-wise growth (see the module docstring); arguments as
     :func:`.builder.grow_depth_first`."""
     np.random.seed(P.seed)
     ws = new_workspace(D, rows, P)
     n = rows.shape[0]
     # only nodes of at least ws.small rows have a histogram
-    hp = new_pool(D, P, max_slots(P.max_depth, n // ws.small))
+    hp = reuse_pool(D, P, pool, max_slots(P.max_depth, n // ws.small))
     t, hp, root_slot = _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn)
     w_total = t.weighted_n_samples[0]
     kmax = ws.child_n.shape[0]

@@ -48,6 +48,7 @@ many rounds grows.
 from __future__ import annotations
 
 import numbers
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
@@ -55,7 +56,7 @@ import numpy as np
 
 from .._compile import announce
 from .._engine.binning import MAX_BINS, bin_data
-from .._engine.builder import add_leaf_values, build_tree, make_params
+from .._engine.builder import add_leaf_values, build_tree, make_params, pool_for
 from .._engine.level_wise import level_wise_fits
 from .._engine.loss_kernels import newton_round_stats
 from .._engine.merit import TASK_DENSE
@@ -399,6 +400,14 @@ class _BaseGradientBoosting(BaseEstimator):
                 since >= p["early_stopping_rounds"])
         start_it = len(trees) // K
         all_rows = np.arange(n, dtype=np.int64)     # (the builder only reads it)
+        # each thread's histogram pool, reused by every tree it grows (fresh pools
+        # cost their pages' first-write faults on every tree)
+        pools = threading.local()
+
+        def thread_pool():
+            if not hasattr(pools, "pool"):
+                pools.pool = pool_for(data, params, driver, n)
+            return pools.pool
         try:
             for it in range(start_it, p["n_estimators"]):
                 if stop:
@@ -434,7 +443,8 @@ class _BaseGradientBoosting(BaseEstimator):
                     t = trim(build_tree(data, empty_y, sst, w, tp, crit.impurity, crit.merit,
                                         cp=crit.params,
                                         rows=all_rows if rows is None else rows,
-                                        grow_policy=driver, leaf_of_row=leaves))
+                                        grow_policy=driver, leaf_of_row=leaves,
+                                        pool=thread_pool()))
                     return t, leaves
                 grown = list(pool.map(grow, jobs)) if pool is not None else [grow(j) for j in jobs]
                 new = []
