@@ -285,3 +285,49 @@ def test_level_tasks_on_threads_equal_the_serial_level(sizes):
         np.testing.assert_allclose(hist[m + q], want, atol=1e-9)
     others = np.concatenate([samples0[parts[q, 0]:parts[q, 1]] for q in range(m) if q != 1])
     assert (leaf_of_row[others] == -1).all()
+
+
+_FIRST_COMPILE = r'''
+import numpy as np
+from treelab._engine.binning import bin_data
+from treelab._engine.builder import build_tree, make_params
+from treelab._engine.merit import TASK_DENSE
+from treelab._engine.tree import trim
+from treelab.split_criteria import NewtonCriterion, newton_stats
+crit = NewtonCriterion(reg_lambda=1.0, min_child_weight=1.0)
+rng = np.random.default_rng(1)
+n, d = 3000, 20
+X = rng.normal(size=(n, d))
+g = rng.normal(size=n) + X[:, 0]
+h = rng.uniform(0.5, 1.5, n)
+data = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True)
+def grow(policy, n_threads):
+    p = make_params(TASK_DENSE, 3, 6, 2, 1, 1.0, 0.0, d, False, crit.merit_code,
+                    crit.builtin_code, n_threads=n_threads, seed=5)
+    t = trim(build_tree(data, np.zeros(0, np.int64), newton_stats(g, h), np.ones(n), p,
+                        crit.impurity, crit.merit, cp=crit.params, grow_policy=policy))
+    m = t.sizes[0]
+    return sorted(zip(t.depth[:m].tolist(), t.feature[:m].tolist(), t.threshold[:m].tolist(),
+                      t.n_samples[:m].tolist()))
+b = grow("levelwise", 2)          # compiled first: before the depth-first driver
+a = grow("depthwise", 1)
+print("nodes", len(a), len(b), "same" if a == b else "DIFFERENT")
+'''
+
+
+def test_level_wise_driver_compiled_first_in_an_empty_cache(tmp_path):
+    """The level-wise driver compiled before any other driver, in an empty numba
+    cache (a new install whose first job is binary boosting on two threads),
+    grows the depth-first tree.  Its parallel regions once inlined the node
+    kernels (``inline="always"``): compiled in this order, numba 0.68 built a
+    driver whose two-thread trees stopped early (27 nodes instead of 117 here);
+    the other order, the one every other test compiles in, built a right one.
+    The regions now call plain kernels (``level_wise._decide_level_node``...)."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), TREELAB_COMPILE_NOTICE="0")
+    r = subprocess.run([sys.executable, "-c", _FIRST_COMPILE], env=env, capture_output=True,
+                       text=True, timeout=3000)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "same" in r.stdout, r.stdout

@@ -395,13 +395,18 @@ def _hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, 
         _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext)
 
 
+#: :func:`_hist_block` as a plain kernel, for the parallel regions: their prange
+#: bodies call it instead of inlining it (see ``level_wise._split_chunks_par``)
+hist_block = njit(cache=True, nogil=True)(_hist_block.py_func)
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _hist_build_features(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, n_blocks,
                          cnt_col, ext):
     """:func:`hist_build` on ``n_blocks`` threads, each owning a block of features."""
     for k in prange(n_blocks):
-        _hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks,
-                    cnt_col, ext)
+        hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks,
+                   cnt_col, ext)
 
 
 @njit(cache=True, nogil=True)
@@ -440,9 +445,18 @@ def _hist_build_nodes_features(Xb, sp, samples, starts, ends, slots, n_nodes, yc
     """:func:`hist_build_nodes` on ``n_blocks`` threads, each owning a contiguous
     block of features of every node's histogram."""
     for k in prange(n_blocks):
-        for q in range(n_nodes):
-            _hist_block(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task,
-                        hist[slots[q]], cnt[slots[q]], k, n_blocks, cnt_col, ext)
+        _hist_block_nodes(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats, w, task,
+                          hist, cnt, k, n_blocks, cnt_col, ext)
+
+
+@njit(cache=True, nogil=True)
+def _hist_block_nodes(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats, w, task, hist,
+                      cnt, k, n_blocks, cnt_col, ext):
+    """Feature block ``k`` of ``n_blocks`` of every node's histogram
+    (:func:`_hist_build_nodes_features`'s thread ``k``)."""
+    for q in range(n_nodes):
+        _hist_block(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
+                    cnt[slots[q]], k, n_blocks, cnt_col, ext)
 
 
 @njit(cache=True, nogil=True)

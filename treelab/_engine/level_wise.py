@@ -87,18 +87,38 @@ def _place_chunk(samples, tmp_l, tmp_r, s, e, nl, dl, dr):
         samples[dr + q] = tmp_r[s + q]
 
 
+@njit(cache=True, nogil=True)
+def _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, c):
+    """Chunk ``c``'s left samples to ``tmp_l[s:]``, its right ones to ``tmp_r[s:]``."""
+    ch[c, 5] = split_codes(samples, ch[c, 0], ch[c, 1], Xb, ch[c, 2], ch[c, 3], ch[c, 4] != 0,
+                           missing_bin, tmp_l, ch[c, 0], tmp_r, ch[c, 0])
+
+
+@njit(cache=True, nogil=True)
+def _place_chunk_c(samples, tmp_l, tmp_r, ch, c):
+    _place_chunk(samples, tmp_l, tmp_r, ch[c, 0], ch[c, 1], ch[c, 5], ch[c, 6], ch[c, 7])
+
+
+# The parallel regions below hold one call to a plain (not inlined) kernel and
+# nothing else.  When their prange bodies inlined the node kernels
+# (``inline="always"``: the split search, the node task, the histogram block),
+# numba 0.68 compiled a wrong driver whenever the level-wise driver was the
+# first one compiled in an empty cache (a new install's first job: binary
+# boosting on two threads): its two-thread trees stopped early (3,000 x 20,
+# depth 6: 27 nodes instead of 117), while the other order, the one the test
+# suite compiled in, gave the right tree
+# (``tests/test_level_wise.py::test_level_wise_driver_compiled_first_in_an_empty_cache``).
+
 @njit(cache=True, nogil=True, parallel=True)
 def _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch):
     for c in prange(n_ch):
-        # the chunk's left samples to tmp_l[s:], its right ones to tmp_r[s:]
-        ch[c, 5] = split_codes(samples, ch[c, 0], ch[c, 1], Xb, ch[c, 2], ch[c, 3],
-                               ch[c, 4] != 0, missing_bin, tmp_l, ch[c, 0], tmp_r, ch[c, 0])
+        _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, c)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _place_chunks_par(samples, tmp_l, tmp_r, ch, n_ch):
     for c in prange(n_ch):
-        _place_chunk(samples, tmp_l, tmp_r, ch[c, 0], ch[c, 1], ch[c, 5], ch[c, 6], ch[c, 7])
+        _place_chunk_c(samples, tmp_l, tmp_r, ch, c)
 
 
 @njit(cache=True, nogil=True)
@@ -175,7 +195,7 @@ def mark_two_leaves(Xb, samples, start, end, f, key, miss_left, missing_bin, lea
     return nl
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, task, yc,
                sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row):
     """One split node's share of a level: its deferred partition (``task[0] >= 0``:
@@ -304,43 +324,49 @@ def _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, n_lv, w_total, im
     threads share (``ws.tmp``), so it goes back to the serial loop."""
     T = len(wss)
     for k in prange(T):
-        wk = wss[k]
         for q in range(k, n_lv, T):
-            node = lv[q, 0]
-            start = lv[q, 1]
-            end = lv[q, 2]
-            hslot = lv[q, 3]
-            if hslot < 0:
-                continue
-            wn = t.weighted_n_samples[node]
-            imp = t.impurity[node]
-            depth = t.depth[node]
-            if is_leaf_node(P, depth, end - start, wn, imp):
-                r_state[q] = 1
-                continue
-            set_feature_mask(P, wk, depth)
-            f = _find_best_split_i(D, P, cp, wk, hp, yc, sstats, w, start, end, hslot,
-                                   t.value[node], imp, imp_fn, merit_fn)
-            if f < 0:
-                r_state[q] = 1
-                continue
-            if D.is_nominal[f]:
-                r_state[q] = 3
-                continue
-            kk = _binned_children_stats_i(D, P, wk, hp, hslot, yc, sstats, w, start, end, f,
-                                          False)
-            if kk == 0 or not split_ok(P, children_improvement(P, cp, wk, kk, wn, imp, w_total,
-                                                               imp_fn)):
-                r_state[q] = 1
-                continue
-            r_state[q] = 2
-            r_f[q] = f
-            r_thr[q] = wk.feat_thr[f]
-            r_mslot[q] = wk.feat_mslot[f]
-            r_cn[q, 0] = wk.child_n[0]
-            r_cn[q, 1] = wk.child_n[1]
-            r_cs[q, :2] = wk.cstats[:2]
-            r_ci[q, :2] = wk.cimp[:2]
+            _decide_level_node(D, P, cp, wss[k], hp, yc, sstats, w, t, lv, q, w_total, imp_fn,
+                               merit_fn, r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci)
+
+
+@njit(cache=True, nogil=True)
+def _decide_level_node(D, P, cp, wk, hp, yc, sstats, w, t, lv, q, w_total, imp_fn, merit_fn,
+                       r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci):
+    """Node ``q`` of the level for :func:`_decide_nodes_par`, with workspace ``wk``."""
+    node = lv[q, 0]
+    start = lv[q, 1]
+    end = lv[q, 2]
+    hslot = lv[q, 3]
+    if hslot < 0:
+        return
+    wn = t.weighted_n_samples[node]
+    imp = t.impurity[node]
+    depth = t.depth[node]
+    if is_leaf_node(P, depth, end - start, wn, imp):
+        r_state[q] = 1
+        return
+    set_feature_mask(P, wk, depth)
+    f = _find_best_split_i(D, P, cp, wk, hp, yc, sstats, w, start, end, hslot, t.value[node],
+                           imp, imp_fn, merit_fn)
+    if f < 0:
+        r_state[q] = 1
+        return
+    if D.is_nominal[f]:
+        r_state[q] = 3
+        return
+    kk = _binned_children_stats_i(D, P, wk, hp, hslot, yc, sstats, w, start, end, f, False)
+    if kk == 0 or not split_ok(P, children_improvement(P, cp, wk, kk, wn, imp, w_total,
+                                                       imp_fn)):
+        r_state[q] = 1
+        return
+    r_state[q] = 2
+    r_f[q] = f
+    r_thr[q] = wk.feat_thr[f]
+    r_mslot[q] = wk.feat_mslot[f]
+    r_cn[q, 0] = wk.child_n[0]
+    r_cn[q, 1] = wk.child_n[1]
+    r_cs[q, :2] = wk.cstats[:2]
+    r_ci[q, :2] = wk.cimp[:2]
 
 
 def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool):
