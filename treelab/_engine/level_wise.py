@@ -79,8 +79,11 @@ def max_slots(max_depth, n_large):
     return max(2, min(2 ** (min(max_depth, 40) - 1), 2 * min(n_large, 2 ** 40) + 2))
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _place_chunk(samples, tmp_l, tmp_r, s, e, nl, dl, dr):
+@njit(cache=True, nogil=True)
+def _place_chunk(samples, tmp_l, tmp_r, ch, c):
+    """Chunk ``c``'s left and right samples from ``tmp_l`` / ``tmp_r`` to their
+    destinations ``ch[c, 6]`` / ``ch[c, 7]``."""
+    s, e, nl, dl, dr = ch[c, 0], ch[c, 1], ch[c, 5], ch[c, 6], ch[c, 7]
     for q in range(nl):
         samples[dl + q] = tmp_l[s + q]
     for q in range(e - s - nl):
@@ -92,11 +95,6 @@ def _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, c):
     """Chunk ``c``'s left samples to ``tmp_l[s:]``, its right ones to ``tmp_r[s:]``."""
     ch[c, 5] = split_codes(samples, ch[c, 0], ch[c, 1], Xb, ch[c, 2], ch[c, 3], ch[c, 4] != 0,
                            missing_bin, tmp_l, ch[c, 0], tmp_r, ch[c, 0])
-
-
-@njit(cache=True, nogil=True)
-def _place_chunk_c(samples, tmp_l, tmp_r, ch, c):
-    _place_chunk(samples, tmp_l, tmp_r, ch[c, 0], ch[c, 1], ch[c, 5], ch[c, 6], ch[c, 7])
 
 
 # The parallel regions below hold one call to a plain (not inlined) kernel and
@@ -118,7 +116,7 @@ def _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch):
 @njit(cache=True, nogil=True, parallel=True)
 def _place_chunks_par(samples, tmp_l, tmp_r, ch, n_ch):
     for c in prange(n_ch):
-        _place_chunk_c(samples, tmp_l, tmp_r, ch, c)
+        _place_chunk(samples, tmp_l, tmp_r, ch, c)
 
 
 @njit(cache=True, nogil=True)
@@ -149,8 +147,7 @@ def partition_chunks(Xb, samples, tmp_l, tmp_r, missing_bin, tasks, n_tasks, n_t
         _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch)
     else:
         for c in range(n_ch):
-            ch[c, 5] = split_codes(samples, ch[c, 0], ch[c, 1], Xb, ch[c, 2], ch[c, 3],
-                                   ch[c, 4] != 0, missing_bin, tmp_l, ch[c, 0], tmp_r, ch[c, 0])
+            _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, c)
     # destinations: a node's chunks' left parts in order, then their right parts
     c = 0
     for q in range(n_tasks):
@@ -171,8 +168,7 @@ def partition_chunks(Xb, samples, tmp_l, tmp_r, missing_bin, tasks, n_tasks, n_t
         _place_chunks_par(samples, tmp_l, tmp_r, ch, n_ch)
     else:
         for c in range(n_ch):
-            _place_chunk(samples, tmp_l, tmp_r, ch[c, 0], ch[c, 1], ch[c, 5], ch[c, 6],
-                         ch[c, 7])
+            _place_chunk(samples, tmp_l, tmp_r, ch, c)
 
 
 @njit(cache=True, nogil=True, inline="always")
