@@ -19,11 +19,12 @@ from treelab.split_criteria import NewtonCriterion, newton_stats
 CRIT = NewtonCriterion(reg_lambda=1.0, min_child_weight=1.0)
 
 
-def _tree(data, g, h, policy, n_threads, depth, crit=CRIT, max_features=None):
+def _tree(data, g, h, policy, n_threads, depth, crit=CRIT, max_features=None,
+          max_leaves=np.iinfo(np.int64).max):
     n, d = data.X.shape
     p = make_params(TASK_DENSE, 3, depth, 2, 1, crit.min_child_weight, 0.0,
                     max_features or d, False, crit.merit_code, crit.builtin_code,
-                    n_threads=n_threads, seed=5)
+                    n_threads=n_threads, seed=5, max_leaves=max_leaves)
     leaves = np.full(n, -1, np.int64)
     t = build_tree(data, np.zeros(0, np.int64), newton_stats(g, h), np.ones(n), p, crit.impurity,
                    crit.merit, cp=crit.params, grow_policy=policy, leaf_of_row=leaves)

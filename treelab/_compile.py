@@ -50,7 +50,7 @@ FAMILIES = {
     "gradient_boosting": dict(
         label="gradient-boosting kernels", seconds=40,
         kernels=[("_engine/builder.py", "grow_depth_first"),
-                 ("_engine/builder.py", "grow_best_first"),
+                 ("_engine/best_first.py", "grow_best_first"),
                  ("_engine/splitter.py", "newton_hist_sweep"),
                  ("_engine/tree.py", "pack_raw"), ("_engine/loss_kernels.py", "")]),
     "hoeffding": dict(

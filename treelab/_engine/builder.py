@@ -12,11 +12,11 @@ A tree grows from reusable parts:
   gathering, C4.5's average-gain filter), :func:`partition_node`,
   :func:`children_stats`, :func:`children_histograms`, :func:`make_children`;
 * drivers: :func:`grow_depth_first` (scikit-learn's strategy, left child
-  first) and :func:`grow_best_first` (leaf-wise growth with ``max_leaves``:
-  always split the leaf with the largest improvement, as LightGBM and
-  scikit-learn's HistGradientBoosting); the level-wise driver
+  first); the best-first driver (:mod:`.best_first`, leaf-wise growth with
+  ``max_leaves``: always split the leaf with the largest improvement, as
+  LightGBM and scikit-learn's HistGradientBoosting) and the level-wise driver
   (:mod:`.level_wise`, XGBoost's depthwise growth with a level's partitions
-  and histograms threaded) is built on the same kernels.
+  and histograms threaded) are built on the same kernels.
 
 Splitters: ``exact`` (every numeric feature pre-sorted once; each node keeps
 its samples in sorted order per feature and a split partitions these segments
@@ -53,7 +53,7 @@ from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
     newton_hist_sweep, newton_sorted_sweep, random_nominal, random_numeric,
 )
-from .tree import LEAF, NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
+from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
 __all__ = ["BuildParams", "make_params", "add_leaf_values", "LAYOUT_PRESORT", "LAYOUT_SAMPLES", "Workspace", "HistPool", "build_tree", "presort",
            "get_build_kernel", "find_best_split", "partition_node", "children_stats",
@@ -1280,13 +1280,6 @@ def add_leaf_values(out, j, value, leaf_of_row):
 
 
 @njit(cache=True, nogil=True)
-def _grow_i64(a, n, fill):
-    out = np.full(n, fill, np.int64)
-    out[:a.shape[0]] = a
-    return out
-
-
-@njit(cache=True, nogil=True)
 def new_node_stack(n, slot):
     """The depth-first drivers' stack, one row ``(node, start, end, hist slot)``
     per pending node, holding the root (node 0 on samples ``[0, n)``)."""
@@ -1461,193 +1454,8 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
     return t
 
 
-@njit(cache=True, nogil=True)
-def _heap_push(keys, nodes, size, key, node):
-    """Max-heap on (key, -node): the largest improvement first, ties to the older node."""
-    if size == keys.shape[0]:
-        k2 = np.empty(2 * size, np.float64)
-        n2 = np.empty(2 * size, np.int64)
-        k2[:size] = keys
-        n2[:size] = nodes
-        keys = k2
-        nodes = n2
-    p = size
-    keys[p] = key
-    nodes[p] = node
-    while p > 0:
-        q = (p - 1) // 2
-        if keys[q] > keys[p] or (keys[q] == keys[p] and nodes[q] < nodes[p]):
-            break
-        keys[p], keys[q] = keys[q], keys[p]
-        nodes[p], nodes[q] = nodes[q], nodes[p]
-        p = q
-    return keys, nodes, size + 1
-
-
-@njit(cache=True, nogil=True)
-def _heap_pop(keys, nodes, size):
-    """Remove the top of the heap; returns (node, new size)."""
-    top = nodes[0]
-    size -= 1
-    keys[0] = keys[size]
-    nodes[0] = nodes[size]
-    p = 0
-    while True:
-        a = 2 * p + 1
-        if a >= size:
-            break
-        b = a + 1
-        c = a
-        if b < size and (keys[b] > keys[a] or (keys[b] == keys[a] and nodes[b] < nodes[a])):
-            c = b
-        if keys[p] > keys[c] or (keys[p] == keys[c] and nodes[p] < nodes[c]):
-            break
-        keys[p], keys[c] = keys[c], keys[p]
-        nodes[p], nodes[c] = nodes[c], nodes[p]
-        p = c
-    return top, size
-
-
-def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool):
-    """Best-first (leaf-wise) growth: every new leaf's best split is found at once,
-    its samples partitioned and its children's statistics summed (one fused pass
-    for a numeric split of binned data, as the depth-first driver); the leaf whose
-    split improves most is split next, until ``P.max_leaves`` leaves (a split that
-    would exceed it is skipped) or no leaf can split.  A leaf that is never split
-    keeps its samples, reordered, in its own range.  Arguments as
-    :func:`grow_depth_first`."""
-    np.random.seed(P.seed)
-    ws = new_workspace(D, rows, P)
-    hp = reuse_pool(D, P, pool)
-    n = rows.shape[0]
-    t, hp, root_slot = _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn)
-    w_total = t.weighted_n_samples[0]
-    kmax = ws.child_n.shape[0]
-    max_cats = ws.feat_cats.shape[1]
-    cap = t.feature.shape[0]
-    n_start = np.zeros(cap, np.int64)
-    n_end = np.zeros(cap, np.int64)
-    n_slot = np.full(cap, -1, np.int64)
-    rec_f = np.full(cap, -1, np.int64)
-    rec_thr = np.zeros(cap, np.float64)
-    rec_mslot = np.zeros(cap, np.int64)
-    rec_k = np.zeros(cap, np.int64)
-    rec_cn = np.zeros((cap, kmax), np.int64)
-    rec_cats = np.full((cap, max_cats), -1, np.int64)
-    # the children's statistics and impurities found when the leaf was evaluated
-    # (reused when it is split: no second pass over its samples)
-    rec_cstats = np.zeros((cap, kmax, P.n_stats), np.float64)
-    rec_cimp = np.zeros((cap, kmax), np.float64)
-    hkeys = np.empty(64, np.float64)
-    hnodes = np.empty(64, np.int64)
-    hsize = 0
-    n_start[0] = 0
-    n_end[0] = n
-    n_slot[0] = root_slot
-    todo = np.zeros(kmax, np.int64)
-    todo[0] = 0
-    n_todo = 1
-    n_leaves = 1
-    while True:
-        # ---- evaluate the new leaves ------------------------------------------------
-        for q in range(n_todo):
-            node = todo[q]
-            start = n_start[node]
-            end = n_end[node]
-            hslot = n_slot[node]
-            wn = t.weighted_n_samples[node]
-            imp = t.impurity[node]
-            # (a lazy variant -- sums without moving, partition when split -- measured
-            # 8-11 % slower: two passes over every split leaf)
-            f, k, _, improvement = decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end,
-                                               hslot, t.value, node, imp, wn, w_total,
-                                               t.depth[node], imp_fn, merit_fn, False)
-            ok = f >= 0
-            if not ok:
-                if hslot >= 0:
-                    pool_release(hp, hslot)
-                    n_slot[node] = -1
-                continue
-            rec_f[node] = f
-            rec_thr[node] = ws.feat_thr[f]
-            rec_mslot[node] = ws.feat_mslot[f]
-            rec_k[node] = k
-            rec_cn[node, :k] = ws.child_n[:k]
-            rec_cats[node] = ws.feat_cats[f]
-            rec_cstats[node, :k] = ws.cstats[:k]
-            rec_cimp[node, :k] = ws.cimp[:k]
-            hkeys, hnodes, hsize = _heap_push(hkeys, hnodes, hsize, improvement, node)
-        # ---- split the best leaf -------------------------------------------------------
-        node = -1
-        while hsize > 0:
-            cand, hsize = _heap_pop(hkeys, hnodes, hsize)
-            if n_leaves + rec_k[cand] - 1 <= P.max_leaves:
-                node = cand
-                break
-            if n_slot[cand] >= 0:
-                pool_release(hp, n_slot[cand])
-                n_slot[cand] = -1
-        if node < 0:
-            break
-        f = rec_f[node]
-        k = rec_k[node]
-        start = n_start[node]
-        ws.feat_thr[f] = rec_thr[node]
-        ws.feat_mslot[f] = rec_mslot[node]
-        ws.feat_k[f] = k
-        ws.feat_cats[f] = rec_cats[node]
-        acc = start
-        for j in range(k):
-            ws.child_n[j] = rec_cn[node, j]
-            ws.child_start[j] = acc
-            acc += rec_cn[node, j]
-        ws.cstats[:k] = rec_cstats[node, :k]
-        ws.cimp[:k] = rec_cimp[node, :k]
-        t, first = make_children(t, node, D, P, ws, f, k)
-        hp = children_histograms(D, P, ws, hp, yc, sstats, w, n_slot[node], k, t.depth[node],
-                                 n_end[node] - start)
-        n_slot[node] = -1
-        n_leaves += k - 1
-        if t.feature.shape[0] > cap:
-            c2 = t.feature.shape[0]
-            n_start = _grow_i64(n_start, c2, 0)
-            n_end = _grow_i64(n_end, c2, 0)
-            n_slot = _grow_i64(n_slot, c2, -1)
-            rec_f = _grow_i64(rec_f, c2, -1)
-            rec_mslot = _grow_i64(rec_mslot, c2, 0)
-            rec_k = _grow_i64(rec_k, c2, 0)
-            thr2 = np.zeros(c2, np.float64)
-            thr2[:cap] = rec_thr
-            rec_thr = thr2
-            cn2 = np.zeros((c2, kmax), np.int64)
-            cn2[:cap] = rec_cn
-            rec_cn = cn2
-            cats2 = np.full((c2, max_cats), -1, np.int64)
-            cats2[:cap] = rec_cats
-            rec_cats = cats2
-            cs2 = np.zeros((c2, kmax, P.n_stats), np.float64)
-            cs2[:cap] = rec_cstats
-            rec_cstats = cs2
-            ci2 = np.zeros((c2, kmax), np.float64)
-            ci2[:cap] = rec_cimp
-            rec_cimp = ci2
-            cap = c2
-        for j in range(k):
-            c = first + j
-            n_start[c] = ws.child_start[j]
-            n_end[c] = ws.child_start[j] + ws.child_n[j]
-            n_slot[c] = ws.child_slot[j]
-            todo[j] = c
-        n_todo = k
-    if leaf_of_row.shape[0] > 0:
-        for node in range(t.sizes[0]):
-            if t.kind[node] == LEAF:
-                _mark_leaf(leaf_of_row, ws.samples, n_start[node], n_end[node], node)
-    return t
-
-
 _KERNELS = {}
-GROW_POLICIES = {"depthwise": grow_depth_first, "lossguide": grow_best_first}
+GROW_POLICIES = {"depthwise": grow_depth_first}
 
 
 def _dummy_data():
@@ -1735,7 +1543,9 @@ _NO_LEAVES = np.zeros(0, np.int64)
 _NO_POOL = empty_pool()
 
 
-# the level-wise driver is built on this module's kernels (imported last)
+# the level-wise and best-first drivers are built on this module's kernels (imported last)
 from .level_wise import grow_level_wise  # noqa: E402
+from .best_first import grow_best_first  # noqa: E402
 
 GROW_POLICIES["levelwise"] = grow_level_wise
+GROW_POLICIES["lossguide"] = grow_best_first

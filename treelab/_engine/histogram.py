@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit, prange
 
 from .merit import TASK_CLASSIFICATION
-from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_targets
+from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
 
 __all__ = ["hist_build", "hist_build_nodes", "hist_subtract", "unit_count_column", "no_extents",
            "PARALLEL_HIST_MIN_WORK", "PARALLEL_LEVEL_MIN_WORK",
@@ -111,9 +111,10 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
     hs = hist[f0:f1]
     cs = cnt[f0:f1]
     m = f1 - f0
-    # the row PREFETCH_DISTANCE ahead: its codes and statistics (.prefetch; below
-    # the root a node's rows are scattered: half the time of a child's histogram)
-    ahead = end - PREFETCH_DISTANCE
+    # the row PREFETCH_DISTANCE ahead: its codes and statistics (.prefetch; deep
+    # below the root a node's rows are scattered: half the time of a child's
+    # histogram), only in a node that holds few of the data's rows
+    ahead = prefetch_stop(start, end, Xb.shape[0])
     for p in range(start, end):
         if p < ahead:
             j = samples[p + PREFETCH_DISTANCE]

@@ -307,6 +307,15 @@ def _clone_workspace(ws):
     )
 
 
+@njit(cache=True, nogil=True)
+def decisions_on_threads(D, P):
+    """Whether split decisions may go on ``P.n_threads`` threads (a workspace each,
+    :func:`_decide_nodes_par`): only without per-node feature draws (their order
+    would depend on the threads) and for Newton sums read off histograms."""
+    return (P.n_threads > 1 and P.max_features >= D.X.shape[1] and D.use_hist
+            and P.merit_code == MERIT_NEWTON and P.split_mode == SPLIT_BEST)
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, n_lv, w_total, imp_fn, merit_fn,
                       r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci):
@@ -377,10 +386,7 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
     w_total = t.weighted_n_samples[0]
     kmax = ws.child_n.shape[0]
     tmp_r = np.empty(n, np.int64)
-    # split searches of a level on threads: only without per-node feature draws (their
-    # order would depend on the threads) and for Newton sums read off histograms
-    par = (P.n_threads > 1 and P.max_features >= D.X.shape[1] and D.use_hist
-           and P.merit_code == MERIT_NEWTON and P.split_mode == SPLIT_BEST)
+    par = decisions_on_threads(D, P)
     wss = [ws]
     if par:
         for _ in range(P.n_threads - 1):

@@ -19,11 +19,16 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["prefetch", "prefetch_at", "prefetch_targets", "PREFETCH_DISTANCE"]
+__all__ = ["prefetch", "prefetch_at", "prefetch_targets", "prefetch_stop", "PREFETCH_DISTANCE",
+           "PREFETCH_MIN_SPREAD"]
 
 #: rows ahead of the current one that the gathering loops prefetch: 8, 16 and 32
 #: gave the same time on a boosted tree's child histograms (half without)
 PREFETCH_DISTANCE = 16
+
+#: a node's rows are prefetched only when the node holds fewer than one row in
+#: this many of the data (:func:`prefetch_stop`)
+PREFETCH_MIN_SPREAD = 16
 
 
 def _emit_prefetch(context, builder, aryty, ary_value, indices):
@@ -78,3 +83,21 @@ def prefetch_targets(classification, yc, w, sstats, j):
         prefetch(w, j)
     else:
         prefetch(sstats, j)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def prefetch_stop(start, end, n_rows):
+    """Where a loop over a node's rows ``samples[start:end]`` (of an ``n_rows``-row
+    array) stops prefetching the row :data:`PREFETCH_DISTANCE` ahead:
+    ``end - PREFETCH_DISTANCE`` for a node holding fewer than one row in
+    :data:`PREFETCH_MIN_SPREAD` of the data, ``start`` (never) for a denser one.
+    A node's rows keep the data's order (stable partitions), so a dense node's
+    rows are near each other and the hardware prefetcher finds them: the
+    software prefetch only adds instructions there.  Measured on a histogram of
+    160,000 x 20 codes with three statistics (one thread): the root 4.9 ms with
+    prefetch, 4.0 ms without; 40,000 of its rows in order 1.27 / 1.06 ms; 10,000
+    rows 0.35 / 0.36 ms; 2,500 rows 0.106 / 0.117 ms."""
+    if (end - start) * PREFETCH_MIN_SPREAD < n_rows:
+        return end - PREFETCH_DISTANCE
+    return start
+
