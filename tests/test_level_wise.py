@@ -311,18 +311,21 @@ def grow(policy, n_threads):
     return sorted(zip(t.depth[:m].tolist(), t.feature[:m].tolist(), t.threshold[:m].tolist(),
                       t.n_samples[:m].tolist()))
 b = grow("levelwise", 2)          # compiled first: before the depth-first driver
+c = grow("lossguide", 2)          # (no leaf limit: the depth-first tree too)
 a = grow("depthwise", 1)
-print("nodes", len(a), len(b), "same" if a == b else "DIFFERENT")
+print("nodes", len(a), len(b), len(c), "same" if a == b == c else "DIFFERENT")
 '''
 
 
 def test_level_wise_driver_compiled_first_in_an_empty_cache(tmp_path):
     """The level-wise driver compiled before any other driver, in an empty numba
     cache (a new install whose first job is binary boosting on two threads),
-    grows the depth-first tree.  Its parallel regions once inlined the node
-    kernels (``inline="always"``): compiled in this order, numba 0.68 built a
-    driver whose two-thread trees stopped early (27 nodes instead of 117 here);
-    the other order, the one every other test compiles in, built a right one.
+    grows the depth-first tree, and so does the best-first driver compiled next
+    (it threads its splits with the same kernels).  The parallel regions once
+    inlined the node kernels (``inline="always"``): compiled in this order, numba
+    0.68 built a level-wise driver whose two-thread trees stopped early (27
+    nodes instead of 117 here); the other order, the one every other test
+    compiles in, built a right one.
     The regions now call plain kernels (``level_wise._decide_level_node``...)."""
     import os
     import subprocess
