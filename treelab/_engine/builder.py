@@ -47,7 +47,7 @@ from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
     stats_weight,
 )
-from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_targets
+from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
 from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
@@ -487,7 +487,7 @@ def split_codes(samples, start, end, Xb, f, key, miss_left, missing_bin, out_l, 
     the number that went left."""
     nl = 0
     nr = 0
-    ahead = end - PREFETCH_DISTANCE
+    ahead = prefetch_stop(samples, start, end)
     for p in range(start, end):
         if p < ahead:
             prefetch_at(Xb, samples[p + PREFETCH_DISTANCE], f)     # (.prefetch)
@@ -1068,7 +1068,7 @@ def binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f, mov
         r2 = 0.0
         # branch-free (as above): each side adds the sample or +0.0, which leaves
         # a sum unchanged (the same sums as adding only on one side)
-        ahead = end - PREFETCH_DISTANCE
+        ahead = prefetch_stop(samples, start, end)
         for p in range(start, end):
             if p < ahead:
                 j = samples[p + PREFETCH_DISTANCE]
@@ -1098,7 +1098,7 @@ def binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f, mov
         cst[1, 2] = r2
     else:
         cst[:2] = 0.0
-        ahead = end - PREFETCH_DISTANCE
+        ahead = prefetch_stop(samples, start, end)
         for p in range(start, end):
             if p < ahead:
                 q = samples[p + PREFETCH_DISTANCE]

@@ -113,8 +113,8 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
     m = f1 - f0
     # the row PREFETCH_DISTANCE ahead: its codes and statistics (.prefetch; deep
     # below the root a node's rows are scattered: half the time of a child's
-    # histogram), only in a node that holds few of the data's rows
-    ahead = prefetch_stop(start, end, Xb.shape[0])
+    # histogram), only where the rows are scattered
+    ahead = prefetch_stop(samples, start, end)
     for p in range(start, end):
         if p < ahead:
             j = samples[p + PREFETCH_DISTANCE]

@@ -44,7 +44,7 @@ from .builder import (
     split_codes, split_ok,
 )
 from .histogram import _hist_block, hist_build_nodes, hist_subtract
-from .prefetch import PREFETCH_DISTANCE, prefetch_at
+from .prefetch import PREFETCH_DISTANCE, prefetch_at, prefetch_stop
 
 __all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "partition_chunks",
            "LEVEL_HIST_BUDGET"]
@@ -179,7 +179,7 @@ def mark_two_leaves(Xb, samples, start, end, f, key, miss_left, missing_bin, lea
     are (no partition: nothing reads them again).  Returns the number going left."""
     nl = 0
     mark = leaf_of_row.shape[0] > 0
-    ahead = end - PREFETCH_DISTANCE
+    ahead = prefetch_stop(samples, start, end)
     for p in range(start, end):
         if p < ahead:
             prefetch_at(Xb, samples[p + PREFETCH_DISTANCE], f)

@@ -26,8 +26,8 @@ __all__ = ["prefetch", "prefetch_at", "prefetch_targets", "prefetch_stop", "PREF
 #: gave the same time on a boosted tree's child histograms (half without)
 PREFETCH_DISTANCE = 16
 
-#: a node's rows are prefetched only when the node holds fewer than one row in
-#: this many of the data (:func:`prefetch_stop`)
+#: a node's rows are prefetched only when their ids are this many apart on
+#: average (:func:`prefetch_stop`)
 PREFETCH_MIN_SPREAD = 16
 
 
@@ -86,18 +86,20 @@ def prefetch_targets(classification, yc, w, sstats, j):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def prefetch_stop(start, end, n_rows):
-    """Where a loop over a node's rows ``samples[start:end]`` (of an ``n_rows``-row
-    array) stops prefetching the row :data:`PREFETCH_DISTANCE` ahead:
-    ``end - PREFETCH_DISTANCE`` for a node holding fewer than one row in
-    :data:`PREFETCH_MIN_SPREAD` of the data, ``start`` (never) for a denser one.
-    A node's rows keep the data's order (stable partitions), so a dense node's
+def prefetch_stop(samples, start, end):
+    """Where a loop over the rows ``samples[start:end]`` stops prefetching the row
+    :data:`PREFETCH_DISTANCE` ahead: ``end - PREFETCH_DISTANCE`` when the rows
+    are scattered (ascending row ids more than :data:`PREFETCH_MIN_SPREAD` apart
+    on average, or not ascending), ``start`` (never) when they are dense.  A
+    node's rows keep the data's order (stable partitions), so a dense node's
     rows are near each other and the hardware prefetcher finds them: the
     software prefetch only adds instructions there.  Measured on a histogram of
     160,000 x 20 codes with three statistics (one thread): the root 4.9 ms with
     prefetch, 4.0 ms without; 40,000 of its rows in order 1.27 / 1.06 ms; 10,000
     rows 0.35 / 0.36 ms; 2,500 rows 0.106 / 0.117 ms."""
-    if (end - start) * PREFETCH_MIN_SPREAD < n_rows:
+    if end - start < 2:
+        return start
+    span = samples[end - 1] - samples[start]
+    if span < 0 or (end - start) * PREFETCH_MIN_SPREAD < span:
         return end - PREFETCH_DISTANCE
     return start
-
