@@ -34,7 +34,9 @@ from .builder import (
     finish_children_histograms, make_children, new_workspace, plan_children_histograms,
     pool_release, reuse_pool, sparse_rows,
 )
-from .level_wise import _clone_workspace, _decide_nodes_par, decisions_on_threads, level_tasks
+from .level_wise import (
+    _clone_workspace, _decide_nodes_par, decisions_on_threads, level_tasks, thread_decision,
+)
 from .tree import LEAF
 
 __all__ = ["grow_best_first"]
@@ -213,14 +215,8 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             deferred = False
             improvement = 0.0
             if r_state[q] == 2:
-                # decided on a thread: its split back into the workspace
-                f = r_f[q]
+                f = thread_decision(ws, q, start, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci)
                 k = 2
-                ws.feat_thr[f] = r_thr[q]
-                ws.feat_mslot[f] = r_mslot[q]
-                ws.child_n[:2] = r_cn[q]
-                ws.cstats[:2] = r_cs[q]
-                ws.cimp[:2] = r_ci[q]
                 deferred = True
                 improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
             elif r_state[q] != 1:

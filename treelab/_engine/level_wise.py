@@ -335,6 +335,24 @@ def _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, n_lv, w_total, im
 
 
 @njit(cache=True, nogil=True)
+def thread_decision(ws, q, start, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci):
+    """Node ``q``'s split decided on a thread (:func:`_decide_nodes_par`, state 2)
+    back into the workspace ``ws`` as :func:`.builder.make_children` reads it,
+    the node's samples starting at ``start``.  Returns the split feature."""
+    f = r_f[q]
+    ws.feat_thr[f] = r_thr[q]
+    ws.feat_mslot[f] = r_mslot[q]
+    ws.feat_k[f] = 2
+    ws.child_n[0] = r_cn[q, 0]
+    ws.child_n[1] = r_cn[q, 1]
+    ws.child_start[0] = start
+    ws.child_start[1] = start + r_cn[q, 0]
+    ws.cstats[:2] = r_cs[q]
+    ws.cimp[:2] = r_ci[q]
+    return f
+
+
+@njit(cache=True, nogil=True)
 def _decide_level_node(D, P, cp, wk, hp, yc, sstats, w, t, lv, q, w_total, imp_fn, merit_fn,
                        r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci):
     """Node ``q`` of the level for :func:`_decide_nodes_par`, with workspace ``wk``."""
@@ -440,18 +458,8 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             k = 0
             deferred = False
             if r_state[q] == 2:
-                # decided on a thread: its split back into the workspace
-                best_f = r_f[q]
-                ws.feat_thr[best_f] = r_thr[q]
-                ws.feat_mslot[best_f] = r_mslot[q]
-                ws.feat_k[best_f] = 2
+                best_f = thread_decision(ws, q, start, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci)
                 k = 2
-                ws.child_n[0] = r_cn[q, 0]
-                ws.child_n[1] = r_cn[q, 1]
-                ws.child_start[0] = start
-                ws.child_start[1] = start + r_cn[q, 0]
-                ws.cstats[:2] = r_cs[q]
-                ws.cimp[:2] = r_ci[q]
                 deferred = True
             elif r_state[q] != 1:
                 # with the node's histogram, Newton sums come from its bins: the
