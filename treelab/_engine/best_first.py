@@ -46,9 +46,6 @@ __all__ = ["grow_best_first"]
 _F, _MSLOT, _K, _DEFER, _CN = 0, 1, 2, 3, 4
 
 
-
-
-
 @njit(cache=True, nogil=True)
 def _heap_push(keys, nodes, size, key, node):
     """Max-heap on (key, -node): the largest improvement first, ties to the older node."""

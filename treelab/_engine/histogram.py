@@ -111,9 +111,8 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
     hs = hist[f0:f1]
     cs = cnt[f0:f1]
     m = f1 - f0
-    # the row PREFETCH_DISTANCE ahead: its codes and statistics (.prefetch; deep
-    # below the root a node's rows are scattered: half the time of a child's
-    # histogram), only where the rows are scattered
+    # the row PREFETCH_DISTANCE ahead: its codes and statistics, where the node's
+    # rows are scattered (.prefetch; there half the time of a child's histogram)
     ahead = prefetch_stop(samples, start, end)
     for p in range(start, end):
         if p < ahead:
