@@ -68,7 +68,33 @@ def test_classification_trees_equal_the_histogram_builder(mode, max_features, cr
     _same(t1, t2)
 
 
-@pytest.mark.parametrize("mode,max_features", [(SPLIT_BEST, 30), (SPLIT_RANDOM, 1)])
+@pytest.mark.parametrize("d,max_features,msl,missing", [
+    (30, 5, 4, False),      # node blocks; draws that leave a child under min_samples_leaf
+    (30, 30, 1, True),      # node blocks, every feature (two-row nodes: first cut wins)
+    (80, 9, 1, True),       # wider than BLOCK_MAX_FEATURES: one column at a time
+    (80, 9, 3, False),
+])
+def test_extra_trees_equal_the_histogram_builder_with_and_without_node_blocks(d, max_features,
+                                                                           msl, missing):
+    from treelab._engine.column_builder import BLOCK_MAX_FEATURES
+    assert (d <= BLOCK_MAX_FEATURES) == (d == 30)
+    n, k = 600, 3
+    Xb = _codes(n, d, 30, 4, missing)
+    rng = np.random.RandomState(5)
+    y = ((Xb[:, 1] % 5) + (Xb[:, 2] % 3) + rng.randint(0, 3, n)) % k
+    crit = get_criterion("gini", "classification")
+    bp = make_params(TASK_CLASSIFICATION, k, max_depth=np.iinfo(np.int64).max,
+                     min_samples_split=2, min_samples_leaf=msl, min_weight_leaf=0.0,
+                     min_impurity_decrease=0.0, max_features=max_features, multiway=0,
+                     merit_code=crit.merit_code, builtin=crit.builtin_code, seed=11,
+                     split_mode=SPLIT_RANDOM)
+    t1, t2 = _both(Xb, np.full(d, 30), y.astype(np.int64), np.zeros((0, k)), np.ones(n),
+                   np.arange(n, dtype=np.int64), bp, crit)
+    _same(t1, t2)
+
+
+@pytest.mark.parametrize("mode,max_features", [(SPLIT_BEST, 30), (SPLIT_RANDOM, 1),
+                                               (SPLIT_RANDOM, 30)])
 def test_regression_trees_equal_the_histogram_builder_on_integer_targets(mode, max_features):
     # integer targets: every sum is exact, so the two builders' sums agree bit for bit
     n, d = 600, 30

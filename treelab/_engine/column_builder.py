@@ -56,7 +56,7 @@ from .builder import (
 from .impurity import BUILTIN_NONE
 from .merit import (
     MERIT_GAIN_RATIO, MERIT_IMPURITY_DECREASE, TASK_CLASSIFICATION, better, impurity_of,
-    stats_weight,
+    node_impurity, stats_weight,
 )
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
 from .splitter import (SPLIT_RANDOM, best_numeric_hist, best_numeric_sorted, draw_cut_bin,
@@ -64,6 +64,10 @@ from .splitter import (SPLIT_RANDOM, best_numeric_hist, best_numeric_sorted, dra
 from .tree import NUMERIC, add_children, ensure_capacity, new_tree
 
 __all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
+
+#: random splits (extra trees) on at most this many features use the node blocks
+#: (:func:`grow_codes`)
+BLOCK_MAX_FEATURES = 64
 
 _INLINE = dict(cache=True, nogil=True, inline="always")
 _add_children_i = njit(**_INLINE)(add_children.py_func)
@@ -133,7 +137,7 @@ def _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt):
 
 @njit(**_INLINE)
 def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missing_bin, tg,
-                 task, cst, child_n, child_start):
+                 task, cst, child_n, child_start, bk, f):
     """Partition the node's rows ``samples[start:end]`` by one feature's codes
     (left iff ``code <= key``; the missing code goes left iff ``miss_left``) --
     ``col[samples[p]]``, or ``gathered[p]`` when it holds them -- and sum the two
@@ -143,8 +147,13 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
     position (``tg``, :func:`grow_codes`) with their rows; each child is summed
     over its rows in that order, as the builder's ``_node_stats`` sums it after
     partitioning: the same values bit for bit.  Sets ``child_n`` /
-    ``child_start``; returns 2, or 0 when a child would be empty."""
+    ``child_start``; returns 2, or 0 when a child would be empty.  With the
+    node blocks (``bk``, :func:`grow_codes`) the codes are ``bl[p, f]`` and every
+    row's codes move with it."""
     yl, sl, wl, tyl, tsl, twl = tg[0], tg[1], tg[2], tg[3], tg[4], tg[5]
+    bl, tbl = bk[0], bk[1]
+    use_b = bl.shape[0] > 0
+    d = bl.shape[1]
     use_g = gathered.shape[0] > 0
     kb = (1 << 30) if key > 1e9 else int(key)
     nl = start
@@ -160,8 +169,10 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
         cst[:2] = 0.0
         for p in range(start, end):
             i = samples[p]
-            c = gathered[p] if use_g else col[i]
+            c = bl[p, f] if use_b else (gathered[p] if use_g else col[i])
             go = code_goes_left(c, kb, miss_left, missing_bin)
+            if use_b:
+                _move_row(bl, tbl, p, nl, nr, d)
             if S == 3:
                 # branch-free, as the classification loop below
                 a0 = sl[p, 0]
@@ -214,7 +225,9 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
         # adding 0.0 leaves a sum as skipping it does
         for p in range(start, end):
             i = samples[p]
-            c = gathered[p] if use_g else col[i]
+            c = bl[p, f] if use_b else (gathered[p] if use_g else col[i])
+            if use_b:
+                _move_row(bl, tbl, p, nl, nr, d)
             y = yl[p]
             wi = wl[p]
             go = code_goes_left(c, kb, miss_left, missing_bin)
@@ -231,7 +244,48 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
         for q in range(nr):
             yl[nl + q] = tyl[q]
             wl[nl + q] = twl[q]
+    if use_b:
+        for q in range(nr):
+            for g in range(d):
+                bl[nl + q, g] = tbl[q, g]
     return finish_two(samples, tmp, start, nl, nr, child_n, child_start)
+
+
+@njit(**_INLINE)
+def _cut_merit(parent, parent_imp, n_parent, left, n_left, buf, min_samples_leaf,
+               min_weight_leaf, task, builtin, imp_fn):
+    """:func:`~.splitter.random_numeric_result` of a cut that no missing row reaches,
+    under an impurity decrease: ``(status, score, missing_slot)``.  The same
+    operations in the same order as ``eval_binary`` / ``split_merit`` (so the
+    same values), inlined: as calls they cost each drawn feature more than
+    summing a small node's rows."""
+    n_right = n_parent - n_left
+    if n_left < min_samples_leaf or n_right < min_samples_leaf:
+        return 0, -np.inf, 1
+    for s in range(parent.shape[0]):
+        lv = left[s]
+        rv = parent[s] - lv
+        if task == TASK_CLASSIFICATION and rv < 0.0:
+            rv = 0.0
+        buf[0, s] = lv
+        buf[1, s] = rv
+    w_l = stats_weight(buf[0], task)
+    w_r = stats_weight(buf[1], task)
+    if w_l < min_weight_leaf or w_r < min_weight_leaf:
+        return 0, -np.inf, 1
+    w = stats_weight(parent, task)
+    gain = 0.0
+    if w > 0.0:
+        acc = 0.0
+        if w_l > 0.0:
+            acc += (w_l / w) * node_impurity(buf[0], builtin, imp_fn)
+        if w_r > 0.0:
+            acc += (w_r / w) * node_impurity(buf[1], builtin, imp_fn)
+        gain = parent_imp - acc
+    if not better(gain, -np.inf):
+        return 0, -np.inf, 1
+    # no missing value seen here: missing goes to the larger child
+    return 1, gain, 0 if n_left >= n_right else 1
 
 
 @njit(**_INLINE)
@@ -320,6 +374,13 @@ def _random_codes(col, samples, start, end, missing_bin, edges_f, bvals_f, tg, p
                 for s in range(S):
                     left[s] += sl[p, s]
                 n_left += 1
+    if n_miss == 0 and merit_code == MERIT_IMPURITY_DECREASE:
+        status, score, slot = _cut_merit(parent, parent_imp, n_parent, left, n_left, buf,
+                                         min_samples_leaf, min_weight_leaf, task, builtin,
+                                         imp_fn)
+        if status == 0:
+            return 0, -np.inf, -np.inf, 0.0, 0, 0.0
+        return 1, score, score, thr, slot, key
     return random_numeric_result(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
                                  min_samples_leaf, min_weight_leaf, task, merit_code, builtin,
                                  imp_fn, merit_fn, cp, thr, key, only_missing)
@@ -345,8 +406,206 @@ def _code_range(col, samples, start, end, missing_bin):
 
 
 @njit(**_INLINE)
+def _move_row(bl, tbl, p, nl, nr, d):
+    """A stable two-way partition's step for the node blocks: row ``p``'s codes
+    to the left end ``nl`` and to the right buffer's ``nr`` (branch-free: the
+    side the row does not go to is overwritten later, as its targets)."""
+    for q in range(d):
+        c = bl[p, q]
+        bl[nl, q] = c
+        tbl[nr, q] = c
+
+
+@njit(**_INLINE)
+def _block_ranges(bl, start, end, missing_bin, any_missing, lo, hi, nm):
+    """Per feature, over the node's block rows ``bl[start:end]``: the lowest and
+    highest non-missing code (``lo`` / ``hi``) and the number of missing ones
+    (``nm``) -- one contiguous pass for all features (:func:`_code_range` of
+    every column at once)."""
+    d = bl.shape[1]
+    lo[:] = 255
+    hi[:] = 0
+    nm[:] = 0
+    if not any_missing:
+        for p in range(start, end):
+            for f in range(d):
+                c = bl[p, f]
+                lo[f] = min(lo[f], c)
+                hi[f] = max(hi[f], c)
+        return
+    for p in range(start, end):
+        for f in range(d):
+            c = bl[p, f]
+            if c == missing_bin:
+                nm[f] += 1
+            else:
+                lo[f] = min(lo[f], c)
+                hi[f] = max(hi[f], c)
+
+
+@njit(**_INLINE)
+def _block_sums(bl, tg, start, end, nb, fb, kbb, nm, missing_bin, task, lb, mb, nlb):
+    """The children's statistics of ``nb`` drawn cuts at once (feature ``fb[k]``,
+    last code going left ``kbb[k]``), one pass over the node's block rows:
+    ``lb[k]`` left (non-missing) sums, ``mb[k]`` the missing rows' sums,
+    ``nlb[k]`` the rows going left.  Each cut's sums run over the rows in their
+    order, as :func:`_random_codes` sums them: the same values."""
+    yl, sl, wl = tg[0], tg[1], tg[2]
+    S = lb.shape[1]
+    lb[:nb] = 0.0
+    mb[:nb] = 0.0
+    nlb[:nb] = 0
+    any_miss = False
+    for k in range(nb):
+        if nm[fb[k]] > 0:
+            any_miss = True
+    if not any_miss:
+        # branch-free (a random cut sends rows either way unpredictably); adding
+        # 0.0 leaves a sum as skipping the row does
+        if task == TASK_CLASSIFICATION:
+            for p in range(start, end):
+                y = yl[p]
+                wi = wl[p]
+                for k in range(nb):
+                    go = bl[p, fb[k]] <= kbb[k]
+                    lb[k, y] += wi if go else 0.0
+                    nlb[k] += go
+        elif S == 3:
+            for p in range(start, end):
+                a0 = sl[p, 0]
+                a1 = sl[p, 1]
+                a2 = sl[p, 2]
+                for k in range(nb):
+                    go = bl[p, fb[k]] <= kbb[k]
+                    lb[k, 0] += a0 if go else 0.0
+                    lb[k, 1] += a1 if go else 0.0
+                    lb[k, 2] += a2 if go else 0.0
+                    nlb[k] += go
+        else:
+            for p in range(start, end):
+                for k in range(nb):
+                    go = bl[p, fb[k]] <= kbb[k]
+                    for s in range(S):
+                        lb[k, s] += sl[p, s] if go else 0.0
+                    nlb[k] += go
+        return
+    for p in range(start, end):
+        for k in range(nb):
+            c = bl[p, fb[k]]
+            if c == missing_bin:
+                if task == TASK_CLASSIFICATION:
+                    mb[k, yl[p]] += wl[p]
+                else:
+                    for s in range(S):
+                        mb[k, s] += sl[p, s]
+            elif c <= kbb[k]:
+                if task == TASK_CLASSIFICATION:
+                    lb[k, yl[p]] += wl[p]
+                else:
+                    for s in range(S):
+                        lb[k, s] += sl[p, s]
+                nlb[k] += 1
+
+
+@njit(**_INLINE)
+def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, merit_fn):
+    """:func:`_find_split`'s random-split loop on the node blocks: the same feature
+    draws, cut draws and choice, with the code ranges of all features from one
+    pass (:func:`_block_ranges`) and the drawn cuts summed together
+    (:func:`_block_sums`).  A batch holds the cuts the loop would draw before it
+    could stop: ``max_features`` less those visited (all features when every
+    feature is examined; one at a time in a two-row node, where the first
+    admissible cut ends the loop), so the random draws are the same."""
+    bl = bk[0]
+    lo, hi, nm, fb, kbb, omb, lb, mb, nlb = (bk[2], bk[3], bk[4], bk[5], bk[6], bk[7], bk[8],
+                                             bk[9], bk[10])
+    d = bl.shape[1]
+    task = P.task
+    missing_bin = D.missing_bin
+    edges = D.edges
+    eo = D.edge_offsets
+    features = ws.features
+    max_features = P.max_features
+    msl = P.min_samples_leaf
+    mwl = P.min_weight_leaf
+    n_node = end - start
+    _block_ranges(bl, start, end, missing_bin, bk[11][0] != 0, lo, hi, nm)
+    n_visited = 0
+    found_any = False
+    best_f = -1
+    best_val = -np.inf
+    j = 0
+    while j < d:
+        # (none admissible yet: one more feature at a time, as the loop goes on)
+        want = max(1, max_features - n_visited) if max_features < d else d
+        if n_node == 2 and max_features >= d:
+            want = 1
+        nb = 0
+        while j < d and nb < want:
+            if max_features < d:
+                r = j + np.random.randint(0, d - j)
+                tmpf = features[j]
+                features[j] = features[r]
+                features[r] = tmpf
+            f = features[j]
+            j += 1
+            n_miss = nm[f]
+            if n_miss == n_node:
+                continue                 # constant here: not counted (status -1)
+            flo = np.int64(lo[f])
+            fhi = np.int64(hi[f])
+            only_missing = fhi <= flo
+            if only_missing and n_miss == 0:
+                continue
+            kb = 1 << 30
+            if not only_missing:
+                kb = draw_cut_bin(flo, fhi, feature_bin_values(D.bin_values, eo, f))
+            fb[nb] = f
+            kbb[nb] = kb
+            omb[nb] = only_missing
+            nb += 1
+        if nb == 0:
+            break
+        _block_sums(bl, tg, start, end, nb, fb, kbb, nm, missing_bin, task, lb, mb, nlb)
+        stop = False
+        for k in range(nb):
+            f = fb[k]
+            kb = kbb[k]
+            key = np.inf
+            thr = np.inf
+            if not omb[k]:
+                key = float(kb)
+                thr = edges[eo[f] + kb]
+            if nm[f] == 0 and P.merit_code == MERIT_IMPURITY_DECREASE:
+                status, score, mslot = _cut_merit(parent, imp, n_node, lb[k], nlb[k], ws.buf,
+                                                  msl, mwl, task, P.builtin, imp_fn)
+            else:
+                status, score, ratio, thr, mslot, key = random_numeric_result(
+                    parent, imp, n_node, lb[k], nlb[k], mb[k], nm[f], ws.buf, msl, mwl, task,
+                    P.merit_code, P.builtin, imp_fn, merit_fn, cp, thr, key, omb[k])
+            n_visited += 1
+            if status == 1:
+                found_any = True
+                if better(score, best_val):
+                    best_val = score
+                    best_f = f
+                    ws.feat_thr[f] = thr
+                    ws.feat_mslot[f] = mslot
+                    ws.feat_key[f] = key
+            if max_features < d and n_visited >= max_features and found_any:
+                stop = True
+                break
+            if status == 1 and n_node == 2 and max_features >= d:
+                stop = True
+                break
+        if stop:
+            break
+    return best_f
+
+
+@njit(**_INLINE)
 def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
-                hist, cnt, keys, ids, gc):
+                hist, cnt, keys, ids, gc, bk):
     """The builder's ``find_best_split`` restricted to numeric codes and merits other
     than the gain ratio (the best merit wins, ties to the first visited feature),
     doing the work of the visited features only.  Returns ``(feature, done)``
@@ -380,6 +639,9 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     ws.proxy_best[0] = -np.inf
     gsel = ws.gsel
     gsel[1] = -1
+    if random and bk[0].shape[0] > 0:
+        return _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn,
+                                   merit_fn), False
     n_visited = 0
     found_any = False
     # the best feature so far: the builder's choice (first best in visiting order)
@@ -407,7 +669,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                     b_cut = draw_cut_bin(lo, hi, bvals_f)
                     _split_codes(col, gc[0, :0], samples, ws.tmp, start, end, float(b_cut),
                                  False, missing_bin, tg, task, ws.cstats, ws.child_n,
-                                 ws.child_start)
+                                 ws.child_start, bk, f)
                     ws.feat_thr[f] = edges_f[b_cut]
                     ws.feat_mslot[f] = 0 if ws.child_n[0] >= ws.child_n[1] else 1
                     ws.feat_key[f] = b_cut
@@ -461,7 +723,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
 
 @njit(**_INLINE)
 def _split_node(XT, D, P, cp, ws, t, tg, node, start, end, w_total, imp_fn, merit_fn, hist,
-                cnt, keys, ids, gc):
+                cnt, keys, ids, gc, bk):
     """Split leaf ``node`` (rows ``ws.samples[start:end]``) as the builder would:
     pre-pruning, the split search, the partition with the children's statistics,
     ``min_impurity_decrease``; on a split, the two children are added to ``t``
@@ -474,13 +736,13 @@ def _split_node(XT, D, P, cp, ws, t, tg, node, start, end, w_total, imp_fn, meri
     if _is_leaf_node_i(P, t.depth[node], n_node, wn, imp):
         return -1
     f, done = _find_split(XT, D, P, cp, ws, tg, start, end, t.value[node], imp, imp_fn,
-                          merit_fn, hist, cnt, keys, ids, gc)
+                          merit_fn, hist, cnt, keys, ids, gc, bk)
     if f < 0:
         return -1
     g = gc[ws.gsel[0]] if ws.gsel[1] == f else gc[0, :0]
     if not done and _split_codes(XT[f], g, ws.samples, ws.tmp, start, end, ws.feat_key[f],
                                  ws.feat_mslot[f] == 0, D.missing_bin, tg, P.task, ws.cstats,
-                                 ws.child_n, ws.child_start) == 0:
+                                 ws.child_n, ws.child_start, bk, f) == 0:
         return -1
     improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
     if not split_ok(P, improvement):
@@ -510,7 +772,7 @@ def _split_node(XT, D, P, cp, ws, t, tg, node, start, end, w_total, imp_fn, meri
 # completely-random tree's time in NRT_incref / NRT_decref before this.
 @njit(cache=True, nogil=True, _nrt=False)
 def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, hist, cnt,
-                keys, ids, gc):
+                keys, ids, gc, bk):
     """Split the nodes of the depth-first stack ``stack[:top]`` (children pushed,
     the first on top) until it is empty (returns 0), or until the tree or the
     stack has no room for two more nodes (returns the current top: the caller
@@ -522,7 +784,8 @@ def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, 
             return top
         top -= 1
         first = _split_node(XT, D, P, cp, ws, t, tg, stack[top, 0], stack[top, 1],
-                            stack[top, 2], w_total, imp_fn, merit_fn, hist, cnt, keys, ids, gc)
+                            stack[top, 2], w_total, imp_fn, merit_fn, hist, cnt, keys, ids, gc,
+                            bk)
         if first >= 0:
             top = stack_push(stack, top, first, ws.child_start, ws.child_n, ws.child_slot, 2)
     return 0
@@ -560,8 +823,27 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
                 sl[p, s] = sstats[i, s]
     tg = (yl, sl, wl, np.empty(nc, np.int64), np.empty((ns, S), np.float64),
           np.empty(nc, np.float64))
+    # random splits on few features: the node blocks (every row's codes of all
+    # features, row-major, moved with the row by each partition: a node's passes
+    # read them in order, all features at once)
+    d = XT.shape[0]
+    use_block = P.split_mode == SPLIT_RANDOM and d <= BLOCK_MAX_FEATURES
+    nbk = n if use_block else 0
+    bl = np.empty((nbk, d), np.uint8)
+    any_missing = np.zeros(1, np.int64)
+    for p in range(nbk):
+        i = ws.samples[p]
+        for f in range(d):
+            c = XT[f, i]
+            bl[p, f] = c
+            if c == D.missing_bin:
+                any_missing[0] = 1
+    bk = (bl, np.empty((nbk, d), np.uint8), np.empty(d, np.uint8), np.empty(d, np.uint8),
+          np.empty(d, np.int64), np.empty(d, np.int64), np.empty(d, np.int64),
+          np.empty(d, np.bool_), np.empty((d, S), np.float64), np.empty((d, S), np.float64),
+          np.empty(d, np.int64), any_missing)
     # a random split's gathered codes: the drawn feature's and the running best's
-    gc = np.empty((2, n if P.split_mode == SPLIT_RANDOM else 0), np.uint8)
+    gc = np.empty((2, n if P.split_mode == SPLIT_RANDOM and not use_block else 0), np.uint8)
     t = new_tree(64, P.n_stats, 64)
     t.sizes[0] = 1
     _node_stats(ws.samples, 0, n, yc, sstats, w, P.task, t.value[0])
@@ -574,7 +856,7 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     top = 1
     while top > 0:
         top = _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn,
-                          hist, cnt, keys, ids, gc)
+                          hist, cnt, keys, ids, gc, bk)
         if top > 0:
             t = ensure_capacity(t, 2, 0)
             stack = stack_room(stack, top, 2)

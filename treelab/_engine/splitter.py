@@ -830,16 +830,23 @@ def draw_cut_bin(lo, hi, bvals_f):
         return lo + np.random.randint(0, hi - lo)
     a = bvals_f[lo]
     t = a + (bvals_f[hi] - a) * np.random.random()
-    # the last b in [lo, hi - 1] with bvals_f[b] <= t (bvals_f[lo] = a <= t)
-    left = lo
-    right = hi - 1
-    while left < right:
-        mid = (left + right + 1) >> 1
-        if bvals_f[mid] <= t:
-            left = mid
-        else:
-            right = mid - 1
-    return left
+    # the last b in [lo, hi - 1] with bvals_f[b] <= t (bvals_f[lo] = a <= t): the
+    # candidates are base .. base + n - 1; a fixed count of halvings (codes are
+    # uint8: n <= 256 needs 8), whose selects compile to conditional moves -- the
+    # comparison is a coin flip, and a searching loop's mispredicted exits cost
+    # a tree of extremely randomized trees a quarter of its time (36 against 5
+    # ns a draw measured alone)
+    base = lo
+    n = hi - lo
+    for _ in range(8):
+        half = n >> 1
+        base = base + half if bvals_f[base + half] <= t else base
+        n -= half
+    while n > 1:                     # (more than 256 bins: never with uint8 codes)
+        half = n >> 1
+        base = base + half if bvals_f[base + half] <= t else base
+        n -= half
+    return base
 
 
 @njit(cache=True, nogil=True)
