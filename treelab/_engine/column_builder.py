@@ -151,9 +151,9 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
     node blocks (``bk``, :func:`grow_codes`) the codes are ``bl[p, f]`` and every
     row's codes move with it."""
     yl, sl, wl, tyl, tsl, twl = tg[0], tg[1], tg[2], tg[3], tg[4], tg[5]
-    bl, tbl = bk[0], bk[1]
+    bl, b64, t64 = bk[0], bk[12], bk[13]
     use_b = bl.shape[0] > 0
-    d = bl.shape[1]
+    nw = b64.shape[1]
     use_g = gathered.shape[0] > 0
     kb = (1 << 30) if key > 1e9 else int(key)
     nl = start
@@ -172,7 +172,7 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
             c = bl[p, f] if use_b else (gathered[p] if use_g else col[i])
             go = code_goes_left(c, kb, miss_left, missing_bin)
             if use_b:
-                _move_row(bl, tbl, p, nl, nr, d)
+                _move_row(b64, t64, p, nl, nr, nw)
             if S == 3:
                 # branch-free, as the classification loop below
                 a0 = sl[p, 0]
@@ -227,7 +227,7 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
             i = samples[p]
             c = bl[p, f] if use_b else (gathered[p] if use_g else col[i])
             if use_b:
-                _move_row(bl, tbl, p, nl, nr, d)
+                _move_row(b64, t64, p, nl, nr, nw)
             y = yl[p]
             wi = wl[p]
             go = code_goes_left(c, kb, miss_left, missing_bin)
@@ -246,8 +246,8 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
             wl[nl + q] = twl[q]
     if use_b:
         for q in range(nr):
-            for g in range(d):
-                bl[nl + q, g] = tbl[q, g]
+            for g in range(nw):
+                b64[nl + q, g] = t64[q, g]
     return finish_two(samples, tmp, start, nl, nr, child_n, child_start)
 
 
@@ -406,14 +406,15 @@ def _code_range(col, samples, start, end, missing_bin):
 
 
 @njit(**_INLINE)
-def _move_row(bl, tbl, p, nl, nr, d):
+def _move_row(b64, t64, p, nl, nr, nw):
     """A stable two-way partition's step for the node blocks: row ``p``'s codes
-    to the left end ``nl`` and to the right buffer's ``nr`` (branch-free: the
-    side the row does not go to is overwritten later, as its targets)."""
-    for q in range(d):
-        c = bl[p, q]
-        bl[nl, q] = c
-        tbl[nr, q] = c
+    (``nw`` 8-byte words) to the left end ``nl`` and to the right buffer's
+    ``nr`` (branch-free: the side the row does not go to is overwritten later,
+    as its targets)."""
+    for q in range(nw):
+        c = b64[p, q]
+        b64[nl, q] = c
+        t64[nr, q] = c
 
 
 @njit(**_INLINE)
@@ -444,14 +445,21 @@ def _block_ranges(bl, start, end, missing_bin, any_missing, lo, hi, nm):
 
 
 @njit(**_INLINE)
-def _block_sums(bl, tg, start, end, nb, fb, kbb, nm, missing_bin, task, lb, mb, nlb):
+def _block_sums(bk, tg, start, end, nb, missing_bin, task):
     """The children's statistics of ``nb`` drawn cuts at once (feature ``fb[k]``,
     last code going left ``kbb[k]``), one pass over the node's block rows:
     ``lb[k]`` left (non-missing) sums, ``mb[k]`` the missing rows' sums,
     ``nlb[k]`` the rows going left.  Each cut's sums run over the rows in their
-    order, as :func:`_random_codes` sums them: the same values."""
+    order, as :func:`_random_codes` sums them: the same values.  When the cuts
+    cover a quarter of the block's columns or more (every feature of extra
+    trees' regressor), every column is summed as a vector lane (its cut, or
+    none) and the drawn ones are read out."""
+    bl = bk[0]
+    nm, fb, kbb, lb, mb, nlb = bk[4], bk[5], bk[6], bk[8], bk[9], bk[10]
+    cutf, acc, cntf = bk[14], bk[15], bk[16]
     yl, sl, wl = tg[0], tg[1], tg[2]
     S = lb.shape[1]
+    dp = bl.shape[1]
     lb[:nb] = 0.0
     mb[:nb] = 0.0
     nlb[:nb] = 0
@@ -459,6 +467,34 @@ def _block_sums(bl, tg, start, end, nb, fb, kbb, nm, missing_bin, task, lb, mb, 
     for k in range(nb):
         if nm[fb[k]] > 0:
             any_miss = True
+    if not any_miss and 4 * nb >= dp:
+        cutf[:] = -1                 # (no code is below: not summed)
+        for k in range(nb):
+            cutf[fb[k]] = kbb[k]
+        acc[:, :] = 0.0
+        cntf[:] = 0
+        if task == TASK_CLASSIFICATION:
+            for p in range(start, end):
+                y = yl[p]
+                wi = wl[p]
+                for f in range(dp):
+                    go = bl[p, f] <= cutf[f]
+                    acc[y, f] += wi if go else 0.0
+                    cntf[f] += go
+        else:
+            for p in range(start, end):
+                for s in range(S):
+                    a = sl[p, s]
+                    for f in range(dp):
+                        acc[s, f] += a if bl[p, f] <= cutf[f] else 0.0
+                for f in range(dp):
+                    cntf[f] += bl[p, f] <= cutf[f]
+        for k in range(nb):
+            f = fb[k]
+            for s in range(S):
+                lb[k, s] = acc[s, f]
+            nlb[k] = cntf[f]
+        return
     if not any_miss:
         # branch-free (a random cut sends rows either way unpredictably); adding
         # 0.0 leaves a sum as skipping the row does
@@ -469,17 +505,6 @@ def _block_sums(bl, tg, start, end, nb, fb, kbb, nm, missing_bin, task, lb, mb, 
                 for k in range(nb):
                     go = bl[p, fb[k]] <= kbb[k]
                     lb[k, y] += wi if go else 0.0
-                    nlb[k] += go
-        elif S == 3:
-            for p in range(start, end):
-                a0 = sl[p, 0]
-                a1 = sl[p, 1]
-                a2 = sl[p, 2]
-                for k in range(nb):
-                    go = bl[p, fb[k]] <= kbb[k]
-                    lb[k, 0] += a0 if go else 0.0
-                    lb[k, 1] += a1 if go else 0.0
-                    lb[k, 2] += a2 if go else 0.0
                     nlb[k] += go
         else:
             for p in range(start, end):
@@ -519,7 +544,7 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
     bl = bk[0]
     lo, hi, nm, fb, kbb, omb, lb, mb, nlb = (bk[2], bk[3], bk[4], bk[5], bk[6], bk[7], bk[8],
                                              bk[9], bk[10])
-    d = bl.shape[1]
+    d = fb.shape[0]
     task = P.task
     missing_bin = D.missing_bin
     edges = D.edges
@@ -566,7 +591,7 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
             nb += 1
         if nb == 0:
             break
-        _block_sums(bl, tg, start, end, nb, fb, kbb, nm, missing_bin, task, lb, mb, nlb)
+        _block_sums(bk, tg, start, end, nb, missing_bin, task)
         stop = False
         for k in range(nb):
             f = fb[k]
@@ -829,7 +854,13 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     d = XT.shape[0]
     use_block = P.split_mode == SPLIT_RANDOM and d <= BLOCK_MAX_FEATURES
     nbk = n if use_block else 0
-    bl = np.empty((nbk, d), np.uint8)
+    # a block row: the d codes padded to whole 8-byte words (moved as words; the
+    # padding codes are 0 and never read as a feature)
+    nw = (d + 7) // 8
+    b64 = np.zeros((nbk, nw), np.uint64)
+    t64 = np.empty((nbk, nw), np.uint64)
+    bl = b64.view(np.uint8)
+    dp = 8 * nw
     any_missing = np.zeros(1, np.int64)
     for p in range(nbk):
         i = ws.samples[p]
@@ -838,10 +869,11 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
             bl[p, f] = c
             if c == D.missing_bin:
                 any_missing[0] = 1
-    bk = (bl, np.empty((nbk, d), np.uint8), np.empty(d, np.uint8), np.empty(d, np.uint8),
-          np.empty(d, np.int64), np.empty(d, np.int64), np.empty(d, np.int64),
+    bk = (bl, t64.view(np.uint8), np.empty(dp, np.uint8), np.empty(dp, np.uint8),
+          np.zeros(dp, np.int64), np.empty(d, np.int64), np.empty(d, np.int64),
           np.empty(d, np.bool_), np.empty((d, S), np.float64), np.empty((d, S), np.float64),
-          np.empty(d, np.int64), any_missing)
+          np.empty(d, np.int64), any_missing, b64, t64, np.empty(dp, np.int64),
+          np.empty((S, dp), np.float64), np.empty(dp, np.int64))
     # a random split's gathered codes: the drawn feature's and the running best's
     gc = np.empty((2, n if P.split_mode == SPLIT_RANDOM and not use_block else 0), np.uint8)
     t = new_tree(64, P.n_stats, 64)
