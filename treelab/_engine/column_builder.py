@@ -52,6 +52,7 @@ from .binning import edges_below, feature_bin_values
 from .builder import (
     _dummy_data, _node_stats, children_improvement, code_goes_left, finish_two,
     is_leaf_node, make_params, new_node_stack, new_workspace, split_ok, stack_push, stack_room,
+    two_children,
 )
 from .impurity import BUILTIN_NONE
 from .merit import (
@@ -68,6 +69,8 @@ __all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
 #: random splits (extra trees) on at most this many features use the node blocks
 #: (:func:`grow_codes`)
 BLOCK_MAX_FEATURES = 64
+#: buckets of a feature's table for drawing extra-trees cuts (:func:`_draw_cut_table`)
+CUT_TABLE_BUCKETS = 4096
 
 _INLINE = dict(cache=True, nogil=True, inline="always")
 _add_children_i = njit(**_INLINE)(add_children.py_func)
@@ -168,7 +171,7 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
         r2 = 0.0
         cst[:2] = 0.0
         for p in range(start, end):
-            i = samples[p]
+            i = 0 if use_b else samples[p]   # (blocks: the row ids are not kept)
             c = bl[p, f] if use_b else (gathered[p] if use_g else col[i])
             go = code_goes_left(c, kb, miss_left, missing_bin)
             if use_b:
@@ -178,11 +181,12 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
                 a0 = sl[p, 0]
                 a1 = sl[p, 1]
                 a2 = sl[p, 2]
-                samples[nl] = i
+                if not use_b:
+                    samples[nl] = i
+                    tmp[nr] = i
                 sl[nl, 0] = a0
                 sl[nl, 1] = a1
                 sl[nl, 2] = a2
-                tmp[nr] = i
                 tsl[nr, 0] = a0
                 tsl[nr, 1] = a1
                 tsl[nr, 2] = a2
@@ -195,14 +199,16 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
                 nl += go
                 nr += 1 - go
             elif go:
-                samples[nl] = i
+                if not use_b:
+                    samples[nl] = i
                 for s in range(S):
                     a = sl[p, s]
                     sl[nl, s] = a
                     cst[0, s] += a
                 nl += 1
             else:
-                tmp[nr] = i
+                if not use_b:
+                    tmp[nr] = i
                 for s in range(S):
                     a = sl[p, s]
                     tsl[nr, s] = a
@@ -224,17 +230,18 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
         # go to is overwritten by the next one (positions nl <= p were read already);
         # adding 0.0 leaves a sum as skipping it does
         for p in range(start, end):
-            i = samples[p]
+            i = 0 if use_b else samples[p]   # (blocks: the row ids are not kept)
             c = bl[p, f] if use_b else (gathered[p] if use_g else col[i])
             if use_b:
                 _move_row(b64, t64, p, nl, nr, nw)
             y = yl[p]
             wi = wl[p]
             go = code_goes_left(c, kb, miss_left, missing_bin)
-            samples[nl] = i
+            if not use_b:
+                samples[nl] = i
+                tmp[nr] = i
             yl[nl] = y
             wl[nl] = wi
-            tmp[nr] = i
             tyl[nr] = y
             twl[nr] = wi
             cst[0, y] += wi if go else 0.0
@@ -248,6 +255,7 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
         for q in range(nr):
             for g in range(nw):
                 b64[nl + q, g] = t64[q, g]
+        return two_children(start, nl, nr, child_n, child_start)
     return finish_two(samples, tmp, start, nl, nr, child_n, child_start)
 
 
@@ -451,7 +459,7 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
     ``lb[k]`` left (non-missing) sums, ``mb[k]`` the missing rows' sums,
     ``nlb[k]`` the rows going left.  Each cut's sums run over the rows in their
     order, as :func:`_random_codes` sums them: the same values.  When the cuts
-    cover a quarter of the block's columns or more (every feature of extra
+    cover an eighth of the block's columns or more (every feature of extra
     trees' regressor), every column is summed as a vector lane (its cut, or
     none) and the drawn ones are read out."""
     bl = bk[0]
@@ -467,7 +475,7 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
     for k in range(nb):
         if nm[fb[k]] > 0:
             any_miss = True
-    if not any_miss and 4 * nb >= dp:
+    if not any_miss and 8 * nb >= dp:
         cutf[:] = -1                 # (no code is below: not summed)
         for k in range(nb):
             cutf[fb[k]] = kbb[k]
@@ -533,6 +541,62 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
 
 
 @njit(**_INLINE)
+def _fill_cut_tables(D, d, tab, tab_v0, tab_scale):
+    """Per feature, a bucket table over its bins' values for :func:`_draw_cut_table`:
+    ``tab[f, j]`` = the last bin whose value is at most the start of bucket ``j``
+    of ``[v_0, v_last]`` cut into ``tab.shape[1]`` equal buckets (the feature's
+    first value ``tab_v0[f]``, buckets per unit ``tab_scale[f]``; 0: no table)."""
+    eo = D.edge_offsets
+    M = tab.shape[1]
+    for f in range(d):
+        bv = feature_bin_values(D.bin_values, eo, f)
+        B = bv.shape[0]
+        tab_scale[f] = 0.0
+        tab_v0[f] = 0.0
+        tab[f, :] = 0
+        if B < 2 or not bv[B - 1] > bv[0]:
+            continue
+        v0 = bv[0]
+        scale = M / (bv[B - 1] - v0)
+        tab_v0[f] = v0
+        tab_scale[f] = scale
+        b = 0
+        for j in range(M):
+            x = v0 + j / scale
+            while b + 1 < B and bv[b + 1] <= x:
+                b += 1
+            tab[f, j] = b
+
+
+@njit(**_INLINE)
+def _draw_cut_table(lo, hi, bvals_f, tab_f, v0, scale):
+    """:func:`~.splitter.draw_cut_bin` (the same random draws, the same cut) with
+    the feature's bucket table (:func:`_fill_cut_tables`): the bucket of the
+    drawn value gives a bin near the answer and at most a step or two finish
+    it -- the answer does not depend on the table, only the search's length
+    (a binary search over 255 values is a chain of 8 dependent loads)."""
+    if bvals_f.shape[0] == 0 or scale == 0.0:
+        return draw_cut_bin(lo, hi, bvals_f)
+    a = bvals_f[lo]
+    t = a + (bvals_f[hi] - a) * np.random.random()
+    x = (t - v0) * scale
+    M = tab_f.shape[0]
+    j = 0
+    if x >= M - 1:
+        j = M - 1
+    elif x > 0.0:
+        j = int(x)
+    b = np.int64(tab_f[j])
+    b = min(max(b, lo), hi - 1)
+    # the last b in [lo, hi - 1] with bvals_f[b] <= t (bvals_f[lo] = a <= t)
+    while b > lo and bvals_f[b] > t:
+        b -= 1
+    while b < hi - 1 and bvals_f[b + 1] <= t:
+        b += 1
+    return b
+
+
+@njit(**_INLINE)
 def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, merit_fn):
     """:func:`_find_split`'s random-split loop on the node blocks: the same feature
     draws, cut draws and choice, with the code ranges of all features from one
@@ -584,7 +648,8 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
                 continue
             kb = 1 << 30
             if not only_missing:
-                kb = draw_cut_bin(flo, fhi, feature_bin_values(D.bin_values, eo, f))
+                kb = _draw_cut_table(flo, fhi, feature_bin_values(D.bin_values, eo, f),
+                                     bk[17][f], bk[18][f], bk[19][f])
             fb[nb] = f
             kbb[nb] = kb
             omb[nb] = only_missing
@@ -873,7 +938,11 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
           np.zeros(dp, np.int64), np.empty(d, np.int64), np.empty(d, np.int64),
           np.empty(d, np.bool_), np.empty((d, S), np.float64), np.empty((d, S), np.float64),
           np.empty(d, np.int64), any_missing, b64, t64, np.empty(dp, np.int64),
-          np.empty((S, dp), np.float64), np.empty(dp, np.int64))
+          np.empty((S, dp), np.float64), np.empty(dp, np.int64),
+          np.empty((d if use_block else 0, CUT_TABLE_BUCKETS), np.uint8),
+          np.zeros(d, np.float64), np.zeros(d, np.float64))
+    if use_block:
+        _fill_cut_tables(D, d, bk[17], bk[18], bk[19])
     # a random split's gathered codes: the drawn feature's and the running best's
     gc = np.empty((2, n if P.split_mode == SPLIT_RANDOM and not use_block else 0), np.uint8)
     t = new_tree(64, P.n_stats, 64)
