@@ -197,6 +197,27 @@ def test_forest_traversal_sums_trees_per_column():
     np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xc, 2), got)
 
 
+def test_concatenation_on_threads_gives_the_serial_forest(monkeypatch):
+    # trees with nominal splits (category ids shifted too), several dtypes;
+    # the threaded copy must give the serial concatenation's arrays exactly
+    import treelab._engine.tree as tree_mod
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"a": pd.Categorical(rng.integers(0, 6, 400)), "b": rng.normal(size=400)})
+    y = (df["a"].cat.codes.to_numpy() % 3 == 0).astype(int) ^ (df["b"] > 0.2).to_numpy()
+    ms = [DecisionTreeClassifier(nominal_split="multiway", max_depth=dd, random_state=s).fit(df, y)
+          for s, dd in enumerate((1, 2, 3, 4, 5))]
+    arrays = [m.tree_.arrays for m in ms]
+    serial, r1 = concat_trees(list(arrays))
+    monkeypatch.setattr(tree_mod, "CONCAT_PARALLEL_MIN_NODES", 0)
+    for k in (2, 3, 8):
+        threaded, r2 = concat_trees(list(arrays), release=True, n_threads=k)
+        np.testing.assert_array_equal(r1, r2)
+        for name in serial._fields:
+            a, b = getattr(serial, name), getattr(threaded, name)
+            assert a.dtype == b.dtype, name
+            np.testing.assert_array_equal(a, b, err_msg=name)
+
+
 def test_forest_traversal_with_nominal_trees():
     rng = np.random.default_rng(6)
     df = pd.DataFrame({"a": pd.Categorical(rng.integers(0, 5, 300)), "b": rng.normal(size=300)})

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import os
 import warnings
 from contextlib import contextmanager
 
@@ -384,7 +385,10 @@ class _BaseForest(BaseEstimator):
         in_bags = [b for _, _, b in out]
         trees = [t for t, _, _ in out]
         del out
-        forest, roots = concat_trees(trees, release=True)   # (frees the trees field by field)
+        from joblib import effective_n_jobs
+        # (frees the trees field by field; a large forest is copied on n_jobs threads)
+        forest, roots = concat_trees(trees, release=True,
+                                     n_threads=min(effective_n_jobs(self.n_jobs), os.cpu_count() or 1))
         del trees
         for key, value in fitted.items():
             setattr(self, key, value)
