@@ -597,6 +597,30 @@ def _draw_cut_table(lo, hi, bvals_f, tab_f, v0, scale):
 
 
 @njit(**_INLINE)
+def _record_candidate(ws, f, score, thr, mslot, key, best_val, best_f):
+    """A visited feature's admissible cut against the running best (the first best
+    in visiting order wins, as the builder's): its split goes to
+    ``ws.feat_thr / feat_mslot / feat_key``.  Returns ``(best_val, best_f,
+    whether it is the new best)``."""
+    if better(score, best_val):
+        ws.feat_thr[f] = thr
+        ws.feat_mslot[f] = mslot
+        ws.feat_key[f] = key
+        return score, f, True
+    return best_val, best_f, False
+
+
+@njit(**_INLINE)
+def _visits_done(max_features, d, n_visited, found_any, status, n_node):
+    """The feature loop's stopping rule: ``max_features`` features visited and an
+    admissible cut found (when fewer than all are drawn), or a two-row node's
+    first admissible cut (when all are: every cut separates its two rows)."""
+    if max_features < d and n_visited >= max_features and found_any:
+        return True
+    return status == 1 and n_node == 2 and max_features >= d
+
+
+@njit(**_INLINE)
 def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, merit_fn):
     """:func:`_find_split`'s random-split loop on the node blocks: the same feature
     draws, cut draws and choice, with the code ranges of all features from one
@@ -676,16 +700,9 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
             n_visited += 1
             if status == 1:
                 found_any = True
-                if better(score, best_val):
-                    best_val = score
-                    best_f = f
-                    ws.feat_thr[f] = thr
-                    ws.feat_mslot[f] = mslot
-                    ws.feat_key[f] = key
-            if max_features < d and n_visited >= max_features and found_any:
-                stop = True
-                break
-            if status == 1 and n_node == 2 and max_features >= d:
+                best_val, best_f, _ = _record_candidate(ws, f, score, thr, mslot, key,
+                                                        best_val, best_f)
+            if _visits_done(max_features, d, n_visited, found_any, status, n_node):
                 stop = True
                 break
         if stop:
@@ -790,18 +807,12 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
             n_visited += 1
         if status == 1:
             found_any = True
-            if better(score, best_val):
-                best_val = score
-                best_f = f
-                ws.feat_thr[f] = thr
-                ws.feat_mslot[f] = mslot
-                ws.feat_key[f] = key
-                if random:
-                    gsel[0] = 1 - gsel[0]
-                    gsel[1] = f
-        if max_features < d and n_visited >= max_features and found_any:
-            break
-        if status == 1 and n_node == 2 and max_features >= d:
+            best_val, best_f, new_best = _record_candidate(ws, f, score, thr, mslot, key,
+                                                           best_val, best_f)
+            if new_best and random:
+                gsel[0] = 1 - gsel[0]
+                gsel[1] = f
+        if _visits_done(max_features, d, n_visited, found_any, status, n_node):
             break
     if best_f >= 0 and not random:
         # the last code going left: the number of the feature's edges below the
