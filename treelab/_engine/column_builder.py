@@ -60,8 +60,8 @@ from .merit import (
     node_impurity, stats_weight,
 )
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
-from .splitter import (SPLIT_RANDOM, best_numeric_hist, best_numeric_sorted, draw_cut_bin,
-                       random_numeric_result)
+from .splitter import (SPLIT_RANDOM, _add_sample, best_numeric_hist, best_numeric_sorted,
+                       draw_cut_bin, random_numeric_result)
 from .tree import NUMERIC, add_children, ensure_capacity, new_tree
 
 __all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
@@ -363,24 +363,13 @@ def _random_codes(col, samples, start, end, missing_bin, edges_f, bvals_f, tg, p
                 for s in range(left.shape[0]):
                     left[s] += sl[p, s] if go else 0.0
                 n_left += go
-    elif task == TASK_CLASSIFICATION:
-        for p in range(start, end):
-            c = gathered[p]
-            if c == missing_bin:
-                miss[yl[p]] += wl[p]
-            elif c <= kb:
-                left[yl[p]] += wl[p]
-                n_left += 1
     else:
-        S = left.shape[0]
         for p in range(start, end):
             c = gathered[p]
             if c == missing_bin:
-                for s in range(S):
-                    miss[s] += sl[p, s]
+                _add_sample(miss, p, yl, sl, wl, task)
             elif c <= kb:
-                for s in range(S):
-                    left[s] += sl[p, s]
+                _add_sample(left, p, yl, sl, wl, task)
                 n_left += 1
     if n_miss == 0 and merit_code == MERIT_IMPURITY_DECREASE:
         status, score, slot = _cut_merit(parent, parent_imp, n_parent, left, n_left, buf,
@@ -526,17 +515,9 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
         for k in range(nb):
             c = bl[p, fb[k]]
             if c == missing_bin:
-                if task == TASK_CLASSIFICATION:
-                    mb[k, yl[p]] += wl[p]
-                else:
-                    for s in range(S):
-                        mb[k, s] += sl[p, s]
+                _add_sample(mb[k], p, yl, sl, wl, task)
             elif c <= kbb[k]:
-                if task == TASK_CLASSIFICATION:
-                    lb[k, yl[p]] += wl[p]
-                else:
-                    for s in range(S):
-                        lb[k, s] += sl[p, s]
+                _add_sample(lb[k], p, yl, sl, wl, task)
                 nlb[k] += 1
 
 
@@ -597,6 +578,19 @@ def _draw_cut_table(lo, hi, bvals_f, tab_f, v0, scale):
 
 
 @njit(**_INLINE)
+def _next_feature(features, j, d, max_features):
+    """The ``j``-th visited feature: the builder's partial Fisher-Yates shuffle
+    (one ``randint`` per visited feature when fewer than all are drawn; the
+    permutation is carried from node to node), else index order."""
+    if max_features < d:
+        r = j + np.random.randint(0, d - j)
+        tmpf = features[j]
+        features[j] = features[r]
+        features[r] = tmpf
+    return features[j]
+
+
+@njit(**_INLINE)
 def _record_candidate(ws, f, score, thr, mslot, key, best_val, best_f):
     """A visited feature's admissible cut against the running best (the first best
     in visiting order wins, as the builder's): its split goes to
@@ -633,16 +627,11 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
     lo, hi, nm, fb, kbb, omb, lb, mb, nlb = (bk[2], bk[3], bk[4], bk[5], bk[6], bk[7], bk[8],
                                              bk[9], bk[10])
     d = fb.shape[0]
-    task = P.task
-    missing_bin = D.missing_bin
-    edges = D.edges
     eo = D.edge_offsets
     features = ws.features
     max_features = P.max_features
-    msl = P.min_samples_leaf
-    mwl = P.min_weight_leaf
     n_node = end - start
-    _block_ranges(bl, start, end, missing_bin, bk[11][0] != 0, lo, hi, nm)
+    _block_ranges(bl, start, end, D.missing_bin, bk[11][0] != 0, lo, hi, nm)
     n_visited = 0
     found_any = False
     best_f = -1
@@ -655,12 +644,7 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
             want = 1
         nb = 0
         while j < d and nb < want:
-            if max_features < d:
-                r = j + np.random.randint(0, d - j)
-                tmpf = features[j]
-                features[j] = features[r]
-                features[r] = tmpf
-            f = features[j]
+            f = _next_feature(features, j, d, max_features)
             j += 1
             n_miss = nm[f]
             if n_miss == n_node:
@@ -680,7 +664,7 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
             nb += 1
         if nb == 0:
             break
-        _block_sums(bk, tg, start, end, nb, missing_bin, task)
+        _block_sums(bk, tg, start, end, nb, D.missing_bin, P.task)
         stop = False
         for k in range(nb):
             f = fb[k]
@@ -689,13 +673,15 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
             thr = np.inf
             if not omb[k]:
                 key = float(kb)
-                thr = edges[eo[f] + kb]
+                thr = D.edges[eo[f] + kb]
             if nm[f] == 0 and P.merit_code == MERIT_IMPURITY_DECREASE:
                 status, score, mslot = _cut_merit(parent, imp, n_node, lb[k], nlb[k], ws.buf,
-                                                  msl, mwl, task, P.builtin, imp_fn)
+                                                  P.min_samples_leaf, P.min_weight_leaf,
+                                                  P.task, P.builtin, imp_fn)
             else:
                 status, score, ratio, thr, mslot, key = random_numeric_result(
-                    parent, imp, n_node, lb[k], nlb[k], mb[k], nm[f], ws.buf, msl, mwl, task,
+                    parent, imp, n_node, lb[k], nlb[k], mb[k], nm[f], ws.buf,
+                    P.min_samples_leaf, P.min_weight_leaf, P.task,
                     P.merit_code, P.builtin, imp_fn, merit_fn, cp, thr, key, omb[k])
             n_visited += 1
             if status == 1:
@@ -755,12 +741,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     best_f = -1
     best_val = -np.inf
     for j in range(d):
-        if max_features < d:
-            r = j + np.random.randint(0, d - j)
-            tmpf = features[j]
-            features[j] = features[r]
-            features[r] = tmpf
-        f = features[j]
+        f = _next_feature(features, j, d, max_features)
         col = XT[f]
         edges_f = edges[eo[f]:eo[f + 1]]
         key = 0.0
