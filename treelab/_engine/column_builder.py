@@ -42,6 +42,15 @@ for every visited feature; a random cut's codes are gathered once (uint8) and
 the partition reads them; the sums of a random cut and the partition are
 branch-free (a random cut sends rows either way unpredictably).  Every sum
 keeps its values and order, so the trees are unchanged.
+
+Node blocks (extra trees on at most ``BLOCK_MAX_FEATURES`` features,
+2026-11-27): every row's codes of all features, padded to 8-byte words, are
+kept by position too and moved with the row; a node's code ranges come from
+one pass over its block rows, its drawn cuts are summed together
+(:func:`_block_sums`) and drawn through a bucket table
+(:func:`_draw_cut_table`).  The cuts are drawn in the batches the one-feature
+loop would draw before it could stop, so the draws, sums and trees are the
+same (tested against the histogram builder with and without the blocks).
 """
 from __future__ import annotations
 
