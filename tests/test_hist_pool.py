@@ -172,3 +172,69 @@ def test_a_reused_pool_grows_the_same_trees(policy):
                 np.testing.assert_array_equal(getattr(t, name), getattr(grown[0], name))
     assert not np.array_equal(pool.hist, before)         # the pool was used
     assert pool_for(bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), False), P) is None
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("cnt_col", [-1, 2, -3])
+def test_column_codes_give_the_row_major_histogram(n_threads, cnt_col):
+    """A node whose rows are one ascending run (a root, or a run inside the
+    data) is accumulated from the codes stored column by column
+    (``BinnedData.Xt``): the same bits as the row-major loop, counts included,
+    within the extents, for 1..7 features (groups of four and the rest) and
+    whether the counts are summed or read off a statistic; rows that are not
+    one run (a permutation, a run with a gap) take the row-major loop."""
+    from treelab._engine.binning import with_column_codes
+    from treelab._engine.histogram import (COUNT_STATS_0_2, ascending_run, hist_build,
+                                           no_extents)
+    rng = np.random.default_rng(1)
+    n = 2500
+    for d in (1, 3, 4, 7):
+        X = rng.normal(size=(n, d)).round(1)
+        X[rng.random(X.shape) < 0.03] = np.nan
+        data = with_column_codes(bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True))
+        assert data.Xt.shape == (d, n)
+        np.testing.assert_array_equal(data.Xt.T, data.Xb)
+        B = data.n_bins
+        P = make_params(TASK_DENSE, 3, 1, 2, 1, 0.0, 0.0, 1, False, 0)
+        ext = new_pool(data, P).ext
+        sst = rng.normal(size=(n, 3))
+        if cnt_col == 2:
+            sst[:, 2] = 1.0
+        elif cnt_col == COUNT_STATS_0_2:
+            sst[:, 0] = 1.0
+            sst[:, 2] = 1.0
+        w = np.ones(n)
+        y0 = np.zeros(0, np.int64)
+
+        def build(samples, start, end, xt, e):
+            h = np.full((d, B, 3), 5.0)
+            c = np.full((d, B), 5, np.int64)
+            hist_build(data.Xb, samples, start, end, y0, sst, w, TASK_DENSE, h, c, n_threads,
+                       cnt_col, e, None, xt)
+            return h, c
+
+        rows = np.arange(n, dtype=np.int64)
+        for samples, start, end in ((rows, 0, n), (rows, 700, 1900),
+                                    (rng.permutation(n).astype(np.int64), 0, n),
+                                    (np.delete(rows, 1000), 0, n - 1)):
+            for e in (None, ext):
+                hr, cr = build(samples, start, end, None, e)
+                hc, cc = build(samples, start, end, data.Xt, e)
+                np.testing.assert_array_equal(hc, hr)
+                np.testing.assert_array_equal(cc, cr)
+                # which codes were read: column codes of all zeros change the
+                # histogram of a run only
+                hz, _ = build(samples, start, end, np.zeros_like(data.Xt), e)
+                is_run = ascending_run(samples, start, end) >= 0
+                assert np.array_equal(hz, hr) != is_run
+        assert ascending_run(rows, 700, 1900) == 700
+        assert ascending_run(np.delete(rows, 1000), 0, n - 1) == -1
+        assert ascending_run(rows, 5, 5) == -1
+        assert no_extents().shape == (0,)
+    # sparse rows or no bins: no column copy
+    Xs = np.zeros((200, 40))
+    Xs[::9, :] = 1.0
+    sp = with_column_codes(bin_data(Xs, np.zeros(40, bool), np.zeros(40, np.int64), True))
+    assert sp.sp_dflt.shape[0] > 0 and sp.Xt.shape[0] == 0
+    ex = with_column_codes(bin_data(Xs, np.zeros(40, bool), np.zeros(40, np.int64), False))
+    assert ex.Xt.shape[0] == 0

@@ -17,7 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["quantile_bin_edges", "bin_matrix", "MAX_BINS", "BinnedData", "bin_data", "presort",
+__all__ = ["quantile_bin_edges", "bin_matrix", "MAX_BINS", "BinnedData", "bin_data",
+           "with_column_codes", "presort",
            "rank_columns", "feature_bin_values", "bin_means",
            "sparse_codes", "no_sparse_codes"]
 
@@ -369,10 +370,23 @@ def sparse_codes(Xb, n_bins, min_default_fraction=None, min_features=None):
 #: empty: they are drawn uniformly among the bin boundaries.  ``sp_ptr`` /
 #: ``sp_bin`` / ``sp_dflt``: the codes' sparse rows (:func:`sparse_codes`; an empty
 #: ``sp_dflt``: none), which histograms of large nodes accumulate instead of ``Xb``.
+#: ``Xt``: the codes column by column (``(d, n)``, :func:`with_column_codes`; empty:
+#: none), from which a node whose rows are in the data's order (a root) gets its
+#: histogram (:func:`~.histogram.hist_build`).
 BinnedData = namedtuple("BinnedData", [
     "X", "Xb", "order", "vals", "is_nominal", "n_cats", "edges", "edge_offsets",
-    "use_hist", "missing_bin", "n_bins", "bin_values", "sp_ptr", "sp_bin", "sp_dflt",
-], defaults=(np.zeros(0),) + no_sparse_codes())
+    "use_hist", "missing_bin", "n_bins", "bin_values", "sp_ptr", "sp_bin", "sp_dflt", "Xt",
+], defaults=(np.zeros(0),) + no_sparse_codes() + (np.zeros((0, 0), np.uint8),))
+
+
+def with_column_codes(data):
+    """``data`` with its bin codes also stored column by column (``Xt``), for
+    the root histograms of learners that grow many trees on all rows (boosting);
+    unchanged without bins or when the histograms use sparse rows (their large
+    nodes read those instead)."""
+    if not data.use_hist or data.sp_dflt.shape[0] > 0 or data.Xt.shape[0] > 0:
+        return data
+    return data._replace(Xt=np.ascontiguousarray(data.Xb.T))
 
 
 def bin_data(X, is_nominal, n_cats, use_hist, max_bins=MAX_BINS, random_state=None,

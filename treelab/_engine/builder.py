@@ -1259,7 +1259,7 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
         # unit weights: the counts are read off a statistic (see .histogram)
         hp.meta[1] = unit_count_column(ws.samples, 0, n, yc, sstats, w, P.task)
         hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
-                   hp.cnt[root_slot], P.n_threads, hp.meta[1], hp.ext, sparse_rows(D))
+                   hp.cnt[root_slot], P.n_threads, hp.meta[1], hp.ext, sparse_rows(D), D.Xt)
     return t, hp, root_slot
 
 

@@ -26,6 +26,14 @@ and the missing bin (``ext``: its value bins, or its categories; see
 parent-minus-sibling subtraction touch only those bins (the readers never look
 elsewhere); on 8-bit images, where most pixels have a few dozen distinct
 values, that is 40 % of the 784 x 256 bins.  An empty ``ext`` means every bin.
+
+Column codes: a node whose rows are one ascending run of the data (the root of
+a boosted tree on all rows) is accumulated feature by feature from ``xt``, the
+codes stored column by column (``BinnedData.Xt``; scikit-learn's
+HistGradientBoosting and LightGBM keep their bins that way), when the data
+set keeps them: four features a pass, so the pass's histograms stay in the L1
+cache and its codes and statistics are read in order.  Each bin still adds the
+node's rows in their order: the same histogram as the row-major loop.
 """
 from __future__ import annotations
 
@@ -36,6 +44,7 @@ from .merit import TASK_CLASSIFICATION
 from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
 
 __all__ = ["hist_build", "hist_build_nodes", "hist_subtract", "unit_count_column", "no_extents",
+           "no_columns", "ascending_run",
            "PARALLEL_HIST_MIN_WORK", "PARALLEL_LEVEL_MIN_WORK",
            "COUNT_NONE", "COUNT_ALL_STATS", "COUNT_STATS_0_2"]
 
@@ -335,6 +344,88 @@ def no_extents():
 
 
 @njit(cache=True, nogil=True)
+def no_columns():
+    """The ``xt`` meaning "no column codes" (row-major ``Xb`` only)."""
+    return np.zeros((0, 0), np.uint8)
+
+
+@njit(cache=True, nogil=True)
+def ascending_run(samples, start, end):
+    """``samples[start]`` when ``samples[start:end]`` is one ascending run of rows
+    (``r, r + 1, ...``; the rows read in order from column codes), else -1."""
+    if end <= start:
+        return -1
+    r0 = samples[start]
+    for p in range(start + 1, end):
+        if samples[p] != r0 + (p - start):
+            return -1
+    return r0
+
+
+@njit(cache=True, nogil=True)
+def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
+    """Add the rows ``r0 .. r0 + n - 1`` (in order) to features ``f0 .. f1 - 1`` of
+    ``hist`` (three dense statistics; ``count``: also ``cnt``) from the column
+    codes ``xt`` (``(d, n_rows)``): four features a pass over the rows, each
+    bin's sums in the rows' order (see the module's docstring)."""
+    ss = sstats[r0:r0 + n]
+    f = f0
+    while f < f1:
+        if f + 4 <= f1:
+            h0 = hist[f]
+            h1 = hist[f + 1]
+            h2 = hist[f + 2]
+            h3 = hist[f + 3]
+            x0 = xt[f, r0:r0 + n]
+            x1 = xt[f + 1, r0:r0 + n]
+            x2 = xt[f + 2, r0:r0 + n]
+            x3 = xt[f + 3, r0:r0 + n]
+            for i in range(n):
+                a0 = ss[i, 0]
+                a1 = ss[i, 1]
+                a2 = ss[i, 2]
+                b0 = x0[i]
+                b1 = x1[i]
+                b2 = x2[i]
+                b3 = x3[i]
+                h0[b0, 0] += a0
+                h0[b0, 1] += a1
+                h0[b0, 2] += a2
+                h1[b1, 0] += a0
+                h1[b1, 1] += a1
+                h1[b1, 2] += a2
+                h2[b2, 0] += a0
+                h2[b2, 1] += a1
+                h2[b2, 2] += a2
+                h3[b3, 0] += a0
+                h3[b3, 1] += a1
+                h3[b3, 2] += a2
+            if count:
+                c0 = cnt[f]
+                c1 = cnt[f + 1]
+                c2 = cnt[f + 2]
+                c3 = cnt[f + 3]
+                for i in range(n):
+                    c0[x0[i]] += 1
+                    c1[x1[i]] += 1
+                    c2[x2[i]] += 1
+                    c3[x3[i]] += 1
+            f += 4
+        else:
+            h0 = hist[f]
+            c0 = cnt[f]
+            x0 = xt[f, r0:r0 + n]
+            for i in range(n):
+                b0 = x0[i]
+                h0[b0, 0] += ss[i, 0]
+                h0[b0, 1] += ss[i, 1]
+                h0[b0, 2] += ss[i, 2]
+                if count:
+                    c0[b0] += 1
+            f += 1
+
+
+@njit(cache=True, nogil=True)
 def _row_cursors(sp_ptr, sp_bin, samples, start, end, b0):
     """Each row's first sparse code at or above the flat bin ``b0``."""
     cur = np.empty(end - start, np.int64)
@@ -349,11 +440,13 @@ def _row_cursors(sp_ptr, sp_bin, samples, start, end, b0):
 
 @njit(cache=True, nogil=True, inline="always")
 def _hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks,
-                cnt_col, ext):
+                cnt_col, ext, xt, r0):
     """Zero and fill block ``k`` of ``n_blocks`` contiguous feature blocks of one
     node's ``hist`` / ``cnt`` (``n_blocks = 1``: the whole histogram); only the
     bins within the extents ``ext`` (empty: all).  From the sparse rows ``sp``
-    when they are cheaper (:func:`use_sparse_rows`)."""
+    when they are cheaper (:func:`use_sparse_rows`); from the column codes ``xt``
+    when ``r0 >= 0`` (the node's rows are ``r0, r0 + 1, ...``, see
+    :func:`ascending_run`; three dense statistics)."""
     d = Xb.shape[1]
     B = hist.shape[1]
     f0 = k * d // n_blocks
@@ -388,9 +481,12 @@ def _hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, 
             _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext)
         _zero_empty_default_bins(hist, cnt, sp[2], f0, f1)
         return
-    for g0 in range(f0, f1, step):
-        _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, g0,
-                           min(g0 + step, f1), cnt_col)
+    if r0 >= 0:
+        _hist_columns(xt, r0, end - start, sstats, hist, cnt, f0, f1, count)
+    else:
+        for g0 in range(f0, f1, step):
+            _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, g0,
+                               min(g0 + step, f1), cnt_col)
     if not count:
         _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext)
 
@@ -402,16 +498,16 @@ hist_block = njit(cache=True, nogil=True)(_hist_block.py_func)
 
 @njit(cache=True, nogil=True, parallel=True)
 def _hist_build_features(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, n_blocks,
-                         cnt_col, ext):
+                         cnt_col, ext, xt, r0):
     """:func:`hist_build` on ``n_blocks`` threads, each owning a block of features."""
     for k in prange(n_blocks):
         hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks,
-                   cnt_col, ext)
+                   cnt_col, ext, xt, r0)
 
 
 @njit(cache=True, nogil=True)
 def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_threads=1,
-               cnt_col=COUNT_NONE, ext=None, sp=None):
+               cnt_col=COUNT_NONE, ext=None, sp=None, xt=None):
     """Fill ``hist``/``cnt`` (zeroed here) from the samples ``samples[start:end]``;
     on ``n_threads`` threads (split by features: the result does not depend on
     it) when the node is large enough (:data:`PARALLEL_HIST_MIN_WORK`).
@@ -420,8 +516,11 @@ def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_thread
     module docstring; None: every bin).  ``sp``: the sparse rows of ``Xb``
     (:func:`.binning.sparse_codes`; None: none), used where they are cheaper --
     each default bin is then the node's total minus the feature's other bins,
-    equal to the dense sums up to rounding.  The one-node case of
-    :func:`hist_build_nodes` (its own threshold: one node a region)."""
+    equal to the dense sums up to rounding.  ``xt``: the codes column by column
+    (``BinnedData.Xt``; None or empty: none), read instead of ``Xb`` -- the same
+    histogram -- when the rows are one ascending run (the root) and there are three
+    dense statistics.  The one-node case of :func:`hist_build_nodes` (its own
+    threshold: one node a region)."""
     if ext is None:
         e = no_extents()
     else:
@@ -430,13 +529,20 @@ def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_thread
         s = no_sparse()
     else:
         s = sp
+    if xt is None:
+        x = no_columns()
+    else:
+        x = xt
+    r0 = -1
+    if x.shape[0] > 0 and task != TASK_CLASSIFICATION and sstats.shape[1] == 3:
+        r0 = ascending_run(samples, start, end)
     n_blocks = min(n_threads, Xb.shape[1])
     if n_blocks > 1 and (end - start) * Xb.shape[1] >= PARALLEL_HIST_MIN_WORK:
         _hist_build_features(Xb, s, samples, start, end, yc, sstats, w, task, hist, cnt,
-                             n_blocks, cnt_col, e)
+                             n_blocks, cnt_col, e, x, r0)
     else:
         _hist_block(Xb, s, samples, start, end, yc, sstats, w, task, hist, cnt, 0, 1, cnt_col,
-                    e)
+                    e, x, r0)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -456,7 +562,7 @@ def _hist_block_nodes(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats,
     (:func:`_hist_build_nodes_features`'s thread ``k``)."""
     for q in range(n_nodes):
         _hist_block(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
-                    cnt[slots[q]], k, n_blocks, cnt_col, ext)
+                    cnt[slots[q]], k, n_blocks, cnt_col, ext, no_columns(), -1)
 
 
 @njit(cache=True, nogil=True)
@@ -488,7 +594,7 @@ def hist_build_nodes(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, t
         return
     for q in range(n_nodes):
         _hist_block(Xb, s, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
-                    cnt[slots[q]], 0, 1, cnt_col, e)
+                    cnt[slots[q]], 0, 1, cnt_col, e, no_columns(), -1)
 
 
 @njit(cache=True, nogil=True)

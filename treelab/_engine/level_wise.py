@@ -43,7 +43,7 @@ from .builder import (
     plan_children_histograms, pool_release, reuse_pool, set_feature_mask, sparse_rows,
     split_codes, split_ok,
 )
-from .histogram import _hist_block, hist_build_nodes, hist_subtract
+from .histogram import _hist_block, hist_build_nodes, hist_subtract, no_columns
 from .prefetch import PREFETCH_DISTANCE, prefetch_at, prefetch_stop
 
 __all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "partition_chunks",
@@ -218,7 +218,7 @@ def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
             parts[q, 5] = cn[0]
     for b in range(task[1], task[2]):
         _hist_block(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
-                    hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext)
+                    hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext, no_columns(), -1)
     if task[3] >= 0:
         hist_subtract(hist[task[3]], cnt[task[3]], hist[task[4]], cnt[task[4]], ext)
 

@@ -55,7 +55,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from .._compile import announce
-from .._engine.binning import MAX_BINS, bin_data
+from .._engine.binning import MAX_BINS, bin_data, with_column_codes
 from .._engine.builder import add_leaf_values, build_tree, make_params, pool_for
 from .._engine.level_wise import level_wise_fits
 from .._engine.loss_kernels import newton_round_stats
@@ -327,6 +327,8 @@ class _BaseGradientBoosting(BaseEstimator):
         announce(self)          # one line on stderr if the kernels are about to compile
         if data is None or data.X.shape[0] != n or not data.use_hist:
             data = bin_data(Xf, enc.is_nominal, enc.n_cats, True, self.max_bin, random_state=seed)
+        # every tree's root histogram from the codes column by column
+        data = with_column_codes(data)
         # ---- initial scores --------------------------------------------------------
         if warm:
             base = self.base_score_
