@@ -62,8 +62,11 @@ PARALLEL_HIST_MIN_WORK = 2_000_000
 HIST_BLOCK_BYTES = 1 << 20
 
 #: :func:`hist_build_nodes` (a whole level in one parallel region) goes on
-#: several threads from this many (sample, feature) pairs in the level
-PARALLEL_LEVEL_MIN_WORK = 100_000
+#: several threads from this many (sample, feature) pairs in the level.  20,000
+#: (was 100,000): a warm parallel region costs ~2 us here, and a best-first
+#: tree's smaller children (1,000-5,000 rows) were built on one thread while
+#: the other spun; 5,000 was slower again (lossguide fits, A/B 2026-11-27)
+PARALLEL_LEVEL_MIN_WORK = 20_000
 
 #: ``cnt_col`` values: counts accumulated in the loop; counts = the sum of all
 #: statistics (class counts with unit weights); ``COUNT_STATS_0_2``: three
@@ -362,6 +365,14 @@ def ascending_run(samples, start, end):
     return r0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add_three(h, b, a0, a1, a2):
+    """``h[b] += (a0, a1, a2)``: one row's three statistics into one bin."""
+    h[b, 0] += a0
+    h[b, 1] += a1
+    h[b, 2] += a2
+
+
 @njit(cache=True, nogil=True)
 def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
     """Add the rows ``r0 .. r0 + n - 1`` (in order) to features ``f0 .. f1 - 1`` of
@@ -384,22 +395,10 @@ def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
                 a0 = ss[i, 0]
                 a1 = ss[i, 1]
                 a2 = ss[i, 2]
-                b0 = x0[i]
-                b1 = x1[i]
-                b2 = x2[i]
-                b3 = x3[i]
-                h0[b0, 0] += a0
-                h0[b0, 1] += a1
-                h0[b0, 2] += a2
-                h1[b1, 0] += a0
-                h1[b1, 1] += a1
-                h1[b1, 2] += a2
-                h2[b2, 0] += a0
-                h2[b2, 1] += a1
-                h2[b2, 2] += a2
-                h3[b3, 0] += a0
-                h3[b3, 1] += a1
-                h3[b3, 2] += a2
+                _add_three(h0, x0[i], a0, a1, a2)
+                _add_three(h1, x1[i], a0, a1, a2)
+                _add_three(h2, x2[i], a0, a1, a2)
+                _add_three(h3, x3[i], a0, a1, a2)
             if count:
                 c0 = cnt[f]
                 c1 = cnt[f + 1]
@@ -417,9 +416,7 @@ def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
             x0 = xt[f, r0:r0 + n]
             for i in range(n):
                 b0 = x0[i]
-                h0[b0, 0] += ss[i, 0]
-                h0[b0, 1] += ss[i, 1]
-                h0[b0, 2] += ss[i, 2]
+                _add_three(h0, b0, ss[i, 0], ss[i, 1], ss[i, 2])
                 if count:
                     c0[b0] += 1
             f += 1

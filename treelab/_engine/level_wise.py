@@ -55,8 +55,9 @@ __all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "pa
 LEVEL_HIST_BUDGET = 256 * 2 ** 20
 
 #: rows per partition chunk: at least this many (a chunk is one task of the
-#: parallel partition)
-MIN_CHUNK = 4096
+#: parallel partition; 1024, was 4096: nodes of 4,096-8,191 rows were one chunk,
+#: partitioned on one thread)
+MIN_CHUNK = 1024
 
 
 def level_wise_fits(max_depth, n_features, n_bins, n_stats):
