@@ -966,49 +966,49 @@ def concat_trees(trees, release=False, n_threads=1):
     node_off = np.concatenate(([0], np.cumsum(n_nodes)))
     cat_off = np.concatenate(([0], np.cumsum(n_cats)))
     fields = {}
-    for name in TreeArrays._fields:
-        if name == "sizes":
-            continue
-        limit = n_cats if name == "cat_map" else n_nodes
-        lens = [min(limit[j], getattr(t, name).shape[0]) for j, t in enumerate(trees)]
-        first = getattr(trees[0], name)
-        dt = first.dtype
-        top = {"first_child": node_off[-1], "parent": node_off[-1],
-               "cat_offset": cat_off[-1]}.get(name)
-        if top is not None and np.iinfo(dt).max < top:
-            dt = np.dtype(np.int64)          # (narrowed trees: forest-wide ids need more)
-        # one C-level concatenation, then the ids shifted by each tree's offset in
-        # one vectorised pass (a per-tree loop of slices and masks cost ~50 ms a
-        # cascade slot of 150 small trees)
-        parts = [getattr(t, name)[:lens[j]] for j, t in enumerate(trees)]
-        out = np.empty((int(sum(lens)),) + first.shape[1:], dt)
-        ids = name in ("first_child", "parent", "cat_offset")
-        off = cat_off if name == "cat_offset" else node_off
-        if pool is None:
-            if all(p.dtype == dt for p in parts):
-                np.concatenate(parts, out=out)
-            else:
+    try:
+        for name in TreeArrays._fields:
+            if name == "sizes":
+                continue
+            limit = n_cats if name == "cat_map" else n_nodes
+            lens = [min(limit[j], getattr(t, name).shape[0]) for j, t in enumerate(trees)]
+            first = getattr(trees[0], name)
+            dt = first.dtype
+            top = {"first_child": node_off[-1], "parent": node_off[-1],
+                   "cat_offset": cat_off[-1]}.get(name)
+            if top is not None and np.iinfo(dt).max < top:
+                dt = np.dtype(np.int64)          # (narrowed trees: forest-wide ids need more)
+            # one C-level concatenation, then the ids shifted by each tree's offset in
+            # one vectorised pass (a per-tree loop of slices and masks cost ~50 ms a
+            # cascade slot of 150 small trees)
+            parts = [getattr(t, name)[:lens[j]] for j, t in enumerate(trees)]
+            out = np.empty((int(sum(lens)),) + first.shape[1:], dt)
+            ids = name in ("first_child", "parent", "cat_offset")
+            off = cat_off if name == "cat_offset" else node_off
+            if pool is None:
+                # (same_kind: narrowed trees' ids widen into the forest's dtype)
                 np.concatenate(parts, out=out, casting="same_kind")
-            if ids:
-                shift = np.repeat(off[:-1].astype(dt, copy=False), lens)
-                np.add(out, shift, out=out, where=out >= 0)
-        else:
-            pos = np.concatenate(([0], np.cumsum(lens)))
+                if ids:
+                    shift = np.repeat(off[:-1].astype(dt, copy=False), lens)
+                    np.add(out, shift, out=out, where=out >= 0)
+            else:
+                pos = np.concatenate(([0], np.cumsum(lens)))
 
-            def copy(js, parts=parts, out=out, pos=pos, ids=ids, off=off, dt=dt):
-                for j in js:
-                    o = out[pos[j]:pos[j + 1]]
-                    o[...] = parts[j]
-                    if ids:
-                        np.add(o, dt.type(off[j]), out=o, where=o >= 0)
-            list(pool.map(copy, (range(k, len(parts), n_threads) for k in range(n_threads))))
-        del parts
-        fields[name] = out
-        if release:
-            for j in range(len(trees)):
-                trees[j] = trees[j]._replace(**{name: None})
-    if pool is not None:
-        pool.shutdown()
+                def copy(js, parts=parts, out=out, pos=pos, ids=ids, off=off, dt=dt):
+                    for j in js:
+                        o = out[pos[j]:pos[j + 1]]
+                        o[...] = parts[j]
+                        if ids:
+                            np.add(o, dt.type(off[j]), out=o, where=o >= 0)
+                list(pool.map(copy, (range(k, len(parts), n_threads) for k in range(n_threads))))
+            del parts
+            fields[name] = out
+            if release:
+                for j in range(len(trees)):
+                    trees[j] = trees[j]._replace(**{name: None})
+    finally:
+        if pool is not None:
+            pool.shutdown()
     if fields["cat_map"].shape[0] == 0:
         fields["cat_map"] = np.full(1, -1, np.int64)
     fields["sizes"] = np.array([node_off[-1], cat_off[-1]], np.int64)
