@@ -310,3 +310,36 @@ def test_forest_raw_chunks_do_not_change_the_sums():
         for k in (0, 1, 2, 7, 64):
             np.testing.assert_array_equal(forest_raw(forest, roots, cols, Xf, 3, k), ref)
         np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 3), ref)
+
+
+def _unit_count_column_reference(sstats):
+    """The rule of ``unit_count_column`` for dense statistics, written out: the
+    first column of ones; with three statistics, the first and the last being
+    ones -> ``COUNT_STATS_0_2``."""
+    ones = [bool(np.all(sstats[:, c] == 1.0)) for c in range(sstats.shape[1])]
+    if sstats.shape[1] == 3 and ones[0] and ones[2]:
+        return COUNT_STATS_0_2
+    return next((c for c, o in enumerate(ones) if o), COUNT_NONE)
+
+
+@pytest.mark.parametrize("n_stats", [2, 3, 4])
+def test_unit_count_column_of_every_pattern(n_stats):
+    """Every pattern of unit columns (one row breaking a column anywhere): the
+    kernel's answer equals the written-out rule, and for three statistics the
+    root's one-pass flags (``count_column_of_three``) give the same."""
+    from itertools import product
+
+    from treelab._engine.histogram import count_column_of_three
+    rng = np.random.default_rng(3)
+    n = 300
+    samples = np.arange(n, dtype=np.int64)
+    y = np.zeros(n, np.int64)
+    for pattern in product([False, True], repeat=n_stats):
+        sst = np.ones((n, n_stats))
+        for c, unit in enumerate(pattern):
+            if not unit:
+                sst[rng.integers(n), c] = 0.5
+        want = _unit_count_column_reference(sst)
+        assert unit_count_column(samples, 0, n, y, sst, np.ones(n), TASK_DENSE) == want
+        if n_stats == 3:
+            assert count_column_of_three(*pattern) == want

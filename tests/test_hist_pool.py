@@ -177,15 +177,17 @@ def test_a_reused_pool_grows_the_same_trees(policy):
 @pytest.mark.parametrize("n_threads", [1, 2])
 @pytest.mark.parametrize("cnt_col", [-1, 2, -3])
 def test_column_codes_give_the_row_major_histogram(n_threads, cnt_col):
-    """A node whose rows are one ascending run (a root, or a run inside the
-    data) is accumulated from the codes stored column by column
-    (``BinnedData.Xt``): the same bits as the row-major loop, counts included,
-    within the extents, for 1..7 features (groups of four and the rest) and
-    whether the counts are summed or read off a statistic; rows that are not
-    one run (a permutation, a run with a gap) take the row-major loop."""
+    """A node is accumulated from the codes stored column by column
+    (``BinnedData.Xt``) when its rows are one ascending run (a root, or a run
+    inside the data) or when it holds at least 1 / ``COLUMN_MIN_SHARE`` of the
+    rows (read through its samples): the same bits as the row-major loop, counts
+    included, within the extents, for 1..7 features (groups of four and the
+    rest), whether the counts are summed or read off a statistic, node by node
+    (``hist_build``) and a level at once (``hist_build_nodes``); smaller nodes
+    take the row-major loop."""
     from treelab._engine.binning import with_column_codes
-    from treelab._engine.histogram import (COUNT_STATS_0_2, ascending_run, hist_build,
-                                           no_extents)
+    from treelab._engine.histogram import (COLUMN_MIN_SHARE, COUNT_STATS_0_2, ascending_run,
+                                           hist_build, hist_build_nodes, no_extents)
     rng = np.random.default_rng(1)
     n = 2500
     for d in (1, 3, 4, 7):
@@ -214,19 +216,39 @@ def test_column_codes_give_the_row_major_histogram(n_threads, cnt_col):
             return h, c
 
         rows = np.arange(n, dtype=np.int64)
+        small = np.sort(rng.choice(n, n // COLUMN_MIN_SHARE - 1, replace=False))
+        large = np.sort(rng.choice(n, n // COLUMN_MIN_SHARE + 1, replace=False))
         for samples, start, end in ((rows, 0, n), (rows, 700, 1900),
                                     (rng.permutation(n).astype(np.int64), 0, n),
-                                    (np.delete(rows, 1000), 0, n - 1)):
+                                    (np.delete(rows, 1000), 0, n - 1),
+                                    (small, 0, small.shape[0]), (large, 0, large.shape[0]),
+                                    (rows, 3, 20)):
             for e in (None, ext):
                 hr, cr = build(samples, start, end, None, e)
                 hc, cc = build(samples, start, end, data.Xt, e)
                 np.testing.assert_array_equal(hc, hr)
                 np.testing.assert_array_equal(cc, cr)
                 # which codes were read: column codes of all zeros change the
-                # histogram of a run only
+                # histogram of a run or of a node of at least n / COLUMN_MIN_SHARE
                 hz, _ = build(samples, start, end, np.zeros_like(data.Xt), e)
-                is_run = ascending_run(samples, start, end) >= 0
-                assert np.array_equal(hz, hr) != is_run
+                reads = (ascending_run(samples, start, end) >= 0
+                         or (end - start) * COLUMN_MIN_SHARE >= n)
+                assert np.array_equal(hz, hr) != reads
+        # a level at once: a large node, a small one and a run, each the row-major
+        # histogram whatever the codes it read
+        order = np.concatenate([large, small, rows[100:400]]).astype(np.int64)
+        starts = np.array([0, large.shape[0], large.shape[0] + small.shape[0]])
+        ends = np.array([large.shape[0], large.shape[0] + small.shape[0], order.shape[0]])
+        slots = np.array([2, 0, 1])
+        for e in (None, ext):
+            hl = np.full((3, d, B, 3), 5.0)
+            cl = np.full((3, d, B), 5, np.int64)
+            hist_build_nodes(data.Xb, order, starts, ends, slots, 3, y0, sst, w, TASK_DENSE, hl,
+                             cl, n_threads, cnt_col, e, None, data.Xt)
+            for q in range(3):
+                hr, cr = build(order, starts[q], ends[q], None, e)
+                np.testing.assert_array_equal(hl[slots[q]], hr)
+                np.testing.assert_array_equal(cl[slots[q]], cr)
         assert ascending_run(rows, 700, 1900) == 700
         assert ascending_run(np.delete(rows, 1000), 0, n - 1) == -1
         assert ascending_run(rows, 5, 5) == -1

@@ -242,8 +242,13 @@ def test_level_tasks_on_threads_equal_the_serial_level(sizes):
             hist_build(data.Xb, samples0, s, s + size, np.zeros(0, np.int64), sst, w,
                        TASK_DENSE, parent0[q], pcnt0[q])
         s += size
+    from treelab._engine.binning import with_column_codes
+    xt_cols = with_column_codes(data).Xt
+    assert xt_cols.shape == (d, n)
     out = []
-    for nt in (1, 2):
+    # (the histograms from the codes column by column: the same bits)
+    for nt, xt in ((1, np.zeros((0, 0), np.uint8)), (2, np.zeros((0, 0), np.uint8)),
+                   (1, xt_cols), (2, xt_cols)):
         samples = samples0.copy()
         p = parts.copy()
         hist = np.full((2 * m, d, data.n_bins, 3), 7.0)
@@ -251,16 +256,16 @@ def test_level_tasks_on_threads_equal_the_serial_level(sizes):
         hist[m:] = parent0
         cnt[m:] = pcnt0
         leaf_of_row = np.full(n, -1, np.int64)
-        done = level_wise.level_tasks(
+        level_wise.level_tasks(
             data.Xb, (data.sp_ptr, data.sp_bin, data.sp_dflt), samples, np.empty(n, np.int64),
             np.empty(n, np.int64), data.missing_bin,
             p, m, b_start, b_end, b_slot, m, tasks.copy(), m, nt, np.zeros(0, np.int64), sst,
-            w, TASK_DENSE, hist, cnt, -1, np.zeros(0, np.int64), leaf_of_row)
-        assert done
+            w, TASK_DENSE, hist, cnt, -1, np.zeros(0, np.int64), leaf_of_row, xt)
         np.testing.assert_array_equal(p[:, 5], parts[:, 5])
         out.append((samples, hist, cnt, leaf_of_row))
-    for a, b in zip(out[0], out[1]):
-        np.testing.assert_array_equal(a, b)
+    for other in out[1:]:
+        for a, b in zip(out[0], other):
+            np.testing.assert_array_equal(a, b)
     samples, hist, cnt, leaf_of_row = out[0]
     for q in range(m):
         s0, e0 = parts[q, 0], parts[q, 1]

@@ -138,15 +138,14 @@ def _split_deferred(D, P, ws, hp, yc, sstats, w, tmp_r, leaf_of_row, hslot, f, k
     if largest >= 0 and k == 2:
         tasks[0, 3] = hslot
         tasks[0, 4] = ws.child_slot[1 - largest]
-    subtracted = level_tasks(D.Xb, sparse_rows(D), ws.samples, ws.tmp, tmp_r, D.missing_bin,
-                             parts, 1, b_start, b_end, b_slot, n_b, tasks, 1, P.n_threads, yc,
-                             sstats, w, P.task, hp.hist, hp.cnt, hp.meta[1], hp.ext,
-                             leaf_of_row)
+    level_tasks(D.Xb, sparse_rows(D), ws.samples, ws.tmp, tmp_r, D.missing_bin, parts, 1,
+                b_start, b_end, b_slot, n_b, tasks, 1, P.n_threads, yc, sstats, w, P.task,
+                hp.hist, hp.cnt, hp.meta[1], hp.ext, leaf_of_row, D.Xt)
     if parts[0, 5] != ws.child_n[0]:
         raise RuntimeError("best-first partition: a child's size differs from its "
                            "histogram count")
     finish_children_histograms(hp, hslot, ws.child_slot, ws.expand, k, largest,
-                               subtracted and tasks[0, 3] >= 0)
+                               tasks[0, 3] >= 0)
     return hp
 
 

@@ -42,7 +42,8 @@ from numba import njit, types
 from .binning import (  # noqa: F401  (presort: re-exported)
     BinnedData, edges_below, feature_bin_values, presort,
 )
-from .histogram import COUNT_NONE, hist_build, hist_subtract, unit_count_column
+from .histogram import (COUNT_NONE, count_column_of_three, hist_build, hist_subtract,
+                        unit_count_column)
 from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
     stats_weight,
@@ -141,22 +142,41 @@ Workspace = namedtuple("Workspace", [
 HistPool = namedtuple("HistPool", ["hist", "cnt", "free", "meta", "ext"])
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _sum_three(samples, start, end, sstats, out, ones):
+    """``out[:3]`` = the sums of the three statistics ``sstats`` over the rows
+    ``samples[start:end]``, in registers (the same additions in the same order as
+    one statistic at a time).  ``ones``: also whether each statistic is 1 on
+    every row (three bools, in the same pass; else all False)."""
+    a0 = 0.0
+    a1 = 0.0
+    a2 = 0.0
+    u0 = ones
+    u1 = ones
+    u2 = ones
+    for p in range(start, end):
+        i = samples[p]
+        v0 = sstats[i, 0]
+        v1 = sstats[i, 1]
+        v2 = sstats[i, 2]
+        a0 += v0
+        a1 += v1
+        a2 += v2
+        if ones:
+            u0 &= v0 == 1.0
+            u1 &= v1 == 1.0
+            u2 &= v2 == 1.0
+    out[0] = a0
+    out[1] = a1
+    out[2] = a2
+    return u0, u1, u2
+
+
 @njit(cache=True, nogil=True)
 def _node_stats(samples, start, end, yc, sstats, w, task, out):
     out[:] = 0.0
     if task != TASK_CLASSIFICATION and out.shape[0] == 3:
-        # three statistics summed in registers (the same additions in the same order)
-        a0 = 0.0
-        a1 = 0.0
-        a2 = 0.0
-        for p in range(start, end):
-            i = samples[p]
-            a0 += sstats[i, 0]
-            a1 += sstats[i, 1]
-            a2 += sstats[i, 2]
-        out[0] = a0
-        out[1] = a1
-        out[2] = a2
+        _sum_three(samples, start, end, sstats, out, False)
         return
     # (one loop per task rather than a branch per sample; same sums, same order)
     if task == TASK_CLASSIFICATION:
@@ -1237,7 +1257,7 @@ def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
         if sl >= 0:
             hist_build(D.Xb, ws.samples, ws.child_start[j], ws.child_start[j] + ws.child_n[j],
                        yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1],
-                       hp.ext, sparse_rows(D))
+                       hp.ext, sparse_rows(D), D.Xt)
     finish_children_histograms(hp, hslot, ws.child_slot, ws.expand, k, largest)
     return hp
 
@@ -1248,7 +1268,12 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
     n = ws.samples.shape[0]
     t = new_tree(64, P.n_stats, 64)
     t.sizes[0] = 1
-    _node_stats(ws.samples, 0, n, yc, sstats, w, P.task, t.value[0])
+    three = P.task != TASK_CLASSIFICATION and P.n_stats == 3
+    if three:
+        # (boosting: the sums and the unit columns in one pass over all rows)
+        u0, u1, u2 = _sum_three(ws.samples, 0, n, sstats, t.value[0], True)
+    else:
+        _node_stats(ws.samples, 0, n, yc, sstats, w, P.task, t.value[0])
     t.n_samples[0] = n
     t.weighted_n_samples[0] = stats_weight(t.value[0], P.task)
     t.impurity[0] = impurity_of(t.value[0], P.merit_code, P.builtin, imp_fn, cp)
@@ -1257,7 +1282,10 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
         # (random splits read the samples, not histograms: no histogram is built)
         hp, root_slot = pool_take(hp)
         # unit weights: the counts are read off a statistic (see .histogram)
-        hp.meta[1] = unit_count_column(ws.samples, 0, n, yc, sstats, w, P.task)
+        if three:
+            hp.meta[1] = count_column_of_three(u0, u1, u2)
+        else:
+            hp.meta[1] = unit_count_column(ws.samples, 0, n, yc, sstats, w, P.task)
         hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
                    hp.cnt[root_slot], P.n_threads, hp.meta[1], hp.ext, sparse_rows(D), D.Xt)
     return t, hp, root_slot

@@ -27,13 +27,16 @@ parent-minus-sibling subtraction touch only those bins (the readers never look
 elsewhere); on 8-bit images, where most pixels have a few dozen distinct
 values, that is 40 % of the 784 x 256 bins.  An empty ``ext`` means every bin.
 
-Column codes: a node whose rows are one ascending run of the data (the root of
-a boosted tree on all rows) is accumulated feature by feature from ``xt``, the
-codes stored column by column (``BinnedData.Xt``; scikit-learn's
-HistGradientBoosting and LightGBM keep their bins that way), when the data
-set keeps them: four features a pass, so the pass's histograms stay in the L1
-cache and its codes and statistics are read in order.  Each bin still adds the
-node's rows in their order: the same histogram as the row-major loop.
+Column codes: when the data set keeps its codes column by column as well
+(``BinnedData.Xt``; scikit-learn's HistGradientBoosting and LightGBM keep
+their bins that way; boosting does), a node with three dense statistics is
+accumulated feature by feature from them, four features a pass so the pass's
+histograms stay in the L1 cache: a node whose rows are one ascending run of
+the data (the root of a boosted tree on all rows) reads codes and statistics
+in order (:func:`_hist_columns`), any other node of at least 1 /
+:data:`COLUMN_MIN_SHARE` of the rows through its samples
+(:func:`_hist_columns_at`).  Each bin still adds the node's rows in their
+order: the same histogram as the row-major loop.
 """
 from __future__ import annotations
 
@@ -68,6 +71,14 @@ HIST_BLOCK_BYTES = 1 << 20
 #: the other spun; 5,000 was slower again (lossguide fits, A/B 2026-11-27)
 PARALLEL_LEVEL_MIN_WORK = 20_000
 
+#: a node's histogram reads the column codes through its samples when it holds
+#: at least 1 / COLUMN_MIN_SHARE of the rows (:func:`columns_pay`).  160,000 x 20
+#: codes, two threads, a node of 1/2 .. 1/16,000 of the rows (random, ascending):
+#: 1.2 against 1.4 ms at 1/2, 0.013 against 0.022 ms at 1/1,024 -- faster at every
+#: share tried while the columns stay in cache; the limit keeps a tiny node of a
+#: data set far larger than the cache from fetching a line a code
+COLUMN_MIN_SHARE = 1024
+
 #: ``cnt_col`` values: counts accumulated in the loop; counts = the sum of all
 #: statistics (class counts with unit weights); ``COUNT_STATS_0_2``: three
 #: statistics whose first and last are 1 on every row (squared-error boosting's
@@ -91,7 +102,14 @@ def unit_count_column(samples, start, end, yc, sstats, w, task):
             if w[samples[p]] != 1.0:
                 return COUNT_NONE
         return COUNT_ALL_STATS
-    first = COUNT_NONE
+    if sstats.shape[1] == 3:
+        ones = np.ones(3, np.bool_)
+        for c in range(3):
+            for p in range(start, end):
+                if sstats[samples[p], c] != 1.0:
+                    ones[c] = False
+                    break
+        return count_column_of_three(ones[0], ones[1], ones[2])
     for c in range(sstats.shape[1]):
         ok = True
         for p in range(start, end):
@@ -99,13 +117,24 @@ def unit_count_column(samples, start, end, yc, sstats, w, task):
                 ok = False
                 break
         if ok:
-            if first == 0 and c == 2 and sstats.shape[1] == 3:
-                return COUNT_STATS_0_2
-            if first == COUNT_NONE:
-                first = c
-                if c != 0 or sstats.shape[1] != 3:
-                    return first
-    return first
+            return c
+    return COUNT_NONE
+
+
+@njit(cache=True, nogil=True)
+def count_column_of_three(one0, one1, one2):
+    """:func:`unit_count_column` of three dense statistics, from whether each is
+    1 on every row: the first and last -> :data:`COUNT_STATS_0_2`; else the first
+    that is; else :data:`COUNT_NONE`."""
+    if one0 and one2:
+        return COUNT_STATS_0_2
+    if one0:
+        return 0
+    if one1:
+        return 1
+    if one2:
+        return 2
+    return COUNT_NONE
 
 
 @njit(cache=True, nogil=True)
@@ -366,11 +395,41 @@ def ascending_run(samples, start, end):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def columns_pay(xt, n_node, task, sstats):
+    """Whether a node of ``n_node`` rows reads the column codes ``xt`` (empty:
+    none) through its samples (:func:`_hist_columns_at`): three dense statistics,
+    and at least ``1 / COLUMN_MIN_SHARE`` of the data's rows (a sparser node
+    touches a cache line of every column for each of its rows; the row-major
+    loop, one line a row)."""
+    return (xt.shape[0] > 0 and task != TASK_CLASSIFICATION and sstats.shape[1] == 3
+            and n_node * COLUMN_MIN_SHARE >= xt.shape[1])
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _add_three(h, b, a0, a1, a2):
     """``h[b] += (a0, a1, a2)``: one row's three statistics into one bin."""
     h[b, 0] += a0
     h[b, 1] += a1
     h[b, 2] += a2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_four(hs, xs, i, a0, a1, a2):
+    """Row ``i``'s three statistics into the bins of its codes in the four
+    features' histograms ``hs`` (codes ``xs``)."""
+    _add_three(hs[0], xs[0][i], a0, a1, a2)
+    _add_three(hs[1], xs[1][i], a0, a1, a2)
+    _add_three(hs[2], xs[2][i], a0, a1, a2)
+    _add_three(hs[3], xs[3][i], a0, a1, a2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_four(cs, xs, i):
+    """Row ``i`` counted in the four features' count rows ``cs``."""
+    cs[0][xs[0][i]] += 1
+    cs[1][xs[1][i]] += 1
+    cs[2][xs[2][i]] += 1
+    cs[3][xs[3][i]] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -383,32 +442,15 @@ def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
     f = f0
     while f < f1:
         if f + 4 <= f1:
-            h0 = hist[f]
-            h1 = hist[f + 1]
-            h2 = hist[f + 2]
-            h3 = hist[f + 3]
-            x0 = xt[f, r0:r0 + n]
-            x1 = xt[f + 1, r0:r0 + n]
-            x2 = xt[f + 2, r0:r0 + n]
-            x3 = xt[f + 3, r0:r0 + n]
+            hs = (hist[f], hist[f + 1], hist[f + 2], hist[f + 3])
+            xs = (xt[f, r0:r0 + n], xt[f + 1, r0:r0 + n], xt[f + 2, r0:r0 + n],
+                  xt[f + 3, r0:r0 + n])
             for i in range(n):
-                a0 = ss[i, 0]
-                a1 = ss[i, 1]
-                a2 = ss[i, 2]
-                _add_three(h0, x0[i], a0, a1, a2)
-                _add_three(h1, x1[i], a0, a1, a2)
-                _add_three(h2, x2[i], a0, a1, a2)
-                _add_three(h3, x3[i], a0, a1, a2)
+                _add_four(hs, xs, i, ss[i, 0], ss[i, 1], ss[i, 2])
             if count:
-                c0 = cnt[f]
-                c1 = cnt[f + 1]
-                c2 = cnt[f + 2]
-                c3 = cnt[f + 3]
+                cs = (cnt[f], cnt[f + 1], cnt[f + 2], cnt[f + 3])
                 for i in range(n):
-                    c0[x0[i]] += 1
-                    c1[x1[i]] += 1
-                    c2[x2[i]] += 1
-                    c3[x3[i]] += 1
+                    _count_four(cs, xs, i)
             f += 4
         else:
             h0 = hist[f]
@@ -417,6 +459,36 @@ def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
             for i in range(n):
                 b0 = x0[i]
                 _add_three(h0, b0, ss[i, 0], ss[i, 1], ss[i, 2])
+                if count:
+                    c0[b0] += 1
+            f += 1
+
+
+@njit(cache=True, nogil=True)
+def _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count):
+    """:func:`_hist_columns` over the rows ``samples[start:end]`` (any node: the
+    codes and statistics read at those rows, in that order)."""
+    f = f0
+    while f < f1:
+        if f + 4 <= f1:
+            hs = (hist[f], hist[f + 1], hist[f + 2], hist[f + 3])
+            xs = (xt[f], xt[f + 1], xt[f + 2], xt[f + 3])
+            for p in range(start, end):
+                i = samples[p]
+                _add_four(hs, xs, i, sstats[i, 0], sstats[i, 1], sstats[i, 2])
+            if count:
+                cs = (cnt[f], cnt[f + 1], cnt[f + 2], cnt[f + 3])
+                for p in range(start, end):
+                    _count_four(cs, xs, samples[p])
+            f += 4
+        else:
+            h0 = hist[f]
+            c0 = cnt[f]
+            x0 = xt[f]
+            for p in range(start, end):
+                i = samples[p]
+                b0 = x0[i]
+                _add_three(h0, b0, sstats[i, 0], sstats[i, 1], sstats[i, 2])
                 if count:
                     c0[b0] += 1
             f += 1
@@ -480,6 +552,8 @@ def _hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, 
         return
     if r0 >= 0:
         _hist_columns(xt, r0, end - start, sstats, hist, cnt, f0, f1, count)
+    elif columns_pay(xt, end - start, task, sstats):
+        _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count)
     else:
         for g0 in range(f0, f1, step):
             _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, g0,
@@ -544,34 +618,45 @@ def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_thread
 
 @njit(cache=True, nogil=True, parallel=True)
 def _hist_build_nodes_features(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats, w,
-                               task, hist, cnt, n_blocks, cnt_col, ext):
+                               task, hist, cnt, n_blocks, cnt_col, ext, xt, subs):
     """:func:`hist_build_nodes` on ``n_blocks`` threads, each owning a contiguous
     block of features of every node's histogram."""
     for k in prange(n_blocks):
         _hist_block_nodes(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats, w, task,
-                          hist, cnt, k, n_blocks, cnt_col, ext)
+                          hist, cnt, k, n_blocks, cnt_col, ext, xt, subs)
 
 
 @njit(cache=True, nogil=True)
 def _hist_block_nodes(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats, w, task, hist,
-                      cnt, k, n_blocks, cnt_col, ext):
+                      cnt, k, n_blocks, cnt_col, ext, xt, subs):
     """Feature block ``k`` of ``n_blocks`` of every node's histogram
-    (:func:`_hist_build_nodes_features`'s thread ``k``)."""
+    (:func:`_hist_build_nodes_features`'s thread ``k``), then that block of the
+    subtractions ``subs``."""
     for q in range(n_nodes):
         _hist_block(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
-                    cnt[slots[q]], k, n_blocks, cnt_col, ext, no_columns(), -1)
+                    cnt[slots[q]], k, n_blocks, cnt_col, ext, xt, -1)
+    d = Xb.shape[1]
+    for q in range(subs.shape[0]):
+        a = subs[q, 0]
+        b = subs[q, 1]
+        _subtract_features(hist[a], cnt[a], hist[b], cnt[b], ext, k * d // n_blocks,
+                           (k + 1) * d // n_blocks)
 
 
 @njit(cache=True, nogil=True)
 def hist_build_nodes(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, task, hist, cnt,
-                     n_threads=1, cnt_col=COUNT_NONE, ext=None, sp=None):
+                     n_threads=1, cnt_col=COUNT_NONE, ext=None, sp=None, xt=None, subs=None):
     """The histograms of ``n_nodes`` nodes at once (a level of a level-wise
     grower): node ``q`` holds ``samples[starts[q]:ends[q]]`` and its histogram goes
     to ``hist[slots[q]]`` / ``cnt[slots[q]]``.  One parallel region for all of them
     on ``n_threads`` threads split by features (the same sums as
     :func:`hist_build` node by node, whatever the number of threads) when the
     level holds at least :data:`PARALLEL_LEVEL_MIN_WORK` (sample, feature) pairs.
-    ``ext``, ``sp``: as :func:`hist_build`."""
+    ``ext``, ``sp``: as :func:`hist_build`; ``xt``: the column codes (None: none),
+    read through the samples by the nodes where they pay (:func:`columns_pay`).
+    ``subs``: rows ``(a, b)`` of slots, then ``hist[a] -= hist[b]`` as
+    :func:`hist_subtract` (a parent's histogram minus its smaller child's, built
+    here), each thread its own features: the same result."""
     if ext is None:
         e = no_extents()
     else:
@@ -580,6 +665,14 @@ def hist_build_nodes(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, t
         s = no_sparse()
     else:
         s = sp
+    if xt is None:
+        x = no_columns()
+    else:
+        x = xt
+    if subs is None:
+        sb = np.zeros((0, 2), np.int64)
+    else:
+        sb = subs
     d = Xb.shape[1]
     n_blocks = min(n_threads, d)
     work = 0
@@ -587,11 +680,14 @@ def hist_build_nodes(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, t
         work += ends[q] - starts[q]
     if n_blocks > 1 and work * d >= PARALLEL_LEVEL_MIN_WORK:
         _hist_build_nodes_features(Xb, s, samples, starts, ends, slots, n_nodes, yc, sstats, w,
-                                   task, hist, cnt, n_blocks, cnt_col, e)
+                                   task, hist, cnt, n_blocks, cnt_col, e, x, sb)
         return
     for q in range(n_nodes):
         _hist_block(Xb, s, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
-                    cnt[slots[q]], 0, 1, cnt_col, e, no_columns(), -1)
+                    cnt[slots[q]], 0, 1, cnt_col, e, x, -1)
+    for q in range(sb.shape[0]):
+        _subtract_features(hist[sb[q, 0]], cnt[sb[q, 0]], hist[sb[q, 1]], cnt[sb[q, 1]], e, 0,
+                           d)
 
 
 @njit(cache=True, nogil=True)
@@ -602,8 +698,15 @@ def hist_subtract(hist, cnt, other_hist, other_cnt, ext=None):
         e = no_extents()
     else:
         e = ext
-    d, B, S = hist.shape
-    for f in range(d):
+    _subtract_features(hist, cnt, other_hist, other_cnt, e, 0, hist.shape[0])
+
+
+@njit(cache=True, nogil=True)
+def _subtract_features(hist, cnt, other_hist, other_cnt, e, f0, f1):
+    """:func:`hist_subtract` of features ``f0 .. f1 - 1``."""
+    B = hist.shape[1]
+    S = hist.shape[2]
+    for f in range(f0, f1):
         top = e[f] if e.shape[0] > 0 else B
         nb = top + 1 if top < B else B
         for j in range(nb):

@@ -43,7 +43,7 @@ from .builder import (
     plan_children_histograms, pool_release, reuse_pool, set_feature_mask, sparse_rows,
     split_codes, split_ok,
 )
-from .histogram import _hist_block, hist_build_nodes, hist_subtract, no_columns
+from .histogram import _hist_block, hist_build_nodes, hist_subtract
 from .prefetch import PREFETCH_DISTANCE, prefetch_at, prefetch_stop
 
 __all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "partition_chunks",
@@ -194,7 +194,7 @@ def mark_two_leaves(Xb, samples, start, end, f, key, miss_left, missing_bin, lea
 
 @njit(cache=True, nogil=True)
 def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, task, yc,
-               sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row):
+               sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row, xt):
     """One split node's share of a level: its deferred partition (``task[0] >= 0``:
     row of ``parts``; ``parts[q, 6] >= 0``: two leaf children, their rows marked
     instead, :func:`mark_two_leaves`), then the histograms it builds
@@ -219,7 +219,7 @@ def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
             parts[q, 5] = cn[0]
     for b in range(task[1], task[2]):
         _hist_block(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
-                    hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext, no_columns(), -1)
+                    hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext, xt, -1)
     if task[3] >= 0:
         hist_subtract(hist[task[3]], cnt[task[3]], hist[task[4]], cnt[task[4]], ext)
 
@@ -227,19 +227,19 @@ def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
 @njit(cache=True, nogil=True, parallel=True)
 def _node_tasks_par(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks,
                     owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
-                    leaf_of_row):
+                    leaf_of_row, xt):
     for k in prange(n_threads):
         for q in range(n_tasks):
             if owner[q] == k:
                 _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
                            tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
-                           leaf_of_row)
+                           leaf_of_row, xt)
 
 
 @njit(cache=True, nogil=True)
 def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b_end, b_slot,
                 n_b, tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
-                leaf_of_row):
+                leaf_of_row, xt):
     """The level's deferred partitions and histogram builds.  One thread: node
     by node (a node's histograms right after its partition, while its rows are
     in cache, as the depth-first driver).  Several threads and at least two
@@ -248,17 +248,19 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
     (:func:`partition_chunks`), then every histogram split by features
     (:func:`.histogram.hist_build_nodes`).  ``ext``: the histogram pool's
     extents (``HistPool.ext``); ``sp``: the data's sparse rows (as
-    :func:`.histogram.hist_build`).  ``parts[q] = (start, end, feature, threshold
+    :func:`.histogram.hist_build`); ``xt``: its column codes (``BinnedData.Xt``,
+    empty: none).  ``parts[q] = (start, end, feature, threshold
     bin, missing go left, -> left count, first leaf or -1)``; ``tasks[q] =
     (parts row or -1, first and end of its histogram builds, parent slot to
-    subtract from or -1, sibling slot)`` (see :func:`_node_task`).  Returns
-    whether the tasks' subtractions were made (node by node); if not (the
-    chunked path), the caller makes them."""
+    subtract from or -1, sibling slot)`` (see :func:`_node_task`): every
+    subtraction is made here, with its node's task or, on the chunked path,
+    feature block by feature block after the histograms."""
     if n_threads <= 1:
         for q in range(n_tasks):
             _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
-                       tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row)
-        return True
+                       tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row,
+                       xt)
+        return
     if n_tasks >= 2 * n_threads:
         work = np.zeros(n_tasks, np.int64)
         for q in range(n_tasks):
@@ -274,8 +276,8 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
             load[k] += work[q]
         _node_tasks_par(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks,
                         owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col,
-                        ext, leaf_of_row)
-        return True
+                        ext, leaf_of_row, xt)
+        return
     # (few nodes: a split into two leaves is marked here, then partitioned with
     # the others all the same; only trees of depth <= 2 have one on this path)
     for q in range(n_parts):
@@ -284,10 +286,19 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
                             parts[q, 4] != 0, missing_bin, leaf_of_row, parts[q, 6])
     if n_parts > 0:
         partition_chunks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, n_threads)
+    # the parents' minus their smaller children's histograms, on the same threads
+    subs = np.empty((n_tasks, 2), np.int64)
+    n_subs = 0
+    for q in range(n_tasks):
+        if tasks[q, 3] >= 0:
+            subs[n_subs, 0] = tasks[q, 3]
+            subs[n_subs, 1] = tasks[q, 4]
+            n_subs += 1
     if n_b > 0:
         hist_build_nodes(Xb, samples, b_start, b_end, b_slot, n_b, yc, sstats, w, P_task, hist,
-                         cnt, n_threads, cnt_col, ext, sp)
-    return False
+                         cnt, n_threads, cnt_col, ext, sp, xt, subs[:n_subs])
+    elif n_subs > 0:
+        raise RuntimeError("level tasks: a subtraction without the histogram it subtracts")
 
 
 @njit(cache=True, nogil=True)
@@ -523,13 +534,12 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                     tasks[n_sp, 4] = ws.child_slot[1 - largest]
                 n_sp += 1
             n_nx += k
-        subtracted = False
         if n_sp > 0:
             expect = parts[:n_parts, 5].copy()
-            subtracted = level_tasks(D.Xb, sparse_rows(D), ws.samples, ws.tmp, tmp_r,
-                                     D.missing_bin, parts, n_parts, b_start, b_end, b_slot, n_b,
-                                     tasks, n_sp, P.n_threads, yc, sstats, w, P.task, hp.hist, hp.cnt,
-                                     hp.meta[1], hp.ext, leaf_of_row)
+            level_tasks(D.Xb, sparse_rows(D), ws.samples, ws.tmp, tmp_r, D.missing_bin, parts,
+                        n_parts, b_start, b_end, b_slot, n_b, tasks, n_sp, P.n_threads, yc,
+                        sstats, w, P.task, hp.hist, hp.cnt, hp.meta[1], hp.ext, leaf_of_row,
+                        D.Xt)
             for q in range(n_parts):
                 if parts[q, 5] != expect[q]:
                     raise RuntimeError("level-wise partition: a child's size differs from "
@@ -537,7 +547,7 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
         for s in range(n_sp):
             k = sp[s, 1]
             finish_children_histograms(hp, sp[s, 0], sp_slot[s], sp_expand[s], k, sp[s, 2],
-                                       subtracted and tasks[s, 3] >= 0)
+                                       tasks[s, 3] >= 0)
             for j in range(k):
                 nx[sp[s, 3] + j, 3] = sp_slot[s, j]
         lv = nx
