@@ -103,22 +103,22 @@ def unit_count_column(samples, start, end, yc, sstats, w, task):
                 return COUNT_NONE
         return COUNT_ALL_STATS
     if sstats.shape[1] == 3:
-        ones = np.ones(3, np.bool_)
-        for c in range(3):
-            for p in range(start, end):
-                if sstats[samples[p], c] != 1.0:
-                    ones[c] = False
-                    break
-        return count_column_of_three(ones[0], ones[1], ones[2])
+        return count_column_of_three(_column_is_one(samples, start, end, sstats, 0),
+                                     _column_is_one(samples, start, end, sstats, 1),
+                                     _column_is_one(samples, start, end, sstats, 2))
     for c in range(sstats.shape[1]):
-        ok = True
-        for p in range(start, end):
-            if sstats[samples[p], c] != 1.0:
-                ok = False
-                break
-        if ok:
+        if _column_is_one(samples, start, end, sstats, c):
             return c
     return COUNT_NONE
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _column_is_one(samples, start, end, sstats, c):
+    """Whether statistic ``c`` is 1 on every row of ``samples[start:end]``."""
+    for p in range(start, end):
+        if sstats[samples[p], c] != 1.0:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -401,8 +401,14 @@ def columns_pay(xt, n_node, task, sstats):
     and at least ``1 / COLUMN_MIN_SHARE`` of the data's rows (a sparser node
     touches a cache line of every column for each of its rows; the row-major
     loop, one line a row)."""
-    return (xt.shape[0] > 0 and task != TASK_CLASSIFICATION and sstats.shape[1] == 3
-            and n_node * COLUMN_MIN_SHARE >= xt.shape[1])
+    return _columns_usable(xt, task, sstats) and n_node * COLUMN_MIN_SHARE >= xt.shape[1]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _columns_usable(xt, task, sstats):
+    """Whether the column codes ``xt`` can stand for ``Xb`` at all: there are
+    some, and three dense statistics (not class counts)."""
+    return xt.shape[0] > 0 and task != TASK_CLASSIFICATION and sstats.shape[1] == 3
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -605,7 +611,7 @@ def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_thread
     else:
         x = xt
     r0 = -1
-    if x.shape[0] > 0 and task != TASK_CLASSIFICATION and sstats.shape[1] == 3:
+    if _columns_usable(x, task, sstats):
         r0 = ascending_run(samples, start, end)
     n_blocks = min(n_threads, Xb.shape[1])
     if n_blocks > 1 and (end - start) * Xb.shape[1] >= PARALLEL_HIST_MIN_WORK:
