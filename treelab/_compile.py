@@ -168,7 +168,7 @@ def njit_maybe_cached(func, sig, cache=True):
     """``numba.njit(sig, cache=cache)(func)``; a function without a source file
     (defined in a REPL or by ``exec``) has no cache location and is compiled
     uncached instead of failing (used for users' criteria and losses)."""
-    from numba import njit
+    from ._engine.jit import njit
     py = getattr(func, "py_func", func)
     if cache:
         try:

@@ -59,9 +59,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
 from ._compile import njit_maybe_cached as _njit_maybe_cached
+from ._engine.jit import njit
 
 __all__ = [
     "GRAD_HESS_SIG", "GRAD_HESS_TYPE", "SCALAR_SIG", "SCALAR_TYPE",

@@ -51,9 +51,9 @@ import copy
 import numbers
 
 import numpy as np
-from numba import njit
 
 from ._engine.binning import BIN_SUBSAMPLE
+from ._engine.jit import njit
 from ._sklearn_compat import BaseEstimator, check_is_fitted
 from .data import (
     check_classification_targets, check_regression_targets, check_sample_weight, encode_X,

@@ -27,13 +27,13 @@ number of threads.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .builder import (
     _mark_leaf, _root, children_histograms, children_improvement, decide_node,
     finish_children_histograms, make_children, new_workspace, plan_children_histograms,
     pool_release, reuse_pool, sparse_rows,
 )
+from .jit import njit
 from .level_wise import (
     _clone_workspace, _decide_nodes_par, decisions_on_threads, level_tasks, thread_decision,
 )

@@ -15,7 +15,9 @@ from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from .jit import njit
 
 __all__ = ["quantile_bin_edges", "bin_matrix", "MAX_BINS", "BinnedData", "bin_data",
            "with_column_codes", "presort",

@@ -14,7 +14,8 @@ the tree builders reseed it with their own seed.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jit import njit
 
 __all__ = ["bootstrap_indices", "bootstrap_counts", "bootstrap_row_weights"]
 

@@ -37,13 +37,14 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
 from .binning import (  # noqa: F401  (presort: re-exported)
     BinnedData, edges_below, feature_bin_values, presort,
 )
 from .histogram import (COUNT_NONE, count_column_of_three, hist_build, hist_subtract,
                         unit_count_column)
+from .jit import njit
 from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
     stats_weight,

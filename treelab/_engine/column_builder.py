@@ -55,7 +55,7 @@ same (tested against the histogram builder with and without the blocks).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
 from .binning import edges_below, feature_bin_values
 from .builder import (
@@ -64,6 +64,7 @@ from .builder import (
     two_children,
 )
 from .impurity import BUILTIN_NONE
+from .jit import njit
 from .merit import (
     MERIT_GAIN_RATIO, MERIT_IMPURITY_DECREASE, TASK_CLASSIFICATION, better, impurity_of,
     node_impurity, stats_weight,
@@ -710,13 +711,14 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                 hist, cnt, keys, ids, gc, bk):
     """The builder's ``find_best_split`` restricted to numeric codes and merits other
     than the gain ratio (the best merit wins, ties to the first visited feature),
-    doing the work of the visited features only.  Returns ``(feature, done)``
+    doing the work of the visited features only.  Returns ``(feature, fused)``
     (feature -1: none); its split is in ``ws.feat_thr / feat_mslot / feat_key``
     (the last code going left); a random split's codes are in
-    ``gc[ws.gsel[0]]`` when ``ws.gsel[1]`` is that feature.  ``done``: the node is already partitioned and
-    its children's statistics are in ``ws.cstats`` -- a completely-random node
-    (one feature, no missing code among its rows, no minimum leaf beyond one
-    row) partitions while it sums, since its first admissible draw is the split.
+    ``gc[ws.gsel[0]]`` when ``ws.gsel[1]`` is that feature.  ``fused``: a
+    completely-random node (one feature, no missing code among its rows, no
+    minimum leaf beyond one row) whose first admissible draw is the split: its
+    children are summed by the partition alone, and its missing values go to
+    the larger child (the caller sets ``feat_mslot`` after partitioning).
 
     Every kernel called per node is inlined (numba's reference counting would
     otherwise increment and decrement every array argument at each call)."""
@@ -741,9 +743,6 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     ws.proxy_best[0] = -np.inf
     gsel = ws.gsel
     gsel[1] = -1
-    if random and bk[0].shape[0] > 0:
-        return _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn,
-                                   merit_fn), False
     n_visited = 0
     found_any = False
     # the best feature so far: the builder's choice (first best in visiting order)
@@ -761,14 +760,13 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                 if n_miss == n_node or (n_miss == 0 and hi <= lo):
                     continue             # constant here: not counted (random_numeric's -1)
                 if n_miss == 0:
-                    # random_numeric's draw (draw_cut_bin); missing values go to
-                    # the larger child (none seen); the split is admissible
+                    # random_numeric's draw (draw_cut_bin); the split is
+                    # admissible.  The caller partitions (no missing code among
+                    # the rows: the missing side is free) and then sends missing
+                    # values to the larger child (none seen)
                     b_cut = draw_cut_bin(lo, hi, bvals_f)
-                    _split_codes(col, gc[0, :0], samples, ws.tmp, start, end, float(b_cut),
-                                 False, missing_bin, tg, task, ws.cstats, ws.child_n,
-                                 ws.child_start, bk, f)
                     ws.feat_thr[f] = edges_f[b_cut]
-                    ws.feat_mslot[f] = 0 if ws.child_n[0] >= ws.child_n[1] else 1
+                    ws.feat_mslot[f] = 1
                     ws.feat_key[f] = b_cut
                     return f, True
             # the extra-trees draw on this feature's codes, gathered into the
@@ -812,73 +810,79 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     return best_f, False
 
 
-@njit(**_INLINE)
-def _split_node(XT, D, P, cp, ws, t, tg, node, start, end, w_total, imp_fn, merit_fn, hist,
-                cnt, keys, ids, gc, bk):
-    """Split leaf ``node`` (rows ``ws.samples[start:end]``) as the builder would:
-    pre-pruning, the split search, the partition with the children's statistics,
-    ``min_impurity_decrease``; on a split, the two children are added to ``t``
-    (room for them must exist: :func:`.tree.ensure_capacity`) as
-    :func:`.builder.make_children` adds them, and their rows are
-    ``ws.child_start / child_n``.  Returns the first child's id, or -1 (a leaf)."""
-    n_node = end - start
-    wn = t.weighted_n_samples[node]
-    imp = t.impurity[node]
-    if _is_leaf_node_i(P, t.depth[node], n_node, wn, imp):
-        return -1
-    f, done = _find_split(XT, D, P, cp, ws, tg, start, end, t.value[node], imp, imp_fn,
-                          merit_fn, hist, cnt, keys, ids, gc, bk)
-    if f < 0:
-        return -1
-    g = gc[ws.gsel[0]] if ws.gsel[1] == f else gc[0, :0]
-    if not done and _split_codes(XT[f], g, ws.samples, ws.tmp, start, end, ws.feat_key[f],
-                                 ws.feat_mslot[f] == 0, D.missing_bin, tg, P.task, ws.cstats,
-                                 ws.child_n, ws.child_start, bk, f) == 0:
-        return -1
-    improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
-    if not split_ok(P, improvement):
-        return -1
-    ws.feat_k[f] = 2
-    # builder.make_children for a numeric split, capacity already ensured
-    first = _add_children_i(t, node, 2)
-    t.feature[node] = f
-    t.kind[node] = NUMERIC
-    t.threshold[node] = ws.feat_thr[f]
-    t.missing_child[node] = ws.feat_mslot[f]
-    for j in range(2):
-        c = first + j
-        for s in range(ws.cstats.shape[1]):
-            t.value[c, s] = ws.cstats[j, s]
-        t.n_samples[c] = ws.child_n[j]
-        t.weighted_n_samples[c] = stats_weight(ws.cstats[j], P.task)
-        t.impurity[c] = ws.cimp[j]
-    return first
-
-
 # The node loop runs without numba's reference counting (``_nrt=False``): it
 # allocates nothing (the caller grows the tree and the stack between calls), and
 # every array-valued variable of the node's code -- namedtuple fields, views,
 # inlined kernels' arguments, a call's arguments -- would otherwise take and
 # release a reference with an atomic instruction each: perf put ~60 % of a
-# completely-random tree's time in NRT_incref / NRT_decref before this.
+# completely-random tree's time in NRT_incref / NRT_decref before this.  The
+# node's kernels are inlined into it at one level (a split node's steps are
+# written here, not in an inlined ``_split_node``): numba's inliner deep-copies
+# a callee's whole IR, scope included, for every block, so each level of
+# nesting over the large split search cost minutes of compile time.
 @njit(cache=True, nogil=True, _nrt=False)
 def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, hist, cnt,
                 keys, ids, gc, bk):
     """Split the nodes of the depth-first stack ``stack[:top]`` (children pushed,
     the first on top) until it is empty (returns 0), or until the tree or the
     stack has no room for two more nodes (returns the current top: the caller
-    grows them and calls again)."""
+    grows them and calls again).  Each node is split as the builder would:
+    pre-pruning, the split search, the partition with the children's
+    statistics, ``min_impurity_decrease``; on a split, the two children are
+    added to ``t`` as :func:`.builder.make_children` adds them, and their rows
+    are ``ws.child_start / child_n``."""
     cap = t.feature.shape[0]
     scap = stack.shape[0]
+    # random splits on the node blocks (grow_codes)
+    use_block = P.split_mode == SPLIT_RANDOM and bk[0].shape[0] > 0
     while top > 0:
         if t.sizes[0] + 2 > cap or top + 1 > scap:
             return top
         top -= 1
-        first = _split_node(XT, D, P, cp, ws, t, tg, stack[top, 0], stack[top, 1],
-                            stack[top, 2], w_total, imp_fn, merit_fn, hist, cnt, keys, ids, gc,
-                            bk)
-        if first >= 0:
-            top = stack_push(stack, top, first, ws.child_start, ws.child_n, ws.child_slot, 2)
+        node = stack[top, 0]
+        start = stack[top, 1]
+        end = stack[top, 2]
+        n_node = end - start
+        wn = t.weighted_n_samples[node]
+        imp = t.impurity[node]
+        if _is_leaf_node_i(P, t.depth[node], n_node, wn, imp):
+            continue
+        if use_block:
+            # (called here, not from _find_split: one level of inlining less)
+            ws.gsel[1] = -1
+            f = _block_random_split(D, P, cp, ws, tg, bk, start, end, t.value[node], imp,
+                                    imp_fn, merit_fn)
+            fused = False
+        else:
+            f, fused = _find_split(XT, D, P, cp, ws, tg, start, end, t.value[node], imp,
+                                   imp_fn, merit_fn, hist, cnt, keys, ids, gc, bk)
+        if f < 0:
+            continue
+        g = gc[ws.gsel[0]] if ws.gsel[1] == f else gc[0, :0]
+        if _split_codes(XT[f], g, ws.samples, ws.tmp, start, end, ws.feat_key[f],
+                        ws.feat_mslot[f] == 0, D.missing_bin, tg, P.task, ws.cstats,
+                        ws.child_n, ws.child_start, bk, f) == 0:
+            continue
+        if fused:
+            ws.feat_mslot[f] = 0 if ws.child_n[0] >= ws.child_n[1] else 1
+        improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
+        if not split_ok(P, improvement):
+            continue
+        ws.feat_k[f] = 2
+        # builder.make_children for a numeric split, capacity already ensured
+        first = _add_children_i(t, node, 2)
+        t.feature[node] = f
+        t.kind[node] = NUMERIC
+        t.threshold[node] = ws.feat_thr[f]
+        t.missing_child[node] = ws.feat_mslot[f]
+        for j in range(2):
+            c = first + j
+            for s in range(ws.cstats.shape[1]):
+                t.value[c, s] = ws.cstats[j, s]
+            t.n_samples[c] = ws.child_n[j]
+            t.weighted_n_samples[c] = stats_weight(ws.cstats[j], P.task)
+            t.impurity[c] = ws.cimp[j]
+        top = stack_push(stack, top, first, ws.child_start, ws.child_n, ws.child_slot, 2)
     return 0
 
 

@@ -41,8 +41,9 @@ order: the same histogram as the row-major loop.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from .jit import njit
 from .merit import TASK_CLASSIFICATION
 from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
 
@@ -628,8 +629,9 @@ def _hist_build_nodes_features(Xb, sp, samples, starts, ends, slots, n_nodes, yc
     """:func:`hist_build_nodes` on ``n_blocks`` threads, each owning a contiguous
     block of features of every node's histogram."""
     for k in prange(n_blocks):
+        # (np.int64: a prange index is unsigned; one signature for both callers)
         _hist_block_nodes(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats, w, task,
-                          hist, cnt, k, n_blocks, cnt_col, ext, xt, subs)
+                          hist, cnt, np.int64(k), n_blocks, cnt_col, ext, xt, subs)
 
 
 @njit(cache=True, nogil=True)

@@ -38,8 +38,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
+from .jit import njit
 from .signatures import IMPURITY_TYPE, MERIT_TYPE, RULE_TYPE
 from .merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, node_impurity, split_merit
 from .streaming import (

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
+from .jit import njit
 from .signatures import IMPURITY_SIG
 
 __all__ = ["entropy", "gini", "kearns_mansour", "classification_error", "variance",

@@ -34,7 +34,7 @@ threads).  A whole level's histograms are alive at once:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from .builder import (
     MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _find_best_split_i,
@@ -44,6 +44,7 @@ from .builder import (
     split_codes, split_ok,
 )
 from .histogram import _hist_block, hist_build_nodes, hist_subtract
+from .jit import njit
 from .prefetch import PREFETCH_DISTANCE, prefetch_at, prefetch_stop
 
 __all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "partition_chunks",
@@ -111,13 +112,14 @@ def _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, c):
 @njit(cache=True, nogil=True, parallel=True)
 def _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch):
     for c in prange(n_ch):
-        _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, c)
+        # (np.int64: a prange index is unsigned; one signature for both callers)
+        _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, np.int64(c))
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _place_chunks_par(samples, tmp_l, tmp_r, ch, n_ch):
     for c in prange(n_ch):
-        _place_chunk(samples, tmp_l, tmp_r, ch, c)
+        _place_chunk(samples, tmp_l, tmp_r, ch, np.int64(c))
 
 
 @njit(cache=True, nogil=True)

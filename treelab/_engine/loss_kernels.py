@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange, types
+from numba import prange, types
 
+from .jit import njit
 from .signatures import GRAD_HESS_SIG, GRAD_HESS_TYPE, SCALAR_TYPE
 
 __all__ = [

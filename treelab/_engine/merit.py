@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
 from .impurity import (
     BUILTIN_CLASSIFICATION_ERROR, BUILTIN_ENTROPY, BUILTIN_GINI, BUILTIN_KEARNS_MANSOUR,
     BUILTIN_VARIANCE, classification_error, entropy, gini, kearns_mansour, variance,
 )
+from .jit import njit
 
 __all__ = [
     "TASK_CLASSIFICATION", "TASK_DENSE", "MERIT_IMPURITY_DECREASE", "MERIT_GAIN_RATIO",

@@ -45,7 +45,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from .jit import njit
 
 __all__ = [
     "N", "MEAN_G", "MEAN_H", "M2_G", "M2_H", "C_GH", "N_MOMENTS",

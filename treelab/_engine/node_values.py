@@ -6,7 +6,8 @@ a completely-random tree's growth time in the cascade."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jit import njit
 
 __all__ = ["class_proportions", "weighted_means"]
 

@@ -46,8 +46,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from .jit import njit
 from .moments import moments_merge
 
 __all__ = ["OBS_EQUAL_WIDTH", "OBS_GAUSSIAN", "OBS_ADAPTIVE", "OBSERVERS", "G_W", "G_MEAN",

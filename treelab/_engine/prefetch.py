@@ -15,7 +15,9 @@ only the index read for it (``samples[p + distance]``) must be in bounds.
 from __future__ import annotations
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
+
+from .jit import njit
 from numba.core import cgutils
 from numba.extending import intrinsic
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .jit import njit
 from .tree import LEAF
 
 __all__ = ["cost_complexity", "pessimistic", "add_errs", "c45_coefficient", "reduced_error"]

@@ -56,8 +56,9 @@ without statistics) and grows fresh leaves at the node's value plus their v_c.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
+from .jit import njit
 from .moments import (
     N, N_MOMENTS, combine_mean_var, moments_merge, moments_update,
     sgt_leaf_split_stats, sgt_leaf_value,

@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from .impurity import BUILTIN_ENTROPY, BUILTIN_GINI, BUILTIN_VARIANCE
+from .jit import njit
 # the merit protocol lives in .merit; its names stay importable from here
 from .merit import (  # noqa: F401
     MERIT_CUSTOM, MERIT_GAIN_RATIO, MERIT_IMPURITY_DECREASE, MERIT_NEWTON, NEWTON_ALPHA,

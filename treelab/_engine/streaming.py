@@ -22,8 +22,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from .jit import njit
 from .tree import ensure_capacity
 
 __all__ = [

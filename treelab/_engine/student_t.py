@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+
+from .jit import njit
 
 __all__ = [
     "betainc_regularized",

@@ -29,7 +29,9 @@ import sys
 from collections import namedtuple
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import get_num_threads, prange
+
+from .jit import njit
 
 __all__ = [
     "TreeArrays", "LEAF", "NUMERIC", "NOMINAL",

@@ -114,8 +114,8 @@ import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
+from .._engine.jit import njit
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
     check_classification_targets, check_random_state, check_regression_targets,

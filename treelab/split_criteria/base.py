@@ -27,9 +27,9 @@ criterion's own ``merit`` function instead.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .._compile import njit_maybe_cached as _njit_maybe_cached
+from .._engine.jit import njit
 
 __all__ = [
     "IMPURITY_SIG",

@@ -24,8 +24,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from numba import njit
 
+from .._engine.jit import njit
 from .._engine.merit import NEWTON_G, NEWTON_H
 from .._engine.signatures import IMPURITY_SIG
 from .base import Criterion

@@ -38,8 +38,9 @@ import math
 from typing import Callable, NamedTuple, Optional
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
+from ..._engine.jit import njit
 from ..._engine.signatures import RULE_SIG
 from ..._engine.streaming import (
     EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MAX_BRANCHES, EV_MERIT, EV_N, EV_SECOND,

@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from ..._engine.jit import njit
 from ..._engine.signatures import RULE_SIG
 from ..._engine.streaming import EV_N
 from .base import (

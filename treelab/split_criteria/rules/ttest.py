@@ -12,8 +12,8 @@ only (no runner-up).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..._engine.jit import njit
 from ..._engine.signatures import RULE_SIG
 from ..._engine.streaming import EV_MERIT, EV_N, EV_VAR
 from ..._engine.student_t import one_sample_t_test

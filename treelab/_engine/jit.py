@@ -1,0 +1,67 @@
+"""treelab's ``njit``: numba's, without a specialization per literal argument.
+
+Numba types a constant argument of a call between jitted functions as a
+literal (``f(x, 0)`` -> ``Literal[int](0)``) and compiles the callee once per
+literal value it is called with, beside the ``int64`` version other call
+sites need; a variable typed first from its initial constant
+(``top = 1; while ...: top = grow(..., top)``) compiles its callee twice, as
+``Literal[int](1)`` and as ``int64``.  A kernel called from several places
+thus compiled up to five times, and every inlined helper with it: a cold
+install spent more than half of the gradient-boosting and extra-trees kernels'
+compile time on such copies (measured 2026-11-28: 64 extra specializations in
+the boosting family, the column builder's node loop twice at about six
+minutes each).
+
+:func:`njit` is ``numba.njit`` with one change: a call from jitted code types
+the callee on the arguments' non-literal types (``types.unliteral``), so each
+kernel compiles once per real signature.  Everything else (options, explicit
+signatures, caching, ``inline="always"``, first-class function types) is
+numba's.  A kernel that needs a literal argument (a static tuple index) must
+not use it; none in treelab does.
+"""
+from __future__ import annotations
+
+import numba
+from numba.core import config, sigutils, types
+from numba.core.registry import CPUDispatcher
+
+__all__ = ["njit", "EngineDispatcher"]
+
+
+class EngineDispatcher(CPUDispatcher):
+    """A CPU dispatcher whose call sites in jitted code drop literal types."""
+
+    def get_call_template(self, args, kws):
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {k: types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
+
+
+def njit(signature_or_function=None, locals=None, cache=False, **options):
+    """``numba.njit`` (same arguments) returning an :class:`EngineDispatcher`."""
+    if config.DISABLE_JIT:
+        return numba.njit(signature_or_function, locals=locals or {}, cache=cache, **options)
+    options["nopython"] = True
+    options.setdefault("boundscheck", None)
+    if signature_or_function is None:
+        func, sigs = None, None
+    elif isinstance(signature_or_function, list):
+        func, sigs = None, signature_or_function
+    elif sigutils.is_signature(signature_or_function):
+        func, sigs = None, [signature_or_function]
+    else:
+        func, sigs = signature_or_function, None
+
+    def wrapper(f):
+        disp = EngineDispatcher(py_func=f, locals=dict(locals or {}), targetoptions=options)
+        if cache:
+            disp.enable_caching()
+        if sigs is not None:
+            from numba.core import typeinfer
+            with typeinfer.register_dispatcher(disp):
+                for sig in sigs:
+                    disp.compile(sig)
+                disp.disable_compile()
+        return disp
+
+    return wrapper(func) if func is not None else wrapper
