@@ -293,50 +293,24 @@ def test_level_tasks_on_threads_equal_the_serial_level(sizes):
     assert (leaf_of_row[others] == -1).all()
 
 
-_FIRST_COMPILE = r'''
-import numpy as np
-from treelab._engine.binning import bin_data
-from treelab._engine.builder import build_tree, make_params
-from treelab._engine.merit import TASK_DENSE
-from treelab._engine.tree import trim
-from treelab.split_criteria import NewtonCriterion, newton_stats
-crit = NewtonCriterion(reg_lambda=1.0, min_child_weight=1.0)
-rng = np.random.default_rng(1)
-n, d = 3000, 20
-X = rng.normal(size=(n, d))
-g = rng.normal(size=n) + X[:, 0]
-h = rng.uniform(0.5, 1.5, n)
-data = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True)
-def grow(policy, n_threads):
-    p = make_params(TASK_DENSE, 3, 6, 2, 1, 1.0, 0.0, d, False, crit.merit_code,
-                    crit.builtin_code, n_threads=n_threads, seed=5)
-    t = trim(build_tree(data, np.zeros(0, np.int64), newton_stats(g, h), np.ones(n), p,
-                        crit.impurity, crit.merit, cp=crit.params, grow_policy=policy))
-    m = t.sizes[0]
-    return sorted(zip(t.depth[:m].tolist(), t.feature[:m].tolist(), t.threshold[:m].tolist(),
-                      t.n_samples[:m].tolist()))
-b = grow("levelwise", 2)          # compiled first: before the depth-first driver
-c = grow("lossguide", 2)          # (no leaf limit: the depth-first tree too)
-a = grow("depthwise", 1)
-print("nodes", len(a), len(b), len(c), "same" if a == b == c else "DIFFERENT")
-'''
-
-
-def test_level_wise_driver_compiled_first_in_an_empty_cache(tmp_path):
+def test_level_wise_driver_compiled_first_in_an_empty_cache(request):
     """The level-wise driver compiled before any other driver, in an empty numba
     cache (a new install whose first job is binary boosting on two threads),
-    grows the depth-first tree, and so does the best-first driver compiled next
-    (it threads its splits with the same kernels).  The parallel regions once
-    inlined the node kernels (``inline="always"``): compiled in this order, numba
-    0.68 built a level-wise driver whose two-thread trees stopped early (27
-    nodes instead of 117 here); the other order, the one every other test
-    compiles in, built a right one.
-    The regions now call plain kernels (``level_wise._decide_level_node``...)."""
-    import os
-    import subprocess
-    import sys
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), TREELAB_COMPILE_NOTICE="0")
-    r = subprocess.run([sys.executable, "-c", _FIRST_COMPILE], env=env, capture_output=True,
-                       text=True, timeout=3000)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert "same" in r.stdout, r.stdout
+    grows the depth-first tree, and so does the best-first driver.  The parallel
+    regions once inlined the node kernels (``inline="always"``): compiled in this
+    order, numba 0.68 built a level-wise driver whose two-thread trees stopped
+    early (27 nodes instead of 117 here); the other order, the one every other
+    test compiles in, built a right one.  The regions now call plain kernels
+    (``level_wise._decide_level_node``...).
+    The empty-cache process is started by ``conftest.py`` after collection (it
+    overlaps the rest of the suite); the reference trees are grown here, with
+    this process's (cached) drivers."""
+    import first_compile_levelwise as fc
+    started = getattr(request.config, "_treelab_first_compile", None)
+    if started is None:                          # selected some other way: run it now
+        started = request.config._treelab_first_compile = fc.start()
+    levelwise_first = fc.result(started)
+    depthwise = fc.grow("depthwise", 1)
+    assert len(depthwise) == 117
+    assert levelwise_first == depthwise
+    assert fc.grow("lossguide", 2) == depthwise

@@ -4,7 +4,7 @@ treelab's kernels are compiled by numba on first use and cached on disk
 (``__pycache__`` beside each module, or numba's cache folder); later processes
 load them in a fraction of a second.  On a fresh install (or after the sources
 changed, see :mod:`treelab._cache`) the first call of each learner family
-compiles for 15-60 s.  This module
+compiles for about 1-7 minutes of CPU (figures per family in :data:`FAMILIES`).  This module
 
 * tells the user, in **one line on stderr**, when such a compilation starts
   (:func:`announce`, called by the learners before their first kernel call,
@@ -32,7 +32,8 @@ _ROOT = Path(__file__).resolve().parent
 
 #: learner families: what their first call compiles, the kernels whose on-disk
 #: cache decides whether it is cold (``(file, qualname prefix)``), and the cold
-#: compile time measured by ``benchmarks/bench_start.py`` (2 shared cores)
+#: compile time (seconds, wall) measured by ``treelab warmup`` in a clean-clone CI
+#: run on 2 shared cores (2026-11-28; ``core``: ``benchmarks/bench_start.py``)
 FAMILIES = {
     "core": dict(
         label="core kernels (criteria, decision rules, losses)", seconds=10,
@@ -40,21 +41,26 @@ FAMILIES = {
                  ("split_criteria/rules/ctree.py", ""), ("split_criteria/rules/ttest.py", ""),
                  ("_engine/loss_kernels.py", "")]),
     "decision_tree": dict(
-        label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=40,
+        label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=175,
         kernels=[("_engine/builder.py", "grow_depth_first"), ("_engine/tree.py", "predict_value"),
                  ("_engine/pruning.py", "cost_complexity")]),
     "sgt": dict(
-        label="Stochastic Gradient Tree kernels", seconds=30,
+        label="Stochastic Gradient Tree kernels", seconds=90,
         kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/tree.py", "pack_raw"),
                  ("_engine/streaming.py", "_codes_serial")]),
     "gradient_boosting": dict(
-        label="gradient-boosting kernels", seconds=40,
+        label="gradient-boosting kernels", seconds=400,
         kernels=[("_engine/builder.py", "grow_depth_first"),
                  ("_engine/best_first.py", "grow_best_first"),
                  ("_engine/splitter.py", "newton_hist_sweep"),
                  ("_engine/tree.py", "pack_raw"), ("_engine/loss_kernels.py", "")]),
+    "forests": dict(
+        label="histogram-forest kernels (forests with splitter=\"hist\", cascades)",
+        seconds=220,
+        kernels=[("_engine/column_builder.py", "grow_codes"),
+                 ("_engine/tree.py", "forest_sum")]),
     "hoeffding": dict(
-        label="Hoeffding tree kernels", seconds=30,
+        label="Hoeffding tree kernels", seconds=45,
         kernels=[("_engine/hoeffding.py", "_learn_py"),
                  ("_engine/hoeffding.py", "_predict_proba_py"),
                  ("_engine/streaming.py", "_codes_serial")]),
@@ -155,8 +161,10 @@ def family_of(estimator):
 def announce(estimator):
     """Before ``estimator``'s first kernel call in this process: one line on stderr
     when its family's kernels are not in numba's on-disk cache (they are about to
-    be compiled).  Checked once per family and process (a few file reads)."""
-    fam = family_of(estimator)
+    be compiled).  Checked once per family and process (a few file reads).
+    ``estimator`` may also be a family name (``"forests"``: the column builder,
+    announced by the forests and cascades that are about to call it)."""
+    fam = estimator if isinstance(estimator, str) else family_of(estimator)
     if fam is None or fam in _announced:
         return
     _announced.add(fam)
@@ -298,16 +306,42 @@ def _warm_gradient_boosting():
         r.fit(X, y * 1.5).predict(X)
 
 
+def _warm_forests():
+    import numpy as np
+    from .ensembles import (CascadeForestClassifier, CompletelyRandomForestClassifier,
+                            ExtraTreesClassifier, ExtraTreesRegressor,
+                            RandomForestClassifier, RandomForestRegressor)
+    from .ensembles.forest import _PARALLEL_MIN_WORK     # large inputs: threaded traversal
+    X, y = _small_classification(n_classes=3)
+    Xn = X.assign(c=X["c"].cat.codes.astype(float)).to_numpy()   # numeric: column builder
+    big = Xn[np.arange(_PARALLEL_MIN_WORK // 4 + 1) % len(y)]
+    for cls in (RandomForestClassifier, ExtraTreesClassifier,
+                CompletelyRandomForestClassifier):
+        m = cls(n_estimators=4, splitter="hist", oob_score=cls is RandomForestClassifier,
+                n_jobs=1, random_state=0).fit(Xn, y)
+        m.predict_proba(Xn)
+        m.predict_proba(big)
+    for cls in (RandomForestRegressor, ExtraTreesRegressor):
+        cls(n_estimators=4, splitter="hist", n_jobs=1, random_state=0).fit(
+            Xn, y * 1.5).predict(Xn)
+    CascadeForestClassifier(forests=[RandomForestClassifier(n_estimators=4, splitter="hist"),
+                                     CompletelyRandomForestClassifier(n_estimators=4,
+                                                                      splitter="hist")],
+                            max_levels=2, n_jobs=1, random_state=0).fit(Xn, y).predict(Xn)
+
+
 #: family -> function compiling (or loading) its kernels on small data
 WARMERS = {"decision_tree": _warm_decision_trees, "sgt": _warm_sgt,
-           "hoeffding": _warm_hoeffding, "gradient_boosting": _warm_gradient_boosting}
+           "hoeffding": _warm_hoeffding, "gradient_boosting": _warm_gradient_boosting,
+           "forests": _warm_forests}
 
 
 def warmup(families=None, force=False, verbose=True, file=None):
     """Compile (or load from numba's cache) the kernels of every learner family:
     batch decision trees (every criterion, both splitters, pruning), SGT
     classifier / regressor / multi-instance, the Hoeffding tree with every rule
-    and merit.  A family whose kernels are already cached is skipped unless
+    and merit, gradient boosting (both growth policies), histogram forests and
+    cascades.  A family whose kernels are already cached is skipped unless
     ``force``.  Prints one line per family on stderr (``verbose``); returns
     ``{family: seconds}`` (0.0 for a skipped family)."""
     out = file if file is not None else sys.stderr

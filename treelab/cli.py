@@ -365,8 +365,10 @@ def build_parser():
     p = sub.add_parser("warmup", help="compile every learner's kernels now (once per install)",
                        formatter_class=_Formatter,
                        description="Compile the kernels of every learner (decision trees, "
-                                   "SGT, Hoeffding trees) into numba's disk cache, so that no "
-                                   "later first call pays the 15-60 s compilation.")
+                                   "SGT, Hoeffding trees, gradient boosting, histogram forests "
+                                   "and cascades) into numba's disk cache, so that no later "
+                                   "first call pays its compilation (about 15 minutes on 2 "
+                                   "cores for all of them).")
     p.add_argument("--force", action="store_true",
                    help="run every learner even when its kernels are already cached")
     p.set_defaults(func=warmup)

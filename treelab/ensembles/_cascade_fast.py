@@ -46,6 +46,7 @@ from collections import namedtuple
 import numba
 import numpy as np
 
+from .._compile import announce
 from .._engine.binning import BinnedData, bin_matrix, quantile_bin_edges
 from .._engine.bootstrap import bootstrap_row_weights
 from .._engine.builder import make_params
@@ -290,6 +291,7 @@ def fit_slot(proto, task, seeds, data, y, n_classes, folds, oob, n_jobs):
     codes ``0 .. n_classes - 1`` or regression targets of all rows of ``data``.
     Returns ``(PackedSlot, in_bag (T, n) uint8 or None)``."""
     from joblib import Parallel, delayed
+    announce("forests")       # the column builder's kernel: one line if it must compile
     n_trees = proto._check_forest_params()
     template = proto._template(None)
     d, n = data.XT.shape

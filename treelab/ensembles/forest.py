@@ -376,6 +376,8 @@ class _BaseForest(BaseEstimator):
         k = fitted.get("n_classes_", 1)
         targets = (yc, sstats, w)
         codes = _column_codes(data, bp) if self._use_column_builder else None
+        if codes is not None:
+            announce("forests")   # the column builder's kernel: one line if it must compile
         out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_grow_tree)(data, targets, bp, crit, tuple(seeds[i]), n_boot, mwfl,
                                 subsample_cw, k, self.oob_score is not False, template, codes)
