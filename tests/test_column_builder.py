@@ -71,13 +71,15 @@ def test_classification_trees_equal_the_histogram_builder(mode, max_features, cr
 @pytest.mark.parametrize("d,max_features,msl,missing", [
     (30, 5, 4, False),      # node blocks; draws that leave a child under min_samples_leaf
     (30, 30, 1, True),      # node blocks, every feature (two-row nodes: first cut wins)
+    (24, 4, 1, True),       # whole words of codes: the class takes a word of its own
+    (24, 24, 2, False),
     (80, 9, 1, True),       # wider than BLOCK_MAX_FEATURES: one column at a time
     (80, 9, 3, False),
 ])
 def test_extra_trees_equal_the_histogram_builder_with_and_without_node_blocks(d, max_features,
                                                                            msl, missing):
     from treelab._engine.column_builder import BLOCK_MAX_FEATURES
-    assert (d <= BLOCK_MAX_FEATURES) == (d == 30)
+    assert (d <= BLOCK_MAX_FEATURES) == (d in (24, 30))
     n, k = 600, 3
     Xb = _codes(n, d, 30, 4, missing)
     rng = np.random.RandomState(5)
@@ -93,20 +95,26 @@ def test_extra_trees_equal_the_histogram_builder_with_and_without_node_blocks(d,
     _same(t1, t2)
 
 
-@pytest.mark.parametrize("mode,max_features", [(SPLIT_BEST, 30), (SPLIT_RANDOM, 1),
-                                               (SPLIT_RANDOM, 30)])
-def test_regression_trees_equal_the_histogram_builder_on_integer_targets(mode, max_features):
+@pytest.mark.parametrize("mode,max_features,weighted,missing", [
+    (SPLIT_BEST, 30, False, True), (SPLIT_RANDOM, 1, False, True),
+    (SPLIT_RANDOM, 30, False, True),
+    (SPLIT_RANDOM, 30, False, False),  # node blocks, every cut summed as a lane
+    (SPLIT_RANDOM, 30, True, False),   # the same with weights other than 1 (bootstrap)
+])
+def test_regression_trees_equal_the_histogram_builder_on_integer_targets(mode, max_features,
+                                                                          weighted, missing):
     # integer targets: every sum is exact, so the two builders' sums agree bit for bit
     n, d = 600, 30
-    Xb = _codes(n, d, 20, 2, True)
+    Xb = _codes(n, d, 20, 2, missing)
     yf = (Xb[:, 1].astype(float) % 9) + (Xb[:, 3] % 4)
-    sstats = np.ascontiguousarray(np.stack([np.ones(n), yf, yf * yf], axis=1))
+    wt = np.random.RandomState(3).randint(1, 4, n).astype(float) if weighted else np.ones(n)
+    sstats = np.ascontiguousarray(np.stack([wt, wt * yf, wt * yf * yf], axis=1))
     crit = get_criterion("squared_error", "regression")
     bp = make_params(TASK_DENSE, 3, max_depth=8, min_samples_split=2, min_samples_leaf=2,
                      min_weight_leaf=0.0, min_impurity_decrease=0.0, max_features=max_features,
                      multiway=0, merit_code=crit.merit_code, builtin=crit.builtin_code, seed=7,
                      split_mode=mode)
-    t1, t2 = _both(Xb, np.full(d, 20), np.zeros(0, np.int64), sstats, np.ones(n),
+    t1, t2 = _both(Xb, np.full(d, 20), np.zeros(0, np.int64), sstats, wt,
                    np.arange(n, dtype=np.int64), bp, crit)
     _same(t1, t2)
 

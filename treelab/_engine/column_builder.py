@@ -51,6 +51,9 @@ one pass over its block rows, its drawn cuts are summed together
 (:func:`_draw_cut_table`).  The cuts are drawn in the batches the one-feature
 loop would draw before it could stop, so the draws, sums and trees are the
 same (tested against the histogram builder with and without the blocks).
+For classification with unit weights (no bootstrap, class or sample weights)
+the class is one more byte of the block row (2026-11-29): a partition moves
+the row's words alone, and a sum adds 1.0 for a row's weight (the same sums).
 """
 from __future__ import annotations
 
@@ -234,6 +237,20 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
         for q in range(nr):
             for s in range(S):
                 sl[nl + q, s] = tsl[q, s]
+    elif use_b and bk[11][1] >= 0:
+        # the class is a byte of the block row and every weight is 1: the row's
+        # words are all there is to move (adding 1.0 is adding its weight)
+        ycol = bk[11][1]
+        cst[:2] = 0.0
+        for p in range(start, end):
+            c = bl[p, f]
+            y = bl[p, ycol]
+            _move_row(b64, t64, p, nl, nr, nw)
+            go = code_goes_left(c, kb, miss_left, missing_bin)
+            cst[0, y] += 1.0 if go else 0.0
+            cst[1, y] += 0.0 if go else 1.0
+            nl += go
+            nr += 1 - go
     else:
         cst[:2] = 0.0
         # branch-free: every row is written to both sides and the side it does not
@@ -465,6 +482,9 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
     nm, fb, kbb, lb, mb, nlb = bk[4], bk[5], bk[6], bk[8], bk[9], bk[10]
     cutf, acc, cntf = bk[14], bk[15], bk[16]
     yl, sl, wl = tg[0], tg[1], tg[2]
+    # classification with the class in the block row and unit weights (grow_codes)
+    ycol = bk[11][1]
+    yb = task == TASK_CLASSIFICATION and ycol >= 0
     S = lb.shape[1]
     dp = bl.shape[1]
     lb[:nb] = 0.0
@@ -482,20 +502,25 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
         cntf[:] = 0
         if task == TASK_CLASSIFICATION:
             for p in range(start, end):
-                y = yl[p]
-                wi = wl[p]
+                y = bl[p, ycol] if yb else yl[p]
+                wi = 1.0 if yb else wl[p]
                 for f in range(dp):
                     go = bl[p, f] <= cutf[f]
                     acc[y, f] += wi if go else 0.0
                     cntf[f] += go
         else:
+            # unit weights (statistic 0 is 1.0 on every row): its lane is the count
+            s0 = 1 if bk[11][2] != 0 else 0
             for p in range(start, end):
-                for s in range(S):
+                for s in range(s0, S):
                     a = sl[p, s]
                     for f in range(dp):
                         acc[s, f] += a if bl[p, f] <= cutf[f] else 0.0
                 for f in range(dp):
                     cntf[f] += bl[p, f] <= cutf[f]
+            if s0 == 1:
+                for f in range(dp):
+                    acc[0, f] = float(cntf[f])      # a sum of ones: exact
         for k in range(nb):
             f = fb[k]
             for s in range(S):
@@ -507,8 +532,8 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
         # 0.0 leaves a sum as skipping the row does
         if task == TASK_CLASSIFICATION:
             for p in range(start, end):
-                y = yl[p]
-                wi = wl[p]
+                y = bl[p, ycol] if yb else yl[p]
+                wi = 1.0 if yb else wl[p]
                 for k in range(nb):
                     go = bl[p, fb[k]] <= kbb[k]
                     lb[k, y] += wi if go else 0.0
@@ -524,7 +549,13 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
     for p in range(start, end):
         for k in range(nb):
             c = bl[p, fb[k]]
-            if c == missing_bin:
+            if yb:
+                if c == missing_bin:
+                    mb[k, bl[p, ycol]] += 1.0
+                elif c <= kbb[k]:
+                    lb[k, bl[p, ycol]] += 1.0
+                    nlb[k] += 1
+            elif c == missing_bin:
                 _add_sample(mb[k], p, yl, sl, wl, task)
             elif c <= kbb[k]:
                 _add_sample(lb[k], p, yl, sl, wl, task)
@@ -924,25 +955,44 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     d = XT.shape[0]
     use_block = P.split_mode == SPLIT_RANDOM and d <= BLOCK_MAX_FEATURES
     nbk = n if use_block else 0
-    # a block row: the d codes padded to whole 8-byte words (moved as words; the
-    # padding codes are 0 and never read as a feature)
-    nw = (d + 7) // 8
+    # classification with unit weights (no bootstrap, no class or sample weights)
+    # and at most 256 classes: the class is kept as byte d of the block row, so a
+    # partition moves the row's words alone (block_flags[1] = d; -1: not so)
+    y_in_block = use_block and clf and S <= 256
+    for p in range(nc if y_in_block else 0):
+        if wl[p] != 1.0:
+            y_in_block = False
+            break
+    # a block row: the d codes (and the class) padded to whole 8-byte words
+    # (moved as words; the padding codes are 0 and never read as a feature)
+    nw = (d + (1 if y_in_block else 0) + 7) // 8
     b64 = np.zeros((nbk, nw), np.uint64)
     t64 = np.empty((nbk, nw), np.uint64)
     bl = b64.view(np.uint8)
     dp = 8 * nw
-    any_missing = np.zeros(1, np.int64)
+    # [0]: any missing code among the block's rows; [1]: the class's byte (or -1);
+    # [2]: regression whose statistic 0 (the weight) is 1.0 on every row
+    block_flags = np.zeros(3, np.int64)
+    block_flags[1] = d if y_in_block else -1
+    if use_block and not clf:
+        block_flags[2] = 1
+        for p in range(ns):
+            if sl[p, 0] != 1.0:
+                block_flags[2] = 0
+                break
     for p in range(nbk):
         i = ws.samples[p]
         for f in range(d):
             c = XT[f, i]
             bl[p, f] = c
             if c == D.missing_bin:
-                any_missing[0] = 1
+                block_flags[0] = 1
+        if y_in_block:
+            bl[p, d] = yl[p]
     bk = (bl, t64.view(np.uint8), np.empty(dp, np.uint8), np.empty(dp, np.uint8),
           np.zeros(dp, np.int64), np.empty(d, np.int64), np.empty(d, np.int64),
           np.empty(d, np.bool_), np.empty((d, S), np.float64), np.empty((d, S), np.float64),
-          np.empty(d, np.int64), any_missing, b64, t64, np.empty(dp, np.int64),
+          np.empty(d, np.int64), block_flags, b64, t64, np.empty(dp, np.int64),
           np.empty((S, dp), np.float64), np.empty(dp, np.int64),
           np.empty((d if use_block else 0, CUT_TABLE_BUCKETS), np.uint8),
           np.zeros(d, np.float64), np.zeros(d, np.float64))

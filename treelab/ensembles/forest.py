@@ -322,7 +322,10 @@ class _BaseForest(BaseEstimator):
             cw = "balanced"          # as scikit-learn: without bootstrap the sample is the data
             subsample_cw = False
         template = self._template(None if subsample_cw else cw)
-        announce(template)        # the single trees' kernels: one line if they must compile
+        # one line if the kernels about to run must compile: the column builder's
+        # (histogram forests on numeric features, see _column_codes) or the trees'
+        announce("forests" if (self.splitter == "hist" and self._use_column_builder
+                               and not np.any(enc.is_nominal)) else template)
         yc, sstats, w, n_stats, fitted = template._targets(y, n_all, sample_weight)
         w_total = float(w.sum())
         if not w_total > 0:
@@ -376,8 +379,6 @@ class _BaseForest(BaseEstimator):
         k = fitted.get("n_classes_", 1)
         targets = (yc, sstats, w)
         codes = _column_codes(data, bp) if self._use_column_builder else None
-        if codes is not None:
-            announce("forests")   # the column builder's kernel: one line if it must compile
         out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_grow_tree)(data, targets, bp, crit, tuple(seeds[i]), n_boot, mwfl,
                                 subsample_cw, k, self.oob_score is not False, template, codes)
