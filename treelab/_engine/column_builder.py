@@ -477,7 +477,8 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
     order, as :func:`_random_codes` sums them: the same values.  When the cuts
     cover an eighth of the block's columns or more (every feature of extra
     trees' regressor), every column is summed as a vector lane (its cut, or
-    none) and the drawn ones are read out."""
+    none) and the drawn ones are read out; with the class in the block row
+    (unit weights) the lanes are int32 counts per class (2026-11-29)."""
     bl = bk[0]
     nm, fb, kbb, lb, mb, nlb = bk[4], bk[5], bk[6], bk[8], bk[9], bk[10]
     cutf, acc, cntf = bk[14], bk[15], bk[16]
@@ -498,6 +499,27 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
         cutf[:] = -1                 # (no code is below: not summed)
         for k in range(nb):
             cutf[fb[k]] = kbb[k]
+        if yb:
+            # unit weights: a class's left sum is a count -- one int32 lane per
+            # column and class, the row's compare added to its class's lanes
+            # (no weight, no separate count: a column's count is the sum over
+            # the classes; sums of ones, so the same values as adding 1.0)
+            cut1, cacc = bk[20], bk[21]
+            for f in range(dp):
+                cut1[f] = cutf[f] + 1            # (0: no code is below)
+            cacc[:, :] = 0
+            for p in range(start, end):
+                row = cacc[bl[p, ycol]]
+                for f in range(dp):
+                    row[f] += bl[p, f] < cut1[f]
+            for k in range(nb):
+                f = fb[k]
+                nk = 0
+                for s in range(S):
+                    lb[k, s] = float(cacc[s, f])
+                    nk += cacc[s, f]
+                nlb[k] = nk
+            return
         acc[:, :] = 0.0
         cntf[:] = 0
         if task == TASK_CLASSIFICATION:
@@ -995,7 +1017,8 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
           np.empty(d, np.int64), block_flags, b64, t64, np.empty(dp, np.int64),
           np.empty((S, dp), np.float64), np.empty(dp, np.int64),
           np.empty((d if use_block else 0, CUT_TABLE_BUCKETS), np.uint8),
-          np.zeros(d, np.float64), np.zeros(d, np.float64))
+          np.zeros(d, np.float64), np.zeros(d, np.float64),
+          np.empty(dp, np.uint8), np.empty((S if y_in_block else 0, dp), np.int32))
     if use_block:
         _fill_cut_tables(D, d, bk[17], bk[18], bk[19])
     # a random split's gathered codes: the drawn feature's and the running best's
