@@ -68,19 +68,27 @@ def test_classification_trees_equal_the_histogram_builder(mode, max_features, cr
     _same(t1, t2)
 
 
-@pytest.mark.parametrize("d,max_features,msl,missing", [
-    (30, 5, 4, False),      # node blocks; draws that leave a child under min_samples_leaf
-    (30, 30, 1, True),      # node blocks, every feature (two-row nodes: first cut wins)
-    (24, 4, 1, True),       # whole words of codes: the class takes a word of its own
-    (24, 24, 2, False),
-    (80, 9, 1, True),       # wider than BLOCK_MAX_FEATURES: one column at a time
-    (80, 9, 3, False),
+@pytest.mark.parametrize("d,max_features,msl,missing,k", [
+    (30, 5, 4, False, 3),   # node blocks; draws that leave a child under min_samples_leaf
+    (30, 30, 1, True, 3),   # node blocks, every feature (two-row nodes: first cut wins)
+    (24, 4, 1, True, 3),    # whole words of codes: the class takes a word of its own
+    (24, 24, 2, False, 3),
+    (30, 5, 1, False, 7),   # more than four classes: int32 lanes (fewer: packed counts)
+    (24, 24, 1, False, 6),
+    (20, 4, 1, False, 2),   # rows of three words (the benchmark's 20 features)
+    (20, 4, 2, True, 4),
+    (12, 3, 1, False, 5),   # two words
+    (5, 2, 1, True, 3),     # one word
+    (5, 5, 1, False, 2),
+    (40, 6, 1, False, 3),   # six words: the generic row move
+    (80, 9, 1, True, 3),    # wider than BLOCK_MAX_FEATURES: one column at a time
+    (80, 9, 3, False, 3),
 ])
 def test_extra_trees_equal_the_histogram_builder_with_and_without_node_blocks(d, max_features,
-                                                                           msl, missing):
+                                                                           msl, missing, k):
     from treelab._engine.column_builder import BLOCK_MAX_FEATURES
-    assert (d <= BLOCK_MAX_FEATURES) == (d in (24, 30))
-    n, k = 600, 3
+    assert (d <= BLOCK_MAX_FEATURES) == (d != 80)
+    n = 600
     Xb = _codes(n, d, 30, 4, missing)
     rng = np.random.RandomState(5)
     y = ((Xb[:, 1] % 5) + (Xb[:, 2] % 3) + rng.randint(0, 3, n)) % k
@@ -93,6 +101,24 @@ def test_extra_trees_equal_the_histogram_builder_with_and_without_node_blocks(d,
     t1, t2 = _both(Xb, np.full(d, 30), y.astype(np.int64), np.zeros((0, k)), np.ones(n),
                    np.arange(n, dtype=np.int64), bp, crit)
     _same(t1, t2)
+
+
+def test_extra_trees_on_a_node_of_more_than_65535_rows():
+    # a cut's class counts are packed 16 bits a class and taken out every
+    # 65,535 rows: a root of 140,000 rows (one class holding most of them)
+    n, d, k = 140_000, 5, 3
+    Xb = _codes(n, d, 30, 8, False)
+    rng = np.random.RandomState(9)
+    y = np.where(rng.rand(n) < 0.9, 0, 1 + (Xb[:, 1] % 2)).astype(np.int64)
+    crit = get_criterion("gini", "classification")
+    bp = make_params(TASK_CLASSIFICATION, k, max_depth=3, min_samples_split=2,
+                     min_samples_leaf=1, min_weight_leaf=0.0, min_impurity_decrease=0.0,
+                     max_features=2, multiway=0, merit_code=crit.merit_code,
+                     builtin=crit.builtin_code, seed=3, split_mode=SPLIT_RANDOM)
+    t1, t2 = _both(Xb, np.full(d, 30), y, np.zeros((0, k)), np.ones(n),
+                   np.arange(n, dtype=np.int64), bp, crit)
+    _same(t1, t2)
+    assert t2.value[0, 0] > 65535 and t2.value[1].sum() + t2.value[2].sum() == n
 
 
 @pytest.mark.parametrize("mode,max_features,weighted,missing", [

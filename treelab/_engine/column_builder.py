@@ -45,15 +45,17 @@ keeps its values and order, so the trees are unchanged.
 
 Node blocks (extra trees on at most ``BLOCK_MAX_FEATURES`` features,
 2026-11-27): every row's codes of all features, padded to 8-byte words, are
-kept by position too and moved with the row; a node's code ranges come from
-one pass over its block rows, its drawn cuts are summed together
+kept by position too and moved with the row; a node's drawn cuts are summed together
 (:func:`_block_sums`) and drawn through a bucket table
 (:func:`_draw_cut_table`).  The cuts are drawn in the batches the one-feature
 loop would draw before it could stop, so the draws, sums and trees are the
 same (tested against the histogram builder with and without the blocks).
 For classification with unit weights (no bootstrap, class or sample weights)
 the class is one more byte of the block row (2026-11-29): a partition moves
-the row's words alone, and a sum adds 1.0 for a row's weight (the same sums).
+the row's words alone (the children's class counts are the chosen cut's),
+and a cut's class counts are integers (packed in one register for up to four
+classes): the same sums.  A drawn feature's code range is one pass down its
+block column.
 """
 from __future__ import annotations
 
@@ -165,7 +167,8 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
     partitioning: the same values bit for bit.  Sets ``child_n`` /
     ``child_start``; returns 2, or 0 when a child would be empty.  With the
     node blocks (``bk``, :func:`grow_codes`) the codes are ``bl[p, f]`` and every
-    row's codes move with it."""
+    row's codes move with it; with the class in the block row nothing is summed
+    (``cst`` is left to the caller: the chosen cut's class counts)."""
     yl, sl, wl, tyl, tsl, twl = tg[0], tg[1], tg[2], tg[3], tg[4], tg[5]
     bl, b64, t64 = bk[0], bk[12], bk[13]
     use_b = bl.shape[0] > 0
@@ -239,16 +242,12 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
                 sl[nl + q, s] = tsl[q, s]
     elif use_b and bk[11][1] >= 0:
         # the class is a byte of the block row and every weight is 1: the row's
-        # words are all there is to move (adding 1.0 is adding its weight)
-        ycol = bk[11][1]
-        cst[:2] = 0.0
+        # words are all there is to move; the children's class counts are the
+        # chosen cut's sums (the caller, _grow_nodes: counts, so the same values)
         for p in range(start, end):
             c = bl[p, f]
-            y = bl[p, ycol]
             _move_row(b64, t64, p, nl, nr, nw)
             go = code_goes_left(c, kb, miss_left, missing_bin)
-            cst[0, y] += 1.0 if go else 0.0
-            cst[1, y] += 0.0 if go else 1.0
             nl += go
             nr += 1 - go
     else:
@@ -434,38 +433,74 @@ def _move_row(b64, t64, p, nl, nr, nw):
     """A stable two-way partition's step for the node blocks: row ``p``'s codes
     (``nw`` 8-byte words) to the left end ``nl`` and to the right buffer's
     ``nr`` (branch-free: the side the row does not go to is overwritten later,
-    as its targets)."""
-    for q in range(nw):
-        c = b64[p, q]
-        b64[nl, q] = c
-        t64[nr, q] = c
+    as its targets).  Rows of one to four words are moved as named words (the
+    branch is the same for every row): the generic loop is vectorised behind
+    run-time overlap checks that cost more than a row of three words."""
+    if nw == 3:
+        c0 = b64[p, 0]
+        c1 = b64[p, 1]
+        c2 = b64[p, 2]
+        b64[nl, 0] = c0
+        b64[nl, 1] = c1
+        b64[nl, 2] = c2
+        t64[nr, 0] = c0
+        t64[nr, 1] = c1
+        t64[nr, 2] = c2
+    elif nw == 2:
+        c0 = b64[p, 0]
+        c1 = b64[p, 1]
+        b64[nl, 0] = c0
+        b64[nl, 1] = c1
+        t64[nr, 0] = c0
+        t64[nr, 1] = c1
+    elif nw == 1:
+        c0 = b64[p, 0]
+        b64[nl, 0] = c0
+        t64[nr, 0] = c0
+    elif nw == 4:
+        c0 = b64[p, 0]
+        c1 = b64[p, 1]
+        c2 = b64[p, 2]
+        c3 = b64[p, 3]
+        b64[nl, 0] = c0
+        b64[nl, 1] = c1
+        b64[nl, 2] = c2
+        b64[nl, 3] = c3
+        t64[nr, 0] = c0
+        t64[nr, 1] = c1
+        t64[nr, 2] = c2
+        t64[nr, 3] = c3
+    else:
+        for q in range(nw):
+            c = b64[p, q]
+            b64[nl, q] = c
+            t64[nr, q] = c
 
 
 @njit(**_INLINE)
-def _block_ranges(bl, start, end, missing_bin, any_missing, lo, hi, nm):
-    """Per feature, over the node's block rows ``bl[start:end]``: the lowest and
-    highest non-missing code (``lo`` / ``hi``) and the number of missing ones
-    (``nm``) -- one contiguous pass for all features (:func:`_code_range` of
-    every column at once)."""
-    d = bl.shape[1]
-    lo[:] = 255
-    hi[:] = 0
-    nm[:] = 0
+def _block_range(bl, f, start, end, missing_bin, any_missing):
+    """(lowest, highest) non-missing code of feature ``f`` over the node's block
+    rows ``bl[start:end]`` and the number of missing ones (255 / 0 / 0 when every
+    code is missing) -- computed for a feature when it is drawn: one strided pass
+    with the extremes in registers (an all-features pass kept them in memory
+    through every row and cost 2-3x more)."""
+    lo = np.uint8(255)
+    hi = np.uint8(0)
+    n_miss = 0
     if not any_missing:
         for p in range(start, end):
-            for f in range(d):
-                c = bl[p, f]
-                lo[f] = min(lo[f], c)
-                hi[f] = max(hi[f], c)
-        return
-    for p in range(start, end):
-        for f in range(d):
             c = bl[p, f]
-            if c == missing_bin:
-                nm[f] += 1
-            else:
-                lo[f] = min(lo[f], c)
-                hi[f] = max(hi[f], c)
+            lo = min(lo, c)
+            hi = max(hi, c)
+        return lo, hi, n_miss
+    for p in range(start, end):
+        c = bl[p, f]
+        if c == missing_bin:
+            n_miss += 1
+        else:
+            lo = min(lo, c)
+            hi = max(hi, c)
+    return lo, hi, n_miss
 
 
 @njit(**_INLINE)
@@ -495,12 +530,44 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
     for k in range(nb):
         if nm[fb[k]] > 0:
             any_miss = True
+    if yb and not any_miss and S <= 4:
+        # the class in the block row, unit weights, at most four classes: per cut,
+        # one pass down its column with the left rows' class counts packed in
+        # one register (16 bits a class, taken out every 65,535 rows); sums of
+        # ones, so the same values as adding 1.0
+        for k in range(nb):
+            f = fb[k]
+            kb = kbb[k]
+            n0 = 0
+            n1 = 0
+            n2 = 0
+            n3 = 0
+            p = start
+            while p < end:
+                q = min(end, p + 65535)
+                packed = np.uint64(0)
+                for r in range(p, q):
+                    packed += np.uint64(bl[r, f] <= kb) << np.uint64(16 * bl[r, ycol])
+                n0 += np.int64(packed & np.uint64(0xFFFF))
+                n1 += np.int64((packed >> np.uint64(16)) & np.uint64(0xFFFF))
+                n2 += np.int64((packed >> np.uint64(32)) & np.uint64(0xFFFF))
+                n3 += np.int64(packed >> np.uint64(48))
+                p = q
+            lb[k, 0] = float(n0)
+            if S > 1:
+                lb[k, 1] = float(n1)
+            if S > 2:
+                lb[k, 2] = float(n2)
+            if S > 3:
+                lb[k, 3] = float(n3)
+            nlb[k] = n0 + n1 + n2 + n3
+        return
     if not any_miss and 8 * nb >= dp:
         cutf[:] = -1                 # (no code is below: not summed)
         for k in range(nb):
             cutf[fb[k]] = kbb[k]
         if yb:
-            # unit weights: a class's left sum is a count -- one int32 lane per
+            # (more than four classes) a class's left sum is a count -- one int32 lane per
             # column and class, the row's compare added to its class's lanes
             # (no weight, no separate count: a column's count is the sum over
             # the classes; sums of ones, so the same values as adding 1.0)
@@ -680,8 +747,8 @@ def _visits_done(max_features, d, n_visited, found_any, status, n_node):
 @njit(**_INLINE)
 def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, merit_fn):
     """:func:`_find_split`'s random-split loop on the node blocks: the same feature
-    draws, cut draws and choice, with the code ranges of all features from one
-    pass (:func:`_block_ranges`) and the drawn cuts summed together
+    draws, cut draws and choice, with a drawn feature's code range from its
+    block column (:func:`_block_range`) and the drawn cuts summed together
     (:func:`_block_sums`).  A batch holds the cuts the loop would draw before it
     could stop: ``max_features`` less those visited (all features when every
     feature is examined; one at a time in a two-row node, where the first
@@ -694,7 +761,7 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
     features = ws.features
     max_features = P.max_features
     n_node = end - start
-    _block_ranges(bl, start, end, D.missing_bin, bk[11][0] != 0, lo, hi, nm)
+    any_missing = bk[11][0] != 0
     n_visited = 0
     found_any = False
     best_f = -1
@@ -709,7 +776,10 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
         while j < d and nb < want:
             f = _next_feature(features, j, d, max_features)
             j += 1
-            n_miss = nm[f]
+            clo, chi, n_miss = _block_range(bl, f, start, end, D.missing_bin, any_missing)
+            lo[f] = clo
+            hi[f] = chi
+            nm[f] = n_miss
             if n_miss == n_node:
                 continue                 # constant here: not counted (status -1)
             flo = np.int64(lo[f])
@@ -749,8 +819,14 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
             n_visited += 1
             if status == 1:
                 found_any = True
-                best_val, best_f, _ = _record_candidate(ws, f, score, thr, mslot, key,
-                                                        best_val, best_f)
+                best_val, best_f, new_best = _record_candidate(ws, f, score, thr, mslot,
+                                                               key, best_val, best_f)
+                if new_best:
+                    # its children's sums (the partition of a classifier with the
+                    # class in the block row does not sum them again)
+                    for s in range(lb.shape[1]):
+                        bk[22][s] = lb[k, s]
+                        bk[23][s] = mb[k, s]
             if _visits_done(max_features, d, n_visited, found_any, status, n_node):
                 stop = True
                 break
@@ -918,6 +994,16 @@ def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, 
             continue
         if fused:
             ws.feat_mslot[f] = 0 if ws.child_n[0] >= ws.child_n[1] else 1
+        if use_block and bk[11][1] >= 0:
+            # the class in the block row (unit weights): the left child holds the
+            # cut's left rows and, when they go left, its missing ones; class
+            # counts, so the right child's are exact differences
+            ml = ws.feat_mslot[f] == 0
+            pv = t.value[node]
+            for s in range(ws.cstats.shape[1]):
+                a = bk[22][s] + (bk[23][s] if ml else 0.0)
+                ws.cstats[0, s] = a
+                ws.cstats[1, s] = pv[s] - a
         improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
         if not split_ok(P, improvement):
             continue
@@ -1018,7 +1104,8 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
           np.empty((S, dp), np.float64), np.empty(dp, np.int64),
           np.empty((d if use_block else 0, CUT_TABLE_BUCKETS), np.uint8),
           np.zeros(d, np.float64), np.zeros(d, np.float64),
-          np.empty(dp, np.uint8), np.empty((S if y_in_block else 0, dp), np.int32))
+          np.empty(dp, np.uint8), np.empty((S if y_in_block else 0, dp), np.int32),
+          np.zeros(S, np.float64), np.zeros(S, np.float64))
     if use_block:
         _fill_cut_tables(D, d, bk[17], bk[18], bk[19])
     # a random split's gathered codes: the drawn feature's and the running best's
