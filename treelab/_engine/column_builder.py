@@ -482,8 +482,8 @@ def _block_range(bl, f, start, end, missing_bin, any_missing):
     """(lowest, highest) non-missing code of feature ``f`` over the node's block
     rows ``bl[start:end]`` and the number of missing ones (255 / 0 / 0 when every
     code is missing) -- computed for a feature when it is drawn: one strided pass
-    with the extremes in registers (an all-features pass kept them in memory
-    through every row and cost 2-3x more)."""
+    with the extremes in registers (about a third of :func:`_block_ranges`'s
+    pass over all columns, which keeps them in memory through every row)."""
     lo = np.uint8(255)
     hi = np.uint8(0)
     n_miss = 0
@@ -501,6 +501,34 @@ def _block_range(bl, f, start, end, missing_bin, any_missing):
             lo = min(lo, c)
             hi = max(hi, c)
     return lo, hi, n_miss
+
+
+@njit(**_INLINE)
+def _block_ranges(bl, start, end, missing_bin, any_missing, lo, hi, nm):
+    """Per feature, over the node's block rows ``bl[start:end]``: the lowest and
+    highest non-missing code (``lo`` / ``hi``) and the number of missing ones
+    (``nm``) -- one contiguous pass for all features (:func:`_code_range` of
+    every column at once; nodes drawing a third of the block's columns or more,
+    such as extra trees' regressors drawing every feature)."""
+    d = bl.shape[1]
+    lo[:] = 255
+    hi[:] = 0
+    nm[:] = 0
+    if not any_missing:
+        for p in range(start, end):
+            for f in range(d):
+                c = bl[p, f]
+                lo[f] = min(lo[f], c)
+                hi[f] = max(hi[f], c)
+        return
+    for p in range(start, end):
+        for f in range(d):
+            c = bl[p, f]
+            if c == missing_bin:
+                nm[f] += 1
+            else:
+                lo[f] = min(lo[f], c)
+                hi[f] = max(hi[f], c)
 
 
 @njit(**_INLINE)
@@ -748,7 +776,9 @@ def _visits_done(max_features, d, n_visited, found_any, status, n_node):
 def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, merit_fn):
     """:func:`_find_split`'s random-split loop on the node blocks: the same feature
     draws, cut draws and choice, with a drawn feature's code range from its
-    block column (:func:`_block_range`) and the drawn cuts summed together
+    block column (:func:`_block_range`; all columns' in one pass,
+    :func:`_block_ranges`, when a third of them or more are drawn) and the drawn
+    cuts summed together
     (:func:`_block_sums`).  A batch holds the cuts the loop would draw before it
     could stop: ``max_features`` less those visited (all features when every
     feature is examined; one at a time in a two-row node, where the first
@@ -762,6 +792,10 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
     max_features = P.max_features
     n_node = end - start
     any_missing = bk[11][0] != 0
+    # few drawn features: each one's range when it is drawn; else all at once
+    all_ranges = 3 * max_features >= bl.shape[1]
+    if all_ranges:
+        _block_ranges(bl, start, end, D.missing_bin, any_missing, lo, hi, nm)
     n_visited = 0
     found_any = False
     best_f = -1
@@ -776,10 +810,12 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
         while j < d and nb < want:
             f = _next_feature(features, j, d, max_features)
             j += 1
-            clo, chi, n_miss = _block_range(bl, f, start, end, D.missing_bin, any_missing)
-            lo[f] = clo
-            hi[f] = chi
-            nm[f] = n_miss
+            if not all_ranges:
+                clo, chi, n_miss = _block_range(bl, f, start, end, D.missing_bin, any_missing)
+                lo[f] = clo
+                hi[f] = chi
+                nm[f] = n_miss
+            n_miss = nm[f]
             if n_miss == n_node:
                 continue                 # constant here: not counted (status -1)
             flo = np.int64(lo[f])
