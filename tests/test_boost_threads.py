@@ -217,6 +217,40 @@ def _walk(t, root, x):
     return node
 
 
+def test_walk_records_reach_the_walked_leaves():
+    # numeric trees with missing values sent both ways: the 16-byte records of
+    # pack_walk (feature, missing bit, first child; threshold) walk to the leaves
+    # of the slow reference, and a forest that keeps them sums as one that packs
+    from treelab._engine.tree import forest_sum_walk, forest_sum_walk_serial, pack_walk
+    rng = np.random.default_rng(11)
+    n = 4000
+    X = rng.normal(size=(n, 4))
+    X[rng.random((n, 4)) < 0.15] = np.nan
+    y = ((np.nan_to_num(X[:, 0], nan=0.7) > 0) ^ (np.nan_to_num(X[:, 1], nan=-0.3) > 0.2))
+    ms = [DecisionTreeClassifier(max_depth=dp, random_state=s).fit(X, y.astype(int))
+          for s, dp in enumerate([2, 6, None])]
+    forest, roots = concat_trees([m.tree_.arrays for m in ms])
+    ok, rec = pack_walk(forest)
+    assert ok and rec.shape == (forest.sizes[0], 2)
+    kinds = forest.kind[:forest.sizes[0]]
+    missing_right = (kinds == 1) & (forest.missing_child[:forest.sizes[0]] == 1)
+    assert missing_right.any() and ((kinds == 1) & ~missing_right).any()
+    Xf = np.ascontiguousarray(ms[0]._encode(X))
+    leaves = np.array([[_walk(forest, r, x) for r in roots] for x in Xf[:400]])
+    wts = np.array([0.5, 0.25, 2.0])
+    ref = sum(wts[j] * forest.value[leaves[:, j]] for j in range(3))
+    got = forest_sum_walk_serial(rec, forest.value, roots, wts, Xf)
+    np.testing.assert_allclose(got[:400], ref, rtol=1e-15, atol=1e-12)
+    np.testing.assert_array_equal(got, forest_sum_serial(forest, roots, wts, Xf))
+    for n_chunks in (1, 3, 100):
+        np.testing.assert_array_equal(forest_sum_walk(rec, forest.value, roots, wts, Xf,
+                                                      n_chunks), got)
+    # a nominal node: no records (the general walk)
+    df = pd.DataFrame({"a": pd.Categorical(rng.integers(0, 3, n)), "b": X[:, 0]})
+    t = DecisionTreeClassifier(max_depth=3).fit(df, (df["a"].cat.codes == 1).astype(int))
+    assert not pack_walk(concat_trees([t.tree_.arrays])[0])[0]
+
+
 def test_packed_traversal_reaches_the_walked_leaves():
     rng = np.random.default_rng(7)
     n = 6000

@@ -408,6 +408,27 @@ def test_pickle_round_trip(cls):
     np.testing.assert_array_equal(m2.apply(X), m.apply(X))
 
 
+def test_kept_walk_records_predict_as_packing_per_call():
+    # fit packs the walking records once (not pickled: rebuilt on loading); the
+    # same predictions as the per-call packing of forest_sum
+    from treelab._engine.tree import forest_sum
+    X, y = numeric(17, n=2500)
+    X[::7, 1] = np.nan
+    for m in (RandomForestClassifier(12, random_state=0, n_jobs=2).fit(X, y),
+              ExtraTreesRegressor(6, random_state=0, n_jobs=2).fit(X, y * 2.0)):
+        assert m._walk[0] is m._forest and m._walk[1][0]
+        T = m._roots.shape[0]
+        ref = forest_sum(m._forest, m._roots, np.ones(T), m._encode(X)) / T
+        np.testing.assert_array_equal(m._mean_value(X), ref)
+        state = m.__getstate__()
+        assert "_walk" not in state and "_forest" in state
+        m2 = pickle.loads(pickle.dumps(m))
+        assert m2._walk[0] is m2._forest
+        np.testing.assert_array_equal(m2._mean_value(X), ref)
+        del m2.__dict__["_walk"]                   # (a forest without them packs per call)
+        np.testing.assert_array_equal(m2._mean_value(X), ref)
+
+
 def test_predict_threads_equal_serial():
     X, y = numeric(13, n=3000)
     m = RandomForestClassifier(20, random_state=0, n_jobs=2).fit(X, y)

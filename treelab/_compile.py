@@ -58,7 +58,7 @@ FAMILIES = {
         label="histogram-forest kernels (forests with splitter=\"hist\", cascades)",
         seconds=220,
         kernels=[("_engine/column_builder.py", "grow_codes"),
-                 ("_engine/tree.py", "forest_sum")]),
+                 ("_engine/tree.py", "forest_sum"), ("_engine/tree.py", "forest_sum_walk")]),
     "hoeffding": dict(
         label="Hoeffding tree kernels", seconds=45,
         kernels=[("_engine/hoeffding.py", "_learn_py"),

@@ -38,7 +38,8 @@ __all__ = [
     "new_tree", "ensure_capacity", "add_children", "trim", "apply", "apply_serial",
     "predict_value", "predict_value_serial", "PARALLEL_MIN_ROWS", "decision_path", "node_depths_ok", "extract_subtree", "n_leaves",
     "max_depth", "forest_raw", "forest_raw_serial", "forest_predict", "pack_raw", "concat_trees",
-    "forest_sum", "forest_sum_serial", "forest_apply", "pack_forest", "pack_binary", "forest_oob_sum", "forest_decision_path",
+    "forest_sum", "forest_sum_serial", "forest_sum_walk", "forest_sum_walk_serial", "pack_walk",
+    "forest_apply", "pack_forest", "pack_binary", "forest_oob_sum", "forest_decision_path",
 ]
 
 LEAF = 0
@@ -766,7 +767,7 @@ def _forest_sum_block(t, nodes, thr, roots, root_weight, X, lo, hi, out):
 
 @njit(cache=True, nogil=True)
 def pack_binary(t):
-    """The forest for :func:`_forest_sum_interleaved`, or ``ok = False`` when a
+    """The node arrays :func:`_pack_lockstep` builds on, or ``ok = False`` when a
     node is nominal (those forests take :func:`pack_forest`'s walk).  Per node:
     ``feat`` / ``left`` (first child) / ``miss`` (the node a NaN goes to) as
     int32 and ``thr``; a leaf points to itself with ``thr`` = +inf, so a row
@@ -794,21 +795,51 @@ def pack_binary(t):
     return True, feat, left, miss, thr
 
 
-#: rows walked down one tree together by :func:`_forest_sum_interleaved`
+@njit(cache=True, nogil=True)
+def pack_walk(t):
+    """The forest for :func:`_forest_sum_records`, or ``ok = False`` when a node is
+    not a binary numeric split (nominal nodes: :func:`pack_forest`'s walk).  One
+    16-byte record per node: ``rec[i, 0]`` = the feature (low 30 bits), bit 30
+    set when a missing value goes to the second child, the first child in the
+    high 32 bits; ``rec[i, 1]`` = the threshold's bits (``rec.view(float64)``).
+    A leaf points to itself with threshold +inf, so a row that reached it stays
+    there.  A step reads one record (one cache line) where the five node arrays
+    or separate packed ones cost a line each: the walk of a large forest is
+    bound by those loads."""
+    n = t.sizes[0]
+    rec = np.empty((n, 2), np.int64)
+    thr = rec.view(np.float64)
+    for i in range(n):
+        k = t.kind[i]
+        if k == LEAF:
+            rec[i, 0] = np.int64(i) << 32
+            thr[i, 1] = np.inf
+        elif k == NUMERIC and t.feature[i] <= _FEAT_MASK and 0 <= t.missing_child[i] <= 1:
+            rec[i, 0] = (np.int64(t.feature[i]) | (np.int64(t.missing_child[i]) << _FEAT_BITS)
+                         | (np.int64(t.first_child[i]) << 32))
+            thr[i, 1] = t.threshold[i]
+        else:
+            return False, rec[:0]
+    return True, rec
+
+
+#: rows walked down one tree together by :func:`_forest_sum_records`
 _GROUP = 16
 
 
 @njit(cache=True, inline="always", nogil=True)
-def _forest_sum_interleaved(feat, left, miss, thr, value, roots, root_weight, X, lo, hi, out):
-    """:func:`_forest_sum_block` on :func:`pack_binary`'s layout: the rows
+def _forest_sum_records(rec, value, roots, root_weight, X, lo, hi, out):
+    """:func:`_forest_sum_block` on :func:`pack_walk`'s records: the rows
     ``lo .. hi - 1`` walk each tree in turn (the tree stays in cache, as
     scikit-learn), :data:`_GROUP` rows at a time advancing one level per step
     until none moves (a leaf points to itself), so the group's independent
     loads overlap instead of one row's chain of dependent loads.  Branch-free
-    step: child ``left + (x > thr)``, NaN to ``miss``.  Same leaves (``x > thr``
-    is ``not x <= thr`` for a number) and the same sums in tree order."""
+    step: child ``first + (x > thr)``, NaN to the missing child.  Same leaves
+    (``x > thr`` is ``not x <= thr`` for a number) and the same sums in tree
+    order."""
     K = value.shape[1]
-    cur = np.empty(_GROUP, np.int32)
+    thr = rec.view(np.float64)
+    cur = np.empty(_GROUP, np.int64)
     for j in range(roots.shape[0]):
         r = roots[j]
         wj = root_weight[j]
@@ -821,15 +852,40 @@ def _forest_sum_interleaved(feat, left, miss, thr, value, roots, root_weight, X,
                 moved = 0
                 for q in range(m):
                     node = cur[q]
-                    v = X[b0 + q, feat[node]]
-                    nxt = left[node] + np.int32(v > thr[node])
+                    w = rec[node, 0]
+                    first = w >> 32
+                    v = X[b0 + q, w & _FEAT_MASK]
+                    nxt = first + np.int64(v > thr[node, 1])
                     if v != v:
-                        nxt = miss[node]
+                        nxt = first + ((w >> _FEAT_BITS) & 1)
                     moved |= nxt ^ node
                     cur[q] = nxt
             for q in range(m):
                 for k in range(K):
                     out[b0 + q, k] += wj * value[cur[q], k]
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def forest_sum_walk(rec, value, roots, root_weight, X, n_chunks=0):
+    """:func:`forest_sum` on a forest's :func:`pack_walk` records (``value``: its
+    leaf values), for a forest that keeps them (packed once when it is fitted)."""
+    n = X.shape[0]
+    out = np.zeros((n, value.shape[1]), np.float64)
+    nc = n_chunks if n_chunks > 0 else 16
+    size = max(_ROW_BLOCK, (n + nc - 1) // nc)
+    nb = (n + size - 1) // size
+    for b in prange(nb):
+        lo = b * size
+        _forest_sum_records(rec, value, roots, root_weight, X, lo, min(n, lo + size), out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def forest_sum_walk_serial(rec, value, roots, root_weight, X):
+    """:func:`forest_sum_walk` without threads."""
+    out = np.zeros((X.shape[0], value.shape[1]), np.float64)
+    _forest_sum_records(rec, value, roots, root_weight, X, 0, X.shape[0], out)
+    return out
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -842,20 +898,21 @@ def forest_sum(t, roots, root_weight, X, n_chunks=0):
     tree by tree, as scikit-learn: a fully grown tree (tens of thousands of
     nodes) stays in cache while the chunk's rows walk it, where 64-row blocks
     fetched every tree again for every block (twice the CPU time on deep
-    forests).  Numeric forests walk in groups of rows
-    (:func:`_forest_sum_interleaved`), others on :func:`pack_forest`'s layout.
-    The same sums whatever the chunks."""
+    forests).  Numeric forests walk in groups of rows on records packed here
+    (:func:`pack_walk`, :func:`_forest_sum_records`; a forest predicting often
+    keeps them: :func:`forest_sum_walk`), others on :func:`pack_forest`'s
+    layout.  The same sums whatever the chunks."""
     n = X.shape[0]
     out = np.zeros((n, t.value.shape[1]), np.float64)
     nc = n_chunks if n_chunks > 0 else 16
     size = max(_ROW_BLOCK, (n + nc - 1) // nc)
     nb = (n + size - 1) // size
-    ok, feat, left, miss, bthr = pack_binary(t)
+    ok, rec = pack_walk(t)
     if ok:
         for b in prange(nb):
             lo = b * size
-            _forest_sum_interleaved(feat, left, miss, bthr, t.value, roots, root_weight, X, lo,
-                                    min(n, lo + size), out)
+            _forest_sum_records(rec, t.value, roots, root_weight, X, lo, min(n, lo + size),
+                                out)
         return out
     nodes, thr = pack_forest(t)
     for b in prange(nb):
@@ -869,10 +926,9 @@ def forest_sum_serial(t, roots, root_weight, X):
     """:func:`forest_sum` without threads."""
     n = X.shape[0]
     out = np.zeros((n, t.value.shape[1]), np.float64)
-    ok, feat, left, miss, bthr = pack_binary(t)
+    ok, rec = pack_walk(t)
     if ok:
-        _forest_sum_interleaved(feat, left, miss, bthr, t.value, roots, root_weight, X, 0, n,
-                                out)
+        _forest_sum_records(rec, t.value, roots, root_weight, X, 0, n, out)
         return out
     nodes, thr = pack_forest(t)
     _forest_sum_block(t, nodes, thr, roots, root_weight, X, 0, n, out)
