@@ -59,6 +59,8 @@ block column.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import types
 
@@ -86,6 +88,21 @@ __all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
 BLOCK_MAX_FEATURES = 64
 #: buckets of a feature's table for drawing extra-trees cuts (:func:`_draw_cut_table`)
 CUT_TABLE_BUCKETS = 4096
+
+#: the node blocks' arrays (:func:`grow_codes`; empty when the blocks are not used)
+NodeBlocks = namedtuple("NodeBlocks", [
+    "rows",              # (n, dp) uint8: every row's codes (and class byte), by position
+    "lo", "hi",          # (dp,) uint8: a feature's lowest / highest non-missing code here
+    "n_missing",         # (dp,) int64: its missing codes here
+    "cut_feature", "cut_code", "cut_only_missing",   # a batch of drawn cuts (d,)
+    "left_sums", "missing_sums", "n_left",           # their sums (d, S) / left rows (d,)
+    "flags",             # [any missing code, the class's byte or -1, unit regression weights]
+    "words", "buffer",   # (n, nw) uint64: the rows as words; a partition's right side
+    "lane_cut", "lane_sums", "lane_count",           # all-columns lane sums (_block_sums)
+    "cut_table", "cut_table_v0", "cut_table_scale",  # per-feature cut tables
+    "lane_cut1", "lane_counts",                      # int32 class-count lanes
+    "best_left", "best_missing",                     # the best cut's sums (the partition's)
+])
 
 _INLINE = dict(cache=True, nogil=True, inline="always")
 _add_children_i = njit(**_INLINE)(add_children.py_func)
@@ -170,7 +187,7 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
     row's codes move with it; with the class in the block row nothing is summed
     (``cst`` is left to the caller: the chosen cut's class counts)."""
     yl, sl, wl, tyl, tsl, twl = tg[0], tg[1], tg[2], tg[3], tg[4], tg[5]
-    bl, b64, t64 = bk[0], bk[12], bk[13]
+    bl, b64, t64 = bk.rows, bk.words, bk.buffer
     use_b = bl.shape[0] > 0
     nw = b64.shape[1]
     use_g = gathered.shape[0] > 0
@@ -240,7 +257,7 @@ def _split_codes(col, gathered, samples, tmp, start, end, key, miss_left, missin
         for q in range(nr):
             for s in range(S):
                 sl[nl + q, s] = tsl[q, s]
-    elif use_b and bk[11][1] >= 0:
+    elif use_b and bk.flags[1] >= 0:
         # the class is a byte of the block row and every weight is 1: the row's
         # words are all there is to move; the children's class counts are the
         # chosen cut's sums (the caller, _grow_nodes: counts, so the same values)
@@ -542,12 +559,13 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
     trees' regressor), every column is summed as a vector lane (its cut, or
     none) and the drawn ones are read out; with the class in the block row
     (unit weights) the lanes are int32 counts per class (2026-11-29)."""
-    bl = bk[0]
-    nm, fb, kbb, lb, mb, nlb = bk[4], bk[5], bk[6], bk[8], bk[9], bk[10]
-    cutf, acc, cntf = bk[14], bk[15], bk[16]
+    bl = bk.rows
+    nm, fb, kbb = bk.n_missing, bk.cut_feature, bk.cut_code
+    lb, mb, nlb = bk.left_sums, bk.missing_sums, bk.n_left
+    cutf, acc, cntf = bk.lane_cut, bk.lane_sums, bk.lane_count
     yl, sl, wl = tg[0], tg[1], tg[2]
     # classification with the class in the block row and unit weights (grow_codes)
-    ycol = bk[11][1]
+    ycol = bk.flags[1]
     yb = task == TASK_CLASSIFICATION and ycol >= 0
     S = lb.shape[1]
     dp = bl.shape[1]
@@ -599,7 +617,7 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
             # column and class, the row's compare added to its class's lanes
             # (no weight, no separate count: a column's count is the sum over
             # the classes; sums of ones, so the same values as adding 1.0)
-            cut1, cacc = bk[20], bk[21]
+            cut1, cacc = bk.lane_cut1, bk.lane_counts
             for f in range(dp):
                 cut1[f] = cutf[f] + 1            # (0: no code is below)
             cacc[:, :] = 0
@@ -627,7 +645,7 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
                     cntf[f] += go
         else:
             # unit weights (statistic 0 is 1.0 on every row): its lane is the count
-            s0 = 1 if bk[11][2] != 0 else 0
+            s0 = 1 if bk.flags[2] != 0 else 0
             for p in range(start, end):
                 for s in range(s0, S):
                     a = sl[p, s]
@@ -783,15 +801,16 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
     could stop: ``max_features`` less those visited (all features when every
     feature is examined; one at a time in a two-row node, where the first
     admissible cut ends the loop), so the random draws are the same."""
-    bl = bk[0]
-    lo, hi, nm, fb, kbb, omb, lb, mb, nlb = (bk[2], bk[3], bk[4], bk[5], bk[6], bk[7], bk[8],
-                                             bk[9], bk[10])
+    bl = bk.rows
+    lo, hi, nm = bk.lo, bk.hi, bk.n_missing
+    fb, kbb, omb = bk.cut_feature, bk.cut_code, bk.cut_only_missing
+    lb, mb, nlb = bk.left_sums, bk.missing_sums, bk.n_left
     d = fb.shape[0]
     eo = D.edge_offsets
     features = ws.features
     max_features = P.max_features
     n_node = end - start
-    any_missing = bk[11][0] != 0
+    any_missing = bk.flags[0] != 0
     # few drawn features: each one's range when it is drawn; else all at once
     all_ranges = 3 * max_features >= bl.shape[1]
     if all_ranges:
@@ -826,7 +845,8 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
             kb = 1 << 30
             if not only_missing:
                 kb = _draw_cut_table(flo, fhi, feature_bin_values(D.bin_values, eo, f),
-                                     bk[17][f], bk[18][f], bk[19][f])
+                                     bk.cut_table[f], bk.cut_table_v0[f],
+                                     bk.cut_table_scale[f])
             fb[nb] = f
             kbb[nb] = kb
             omb[nb] = only_missing
@@ -861,8 +881,8 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
                     # its children's sums (the partition of a classifier with the
                     # class in the block row does not sum them again)
                     for s in range(lb.shape[1]):
-                        bk[22][s] = lb[k, s]
-                        bk[23][s] = mb[k, s]
+                        bk.best_left[s] = lb[k, s]
+                        bk.best_missing[s] = mb[k, s]
             if _visits_done(max_features, d, n_visited, found_any, status, n_node):
                 stop = True
                 break
@@ -999,7 +1019,7 @@ def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, 
     cap = t.feature.shape[0]
     scap = stack.shape[0]
     # random splits on the node blocks (grow_codes)
-    use_block = P.split_mode == SPLIT_RANDOM and bk[0].shape[0] > 0
+    use_block = P.split_mode == SPLIT_RANDOM and bk.rows.shape[0] > 0
     while top > 0:
         if t.sizes[0] + 2 > cap or top + 1 > scap:
             return top
@@ -1030,14 +1050,14 @@ def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, 
             continue
         if fused:
             ws.feat_mslot[f] = 0 if ws.child_n[0] >= ws.child_n[1] else 1
-        if use_block and bk[11][1] >= 0:
+        if use_block and bk.flags[1] >= 0:
             # the class in the block row (unit weights): the left child holds the
             # cut's left rows and, when they go left, its missing ones; class
             # counts, so the right child's are exact differences
             ml = ws.feat_mslot[f] == 0
             pv = t.value[node]
             for s in range(ws.cstats.shape[1]):
-                a = bk[22][s] + (bk[23][s] if ml else 0.0)
+                a = bk.best_left[s] + (bk.best_missing[s] if ml else 0.0)
                 ws.cstats[0, s] = a
                 ws.cstats[1, s] = pv[s] - a
         improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
@@ -1133,17 +1153,17 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
                 block_flags[0] = 1
         if y_in_block:
             bl[p, d] = yl[p]
-    bk = (bl, t64.view(np.uint8), np.empty(dp, np.uint8), np.empty(dp, np.uint8),
-          np.zeros(dp, np.int64), np.empty(d, np.int64), np.empty(d, np.int64),
-          np.empty(d, np.bool_), np.empty((d, S), np.float64), np.empty((d, S), np.float64),
-          np.empty(d, np.int64), block_flags, b64, t64, np.empty(dp, np.int64),
-          np.empty((S, dp), np.float64), np.empty(dp, np.int64),
-          np.empty((d if use_block else 0, CUT_TABLE_BUCKETS), np.uint8),
-          np.zeros(d, np.float64), np.zeros(d, np.float64),
-          np.empty(dp, np.uint8), np.empty((S if y_in_block else 0, dp), np.int32),
-          np.zeros(S, np.float64), np.zeros(S, np.float64))
+    bk = NodeBlocks(
+        bl, np.empty(dp, np.uint8), np.empty(dp, np.uint8), np.zeros(dp, np.int64),
+        np.empty(d, np.int64), np.empty(d, np.int64), np.empty(d, np.bool_),
+        np.empty((d, S), np.float64), np.empty((d, S), np.float64), np.empty(d, np.int64),
+        block_flags, b64, t64, np.empty(dp, np.int64), np.empty((S, dp), np.float64),
+        np.empty(dp, np.int64), np.empty((d if use_block else 0, CUT_TABLE_BUCKETS), np.uint8),
+        np.zeros(d, np.float64), np.zeros(d, np.float64), np.empty(dp, np.uint8),
+        np.empty((S if y_in_block else 0, dp), np.int32), np.zeros(S, np.float64),
+        np.zeros(S, np.float64))
     if use_block:
-        _fill_cut_tables(D, d, bk[17], bk[18], bk[19])
+        _fill_cut_tables(D, d, bk.cut_table, bk.cut_table_v0, bk.cut_table_scale)
     # a random split's gathered codes: the drawn feature's and the running best's
     gc = np.empty((2, n if P.split_mode == SPLIT_RANDOM and not use_block else 0), np.uint8)
     t = new_tree(64, P.n_stats, 64)
