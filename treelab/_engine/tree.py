@@ -880,15 +880,23 @@ def _forest_sum_records(rec, value, roots, root_weight, X, lo, hi, out):
                     out[b0 + q, k] += wj * value[cur[q], k]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _sum_chunks(n, n_chunks):
+    """``(size, count)`` of the contiguous row chunks of :func:`forest_sum` /
+    :func:`forest_sum_walk`: ``n_chunks`` of them (0: 16), at least
+    :data:`_ROW_BLOCK` rows each."""
+    nc = n_chunks if n_chunks > 0 else 16
+    size = max(_ROW_BLOCK, (n + nc - 1) // nc)
+    return size, (n + size - 1) // size
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def forest_sum_walk(rec, value, roots, root_weight, X, n_chunks=0):
     """:func:`forest_sum` on a forest's :func:`pack_walk` records (``value``: its
     leaf values), for a forest that keeps them (packed once when it is fitted)."""
     n = X.shape[0]
     out = np.zeros((n, value.shape[1]), np.float64)
-    nc = n_chunks if n_chunks > 0 else 16
-    size = max(_ROW_BLOCK, (n + nc - 1) // nc)
-    nb = (n + size - 1) // size
+    size, nb = _sum_chunks(n, n_chunks)
     for b in prange(nb):
         lo = b * size
         _forest_sum_records(rec, value, roots, root_weight, X, lo, min(n, lo + size), out)
@@ -919,9 +927,7 @@ def forest_sum(t, roots, root_weight, X, n_chunks=0):
     layout.  The same sums whatever the chunks."""
     n = X.shape[0]
     out = np.zeros((n, t.value.shape[1]), np.float64)
-    nc = n_chunks if n_chunks > 0 else 16
-    size = max(_ROW_BLOCK, (n + nc - 1) // nc)
-    nb = (n + size - 1) // size
+    size, nb = _sum_chunks(n, n_chunks)
     ok, rec = pack_walk(t)
     if ok:
         for b in prange(nb):
@@ -939,12 +945,11 @@ def forest_sum(t, roots, root_weight, X, n_chunks=0):
 @njit(cache=True, nogil=True)
 def forest_sum_serial(t, roots, root_weight, X):
     """:func:`forest_sum` without threads."""
-    n = X.shape[0]
-    out = np.zeros((n, t.value.shape[1]), np.float64)
     ok, rec = pack_walk(t)
     if ok:
-        _forest_sum_records(rec, t.value, roots, root_weight, X, 0, n, out)
-        return out
+        return forest_sum_walk_serial(rec, t.value, roots, root_weight, X)
+    n = X.shape[0]
+    out = np.zeros((n, t.value.shape[1]), np.float64)
     nodes, thr = pack_forest(t)
     _forest_sum_block(t, nodes, thr, roots, root_weight, X, 0, n, out)
     return out
