@@ -15,7 +15,7 @@ from treelab.split_criteria import get_criterion
 def _codes(n, d, n_codes, seed, missing):
     rng = np.random.RandomState(seed)
     Xb = rng.randint(0, n_codes, size=(n, d)).astype(np.uint8)
-    Xb[:, 0] = 0                                   # a constant feature (never counted)
+    Xb[:, 0] = 0                                   # a constant feature
     if missing:
         Xb[rng.rand(n, d) < 0.1] = fast.MISSING
     return Xb
@@ -84,8 +84,10 @@ def test_classification_trees_equal_the_histogram_builder(mode, max_features, cr
     (80, 9, 1, True, 3),    # wider than BLOCK_MAX_FEATURES: one column at a time
     (80, 9, 3, False, 3),
 ])
+@pytest.mark.parametrize("count", [True, False])
 def test_extra_trees_equal_the_histogram_builder_with_and_without_node_blocks(d, max_features,
-                                                                           msl, missing, k):
+                                                                           msl, missing, k,
+                                                                           count):
     from treelab._engine.column_builder import BLOCK_MAX_FEATURES
     assert (d <= BLOCK_MAX_FEATURES) == (d != 80)
     n = 600
@@ -97,7 +99,7 @@ def test_extra_trees_equal_the_histogram_builder_with_and_without_node_blocks(d,
                      min_samples_split=2, min_samples_leaf=msl, min_weight_leaf=0.0,
                      min_impurity_decrease=0.0, max_features=max_features, multiway=0,
                      merit_code=crit.merit_code, builtin=crit.builtin_code, seed=11,
-                     split_mode=SPLIT_RANDOM)
+                     split_mode=SPLIT_RANDOM, count_constant=count)
     t1, t2 = _both(Xb, np.full(d, 30), y.astype(np.int64), np.zeros((0, k)), np.ones(n),
                    np.arange(n, dtype=np.int64), bp, crit)
     _same(t1, t2)
@@ -163,7 +165,8 @@ def test_bad_input():
     (SPLIT_BEST, 6, False), (SPLIT_BEST, 6, True), (SPLIT_RANDOM, 1, False),
     (SPLIT_RANDOM, 1, True), (SPLIT_RANDOM, 6, True),
 ])
-def test_features_constant_at_an_ancestor_give_the_same_tree(mode, max_features, missing):
+@pytest.mark.parametrize("count", [True, False])
+def test_features_constant_at_an_ancestor_give_the_same_tree(mode, max_features, missing, count):
     # many features with two or three codes become constant in subtrees, some are
     # constant everywhere, one is all missing: the column builder skips the scan
     # of a feature constant at an ancestor but draws it as the builder does
@@ -183,7 +186,7 @@ def test_features_constant_at_an_ancestor_give_the_same_tree(mode, max_features,
                      min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
                      min_impurity_decrease=0.0, max_features=max_features, multiway=0,
                      merit_code=crit.merit_code, builtin=crit.builtin_code, seed=7,
-                     split_mode=mode)
+                     split_mode=mode, count_constant=count)
     t1, t2 = _both(Xb, np.full(d, 6), y, np.zeros((0, k)), np.ones(n), rows, bp, crit)
     _same(t1, t2)
     assert int(t1.depth[:int(t1.sizes[0])].max()) >= 6

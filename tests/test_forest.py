@@ -203,6 +203,38 @@ def test_completely_random_root_is_uniform():
     assert np.unique(f.threshold[roots]).size > T * 0.9
 
 
+@pytest.mark.parametrize("splitter", ["exact", "hist"])
+def test_constant_draws_count_toward_max_features(splitter):
+    """max_features=2 of d=12 features, ten of them constant, x0 the better split,
+    x1 a worse one.  "count" (Breiman; scikit-learn): the root's candidates are
+    the first two draws, constant or not, and drawing goes on one feature at a
+    time only while none is admissible, so the root splits on x0 with
+    probability 2/d + (d-2)(d-3) / (2d(d-1)) = 0.5076 (x0 among the first two,
+    or neither and x0 drawn before x1).  "skip": both non-constant features are
+    always examined, so the root is always x0."""
+    rng = np.random.RandomState(0)
+    n, d = 200, 12
+    X = np.zeros((n, d))
+    X[:, 0] = rng.rand(n)
+    X[:, 1] = rng.rand(n)
+    X[:, 2:] = 7.0
+    y = ((X[:, 0] > 0.5) ^ (rng.rand(n) < 0.05)).astype(int)
+    X[:, 1] = np.where(rng.rand(n) < 0.7, y, 1 - y) + 0.5 * X[:, 1]
+    T = 2000
+    kw = dict(max_depth=1, max_features=2, bootstrap=False, splitter=splitter)
+    count = RandomForestClassifier(T, random_state=3, **kw).fit(X, y)
+    roots = count._roots
+    feats = count._forest.feature[roots]
+    assert set(np.unique(feats)) == {0, 1}
+    p0 = 2 / d + (d - 2) * (d - 3) / (2 * d * (d - 1))
+    test = stats.binomtest(int((feats == 0).sum()), T, p0)
+    assert test.pvalue > 1e-3, ((feats == 0).mean(), p0)
+    skip = RandomForestClassifier(T, random_state=3, constant_draws="skip", **kw).fit(X, y)
+    assert (skip._forest.feature[skip._roots] == 0).all()
+    with pytest.raises(ValueError, match="constant_draws"):
+        RandomForestClassifier(2, constant_draws="sometimes").fit(X, y)
+
+
 @pytest.mark.parametrize("random_cut", ["value", "bin"])
 def test_completely_random_hist_cut_distribution(random_cut):
     """Six unequally spaced values (0, 1, 2, 3, 4, 10) -> five boundaries.  "value"

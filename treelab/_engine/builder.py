@@ -86,6 +86,8 @@ BuildParams = namedtuple("BuildParams", [
     "n_threads",              # threads of one histogram build (split by features: the
                               # tree does not depend on it); 1: serial
     "layout",                 # exact data: LAYOUT_PRESORT or LAYOUT_SAMPLES (see make_params)
+    "count_constant",         # a drawn feature constant at the node is one of its
+                              # max_features draws (see make_params)
 ])
 
 #: ``BuildParams.layout`` for exact (not binned) data.  ``LAYOUT_PRESORT``: every
@@ -104,7 +106,8 @@ LAYOUT_SAMPLES = 1
 def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
                 min_impurity_decrease, max_features, multiway, merit_code, builtin=0,
                 max_leaves=np.iinfo(np.int64).max, seed=0, feature_mask=None,
-                split_mode=SPLIT_BEST, n_threads=1, layout=LAYOUT_PRESORT):
+                split_mode=SPLIT_BEST, n_threads=1, layout=LAYOUT_PRESORT,
+                count_constant=True):
     """:data:`BuildParams` with the field types the compiled drivers expect.
 
     ``feature_mask`` (bool, levels x d) restricts the features a node at depth
@@ -114,7 +117,17 @@ def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, m
     (best cut-point) or ``SPLIT_RANDOM`` (extra trees: random cut-points).
     ``n_threads``: threads building one node's histogram (hist splitter; the
     grown tree is the same whatever their number, see :mod:`.histogram`);
-    ``layout``: :data:`LAYOUT_PRESORT` or :data:`LAYOUT_SAMPLES` (exact data only)."""
+    ``layout``: :data:`LAYOUT_PRESORT` or :data:`LAYOUT_SAMPLES` (exact data only).
+
+    ``count_constant`` (``max_features < d``): a drawn feature that is constant
+    at the node counts as one of the node's ``max_features`` candidates
+    (Breiman 2001's "small group of input variables" drawn at each node; Zhou &
+    Feng 2017, section 2.1: "randomly selecting sqrt(d) features as
+    candidates"; scikit-learn's and XGBoost's rule); False: constant draws are
+    passed over, and a node examines ``max_features`` non-constant features
+    (more work and more candidates deep in sparse data such as MNIST).  Either
+    way a node keeps drawing while none of its candidates gave an admissible
+    split."""
     fm = (np.zeros((0, 0), np.bool_) if feature_mask is None
           else np.ascontiguousarray(feature_mask, dtype=np.bool_))
     if fm.ndim != 2:
@@ -123,7 +136,8 @@ def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, m
                        int(min_samples_leaf), float(min_weight_leaf),
                        float(min_impurity_decrease), int(max_features), int(multiway),
                        int(merit_code), int(builtin), int(max_leaves), int(seed), fm,
-                       int(split_mode), max(1, int(n_threads)), int(layout))
+                       int(split_mode), max(1, int(n_threads)), int(layout),
+                       bool(count_constant))
 
 
 #: per-build buffers shared by the node kernels
@@ -888,7 +902,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
         ws.feat_status[f] = status
         ws.visited[n_eval] = f
         n_eval += 1
-        if status >= 0:
+        if status >= 0 or P.count_constant:
             n_visited += 1
         if status == 1:
             found_any = True

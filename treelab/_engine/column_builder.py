@@ -26,8 +26,9 @@ seed, doing only the drawn features' work:
   :func:`~.splitter.random_numeric`), the children's statistics, partition;
 * features are drawn by the builder's partial Fisher-Yates shuffle (one
   ``randint`` per visited feature, the permutation carried from node to node,
-  constant features not counted), nodes are visited in the same order and the
-  same numba RNG is seeded with ``P.seed``: for classification (integer sums)
+  constant features counted as draws or not as ``P.count_constant`` says),
+  nodes are visited in the same order and the same numba RNG is seeded with
+  ``P.seed``: for classification (integer sums)
   the trees equal the builder's node for node (tested); for regression the
   per-node sums may differ in the last bit from the builder's subtracted
   histograms.
@@ -141,33 +142,55 @@ def _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt):
     """``keys[:m]`` = the node's codes of one feature in ascending order (stable;
     missing values last, as NaN), ``ids[:m]`` their positions in ``samples``
     (the targets are kept by position; the builder's ``_gather_sort_small``
-    for that feature, without its constant shortcut): a stable
-    counting sort over the node's code range (``cnt`` arrives and leaves zeroed;
-    the missing code is the highest, so it sorts last), no allocation."""
+    for that feature).  Returns False, sorting nothing, when every code is the
+    same (a constant feature, or all missing: ``best_numeric_sorted``'s
+    status -1).  No allocation; ``cnt`` arrives and leaves zeroed.
+
+    Few rows over a wide code range (``m^2 <= 8 x range``: a deep node of a
+    pixel feature, 5 rows over codes 0..250) are insertion-sorted as packed
+    ``code << 32 | offset`` integers, whose order is the stable order; others
+    by a stable counting sort over the code range (the missing code is the
+    highest, so it sorts last).  Same order either way."""
     m = end - start
     lo = 1 << 30
     hi = -1
     for p in range(start, end):
-        c = col[samples[p]]
-        cnt[c] += 1
+        c = np.int64(col[samples[p]])
         if c < lo:
             lo = c
         if c > hi:
             hi = c
+    if hi <= lo:
+        return False
+    if m * m <= 8 * (hi - lo + 1):
+        for q in range(m):
+            v = (np.int64(col[samples[start + q]]) << 32) | q
+            r = q
+            while r > 0 and ids[r - 1] > v:
+                ids[r] = ids[r - 1]
+                r -= 1
+            ids[r] = v
+        for q in range(m):
+            v = ids[q]
+            c = v >> 32
+            keys[q] = np.nan if c == missing_bin else float(c)
+            ids[q] = start + (v & 0xFFFFFFFF)
+        return True
+    for p in range(start, end):
+        cnt[col[samples[p]]] += 1
     pos = 0
     for c in range(lo, hi + 1):
         k = cnt[c]
         cnt[c] = pos
         pos += k
     for p in range(start, end):
-        i = samples[p]
-        c = col[i]
+        c = col[samples[p]]
         q = cnt[c]
         cnt[c] = q + 1
         keys[q] = np.nan if c == missing_bin else float(c)
         ids[q] = p
-    if m > 0:
-        cnt[lo:hi + 1] = 0
+    cnt[lo:hi + 1] = 0
+    return True
 
 
 @njit(**_INLINE)
@@ -826,7 +849,8 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
         if n_node == 2 and max_features >= d:
             want = 1
         nb = 0
-        while j < d and nb < want:
+        n_const = 0                      # constant draws of the batch (status -1)
+        while j < d and nb + n_const < want:
             f = _next_feature(features, j, d, max_features)
             j += 1
             if not all_ranges:
@@ -835,12 +859,15 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
                 hi[f] = chi
                 nm[f] = n_miss
             n_miss = nm[f]
-            if n_miss == n_node:
-                continue                 # constant here: not counted (status -1)
             flo = np.int64(lo[f])
             fhi = np.int64(hi[f])
             only_missing = fhi <= flo
-            if only_missing and n_miss == 0:
+            if n_miss == n_node or (only_missing and n_miss == 0):
+                # constant here: one of the draws with P.count_constant
+                # (counted before the batch's cuts: the batch ends with its
+                # last draw, where the one-feature loop could first stop)
+                if P.count_constant:
+                    n_const += 1
                 continue
             kb = 1 << 30
             if not only_missing:
@@ -851,8 +878,11 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
             kbb[nb] = kb
             omb[nb] = only_missing
             nb += 1
+        n_visited += n_const
         if nb == 0:
-            break
+            if j >= d or (found_any and n_visited >= max_features):
+                break
+            continue
         _block_sums(bk, tg, start, end, nb, D.missing_bin, P.task)
         stop = False
         for k in range(nb):
@@ -943,7 +973,9 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
             if fused:
                 lo, hi, n_miss = _code_range(col, samples, start, end, missing_bin)
                 if n_miss == n_node or (n_miss == 0 and hi <= lo):
-                    continue             # constant here: not counted (random_numeric's -1)
+                    # constant here (random_numeric's -1): with none admissible
+                    # yet, drawing goes on whether it counts or not
+                    continue
                 if n_miss == 0:
                     # random_numeric's draw (draw_cut_bin); the split is
                     # admissible.  The caller partitions (no missing code among
@@ -961,22 +993,29 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                 ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn,
                 cp, gc[1 - gsel[0]])
         elif n_node < ws.small:
-            _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt)
-            status, score, ratio, thr, mslot = _best_numeric_sorted_i(
-                keys, ids, 0, n_node, True, edges_f, tg[0], tg[1], tg[2], parent, imp, ws.left,
-                ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn, cp,
-                ws.proxy_best)
+            if _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt):
+                status, score, ratio, thr, mslot = _best_numeric_sorted_i(
+                    keys, ids, 0, n_node, True, edges_f, tg[0], tg[1], tg[2], parent, imp,
+                    ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn,
+                    merit_fn, cp, ws.proxy_best)
+            else:
+                status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
         else:
             lo, hi = _column_hist(col, samples, start, end, tg[0], tg[1], tg[2], task, hist,
                                   cnt)
-            status, score, ratio, thr, mslot = _best_numeric_hist_i(
-                hist, cnt, eo[f + 1] - eo[f] + 1, edges_f, missing_bin, parent, imp, n_node,
-                ws.left, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn, cp,
-                ws.proxy_best)
+            if hi <= lo:
+                # one code (constant, or all missing): best_numeric_hist's -1
+                status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
+            else:
+                # (the bins outside [lo, hi] are empty: the scan skips them)
+                status, score, ratio, thr, mslot = _best_numeric_hist_i(
+                    hist, cnt, eo[f + 1] - eo[f] + 1, edges_f, missing_bin, parent, imp,
+                    n_node, ws.left, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn,
+                    merit_fn, cp, ws.proxy_best, lo, hi)
             # back to zero: only the bins this node touched
             hist[lo:hi + 1] = 0.0
             cnt[lo:hi + 1] = 0
-        if status >= 0:
+        if status >= 0 or P.count_constant:
             n_visited += 1
         if status == 1:
             found_any = True

@@ -532,11 +532,14 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
 @njit(cache=True, nogil=True)
 def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, parent_imp,
                       n_parent, left, buf, min_samples_leaf, min_weight_leaf,
-                      task, merit_code, builtin, imp_fn, merit_fn, cp, proxy_best):
+                      task, merit_code, builtin, imp_fn, merit_fn, cp, proxy_best,
+                      b_lo=0, b_hi=-1):
     """Threshold search over the histogram of one numeric feature.
 
     ``hist_f[b]`` is the statistics vector of bin ``b`` and ``cnt_f[b]`` its
     sample count; the split "bins 0..b go left" is the threshold ``edges_f[b]``.
+    ``b_lo`` / ``b_hi``: the caller knows every bin outside ``[b_lo, b_hi]`` is
+    empty (the scans skip them; ``b_hi < 0``: not known).
     Returns ``(status, score, ratio, threshold, missing_slot)``.
     """
     if merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
@@ -547,8 +550,9 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         return status, score, score, thr, slot
     miss = hist_f[missing_bin]
     n_miss = cnt_f[missing_bin]
+    b_end = n_value_bins if b_hi < 0 else min(b_hi + 1, n_value_bins)
     nonempty = 0
-    for b in range(n_value_bins):
+    for b in range(b_lo, b_end):
         if cnt_f[b] > 0:
             nonempty += 1
     if nonempty == 0 or (nonempty == 1 and n_miss == 0):
@@ -568,7 +572,7 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         w_par = stats_weight(parent, task)
         best_v = -np.inf
         best_b = -1
-        for b in range(n_value_bins):
+        for b in range(b_lo, b_end):
             if cnt_f[b] == 0:
                 continue
             for s in range(left.shape[0]):
@@ -589,7 +593,7 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         proxy_best[0] = best_v
         left[:] = 0.0
         n_left = 0
-        for b in range(best_b + 1):
+        for b in range(b_lo, best_b + 1):
             for s in range(left.shape[0]):
                 left[s] += hist_f[b, s]
             n_left += cnt_f[b]
@@ -599,7 +603,7 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         if not ok:
             return 0, -np.inf, -np.inf, 0.0, 0
         return 1, score, ratio, edges_f[best_b], slot
-    for b in range(n_value_bins):
+    for b in range(b_lo, b_end):
         if cnt_f[b] == 0:
             continue
         for s in range(left.shape[0]):

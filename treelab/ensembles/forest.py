@@ -262,7 +262,8 @@ class _BaseForest(BaseEstimator):
                   max_features=self.max_features,
                   min_impurity_decrease=self.min_impurity_decrease, max_bins=self.max_bin,
                   nominal_features=self.nominal_features, nominal_split=self.nominal_split,
-                  multiway_min_leaf=self.multiway_min_leaf)
+                  multiway_min_leaf=self.multiway_min_leaf,
+                  constant_draws=getattr(self, "constant_draws", "count"))
         if self._task == "classification":
             return DecisionTreeClassifier(class_weight=class_weight, **kw)
         return DecisionTreeRegressor(**kw)
@@ -560,6 +561,12 @@ _COMMON_DOC = """
         As the single trees (:class:`~treelab.DecisionTreeClassifier`).
     max_features : {"sqrt", "log2"}, int, float or None
         Features drawn at each node (None: all).
+    constant_draws : {"count", "skip"}, default="count"
+        Whether a drawn feature constant at the node is one of its
+        ``max_features`` candidates ("count": Breiman 2001, Zhou & Feng 2017,
+        scikit-learn) or is passed over ("skip": ``max_features`` non-constant
+        features examined; more work deep in sparse data).  See
+        :class:`~treelab.DecisionTreeClassifier`.
     bootstrap : bool
         Grow each tree on a bootstrap sample (as integer row weights).
     oob_score : bool or callable, default=False
@@ -683,12 +690,14 @@ def _classifier_init(criterion, max_features, bootstrap):
                  max_features=max_features, min_impurity_decrease=0.0, bootstrap=bootstrap,
                  oob_score=False, max_samples=None, class_weight=None, splitter="exact",
                  max_bin=255, nominal_features=None, nominal_split="binary",
-                 multiway_min_leaf="all", n_jobs=None, random_state=None):
+                 multiway_min_leaf="all", constant_draws="count", n_jobs=None,
+                 random_state=None):
         _init_params(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features,
                      min_impurity_decrease, bootstrap, oob_score, max_samples, splitter,
                      max_bin, nominal_features, nominal_split, multiway_min_leaf, n_jobs,
                      random_state)
+        self.constant_draws = constant_draws
         self.class_weight = class_weight
     return __init__
 
@@ -699,12 +708,13 @@ def _regressor_init(criterion, max_features, bootstrap):
                  max_features=max_features, min_impurity_decrease=0.0, bootstrap=bootstrap,
                  oob_score=False, max_samples=None, splitter="exact", max_bin=255,
                  nominal_features=None, nominal_split="binary", multiway_min_leaf="all",
-                 n_jobs=None, random_state=None):
+                 constant_draws="count", n_jobs=None, random_state=None):
         _init_params(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features,
                      min_impurity_decrease, bootstrap, oob_score, max_samples, splitter,
                      max_bin, nominal_features, nominal_split, multiway_min_leaf, n_jobs,
                      random_state)
+        self.constant_draws = constant_draws
     return __init__
 
 

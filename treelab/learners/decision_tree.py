@@ -115,6 +115,9 @@ class BaseDecisionTree(BaseEstimator):
             max_features = max(1, int(mf * d))
         else:
             raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int or a float, got {mf!r}")
+        cd = getattr(self, "constant_draws", "count")
+        if cd not in ("count", "skip"):
+            raise ValueError(f"constant_draws must be 'count' or 'skip', got {cd!r}")
         if self.nominal_split not in ("binary", "multiway"):
             raise ValueError(f"nominal_split must be 'binary' or 'multiway', got {self.nominal_split!r}")
         if self.multiway_min_leaf not in ("all", "two"):
@@ -135,7 +138,8 @@ class BaseDecisionTree(BaseEstimator):
                 raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
         return dict(max_depth=max_depth, min_samples_split=min_samples_split,
                     min_samples_leaf=min_samples_leaf, min_weight_leaf=float(mwfl * w_total),
-                    min_impurity_decrease=float(mid), max_features=max_features)
+                    min_impurity_decrease=float(mid), max_features=max_features,
+                    count_constant=cd == "count")
 
     # --------------------------------------------------------------------- fit
     def _targets(self, y, n, sample_weight):  # pragma: no cover - abstract
@@ -370,6 +374,14 @@ class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_features, random_state, min_impurity_decrease, class_weight, ccp_alpha
         As in scikit-learn.
+    constant_draws : {"count", "skip"}, default="count"
+        With ``max_features`` below the number of features: "count" -- a drawn
+        feature that is constant at the node is one of its ``max_features``
+        candidates (Breiman 2001; Zhou & Feng 2017's "sqrt(d) features as
+        candidates"; scikit-learn's rule); "skip" -- constant draws are passed
+        over until ``max_features`` non-constant features have been examined
+        (treelab's rule before 2026-11-29).  Either way a node keeps drawing
+        while no candidate gave an admissible split.
     max_bins : int, default=255
         Number of quantile bins per numeric feature for ``splitter="hist"``.
     nominal_features : None, list of int/str or bool mask
@@ -409,7 +421,7 @@ class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree
                  max_features=None, random_state=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, max_bins=255, nominal_features=None,
                  nominal_split="binary", pruning=None, confidence=0.25, multiway_min_leaf="all",
-                 leaf_model=None):
+                 leaf_model=None, constant_draws="count"):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -428,6 +440,7 @@ class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree
         self.confidence = confidence
         self.multiway_min_leaf = multiway_min_leaf
         self.leaf_model = leaf_model
+        self.constant_draws = constant_draws
 
     def _targets(self, y, n, sample_weight):
         classes, yc = check_classification_targets(y, n)
@@ -508,7 +521,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  max_features=None, random_state=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, max_bins=255, nominal_features=None, nominal_split="binary",
                  pruning=None, confidence=0.25, multiway_min_leaf="all",
-                 leaf_model=None):
+                 leaf_model=None, constant_draws="count"):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -526,6 +539,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.confidence = confidence
         self.multiway_min_leaf = multiway_min_leaf
         self.leaf_model = leaf_model
+        self.constant_draws = constant_draws
 
     def _targets(self, y, n, sample_weight):
         y = check_regression_targets(y, n)
