@@ -251,6 +251,38 @@ def test_walk_records_reach_the_walked_leaves():
     assert not pack_walk(concat_trees([t.tree_.arrays])[0])[0]
 
 
+def test_walk_records_on_uint8_codes_sum_as_on_float_codes():
+    # the cascade walks its uint8 code rows as they are: code 255 (CODE_MISSING)
+    # goes where NaN goes, every other code compares as its float value
+    from treelab._engine.tree import (CODE_MISSING, forest_sum_walk, forest_sum_walk_serial,
+                                      pack_walk)
+    rng = np.random.default_rng(5)
+    n = 3000
+    codes = rng.integers(0, 41, size=(n, 5)).astype(np.uint8)
+    codes[rng.random((n, 5)) < 0.15] = CODE_MISSING
+    Xf = codes.astype(np.float64)
+    Xf[codes == CODE_MISSING] = np.nan
+    y = ((np.nan_to_num(Xf[:, 0], nan=30) > 20) ^ (np.nan_to_num(Xf[:, 1], nan=3) > 10))
+    ms = [DecisionTreeClassifier(max_depth=dp, random_state=s).fit(Xf, y.astype(int))
+          for s, dp in enumerate([3, None])]
+    forest, roots = concat_trees([m.tree_.arrays for m in ms])
+    kinds = forest.kind[:forest.sizes[0]]
+    mc = forest.missing_child[:forest.sizes[0]]
+    assert ((kinds == 1) & (mc == 1)).any() and ((kinds == 1) & (mc == 0)).any()
+    ok, rec = pack_walk(forest)
+    wts = np.array([0.5, 2.0])
+    ref = forest_sum_walk_serial(rec, forest.value, roots, wts, Xf)
+    np.testing.assert_array_equal(forest_sum_walk_serial(rec, forest.value, roots, wts, codes),
+                                  ref)
+    for n_chunks in (1, 7):
+        np.testing.assert_array_equal(
+            forest_sum_walk(rec, forest.value, roots, wts, codes, n_chunks), ref)
+    # 255 as a value would go right of every threshold: not what the trees do
+    as_value = np.where(codes == CODE_MISSING, 1e9, Xf)
+    assert not np.array_equal(forest_sum_walk_serial(rec, forest.value, roots, wts, as_value),
+                              ref)
+
+
 def test_packed_traversal_reaches_the_walked_leaves():
     rng = np.random.default_rng(7)
     n = 6000

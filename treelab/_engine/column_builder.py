@@ -122,18 +122,23 @@ def _column_hist(col, samples, start, end, yl, sl, wl, task, hist, cnt):
     lo = 1 << 30
     hi = -1
     S = hist.shape[1]
-    for p in range(start, end):
-        b = col[samples[p]]
-        if b < lo:
-            lo = b
-        if b > hi:
-            hi = b
-        if task == TASK_CLASSIFICATION:
+    # (one loop per task: the branch taken out of the loop by hand -- left
+    # inside, the inlined loop kept it, and its registers, per row)
+    if task == TASK_CLASSIFICATION:
+        for p in range(start, end):
+            b = col[samples[p]]
+            lo = min(lo, b)
+            hi = max(hi, b)
             hist[b, yl[p]] += wl[p]
-        else:
+            cnt[b] += 1
+    else:
+        for p in range(start, end):
+            b = col[samples[p]]
+            lo = min(lo, b)
+            hi = max(hi, b)
             for s in range(S):
                 hist[b, s] += sl[p, s]
-        cnt[b] += 1
+            cnt[b] += 1
     return lo, hi
 
 

@@ -29,7 +29,8 @@ import sys
 from collections import namedtuple
 
 import numpy as np
-from numba import get_num_threads, prange
+from numba import get_num_threads, prange, types
+from numba.extending import overload
 
 from .jit import njit
 
@@ -841,6 +842,22 @@ def pack_walk(t):
 #: rows walked down one tree together by :func:`_forest_sum_records`
 _GROUP = 16
 
+#: the code of a missing value in uint8 code rows (the cascade's code matrices)
+CODE_MISSING = 255
+
+
+def _missing_code(X):
+    """The value of ``X``'s rows that goes to a node's missing child besides NaN:
+    :data:`CODE_MISSING` for integer codes, NaN (equal to nothing) for floats."""
+    raise NotImplementedError   # (numba only: see the overload below)
+
+
+@overload(_missing_code, jit_options={"cache": True})
+def _missing_code_overload(X):
+    if isinstance(X.dtype, types.Integer):
+        return lambda X: CODE_MISSING
+    return lambda X: np.nan
+
 
 @njit(cache=True, inline="always", nogil=True)
 def _forest_sum_records(rec, value, roots, root_weight, X, lo, hi, out):
@@ -851,8 +868,11 @@ def _forest_sum_records(rec, value, roots, root_weight, X, lo, hi, out):
     loads overlap instead of one row's chain of dependent loads.  Branch-free
     step: child ``first + (x > thr)``, NaN to the missing child.  Same leaves
     (``x > thr`` is ``not x <= thr`` for a number) and the same sums in tree
-    order."""
+    order.  ``X`` may be uint8 bin codes of a forest grown on them (thresholds
+    ``k + 0.5``, :data:`CODE_MISSING` to the missing child): a row is then one
+    byte a feature instead of eight."""
     K = value.shape[1]
+    missing_code = _missing_code(X)
     thr = rec.view(np.float64)
     cur = np.empty(_GROUP, np.int64)
     for j in range(roots.shape[0]):
@@ -871,7 +891,7 @@ def _forest_sum_records(rec, value, roots, root_weight, X, lo, hi, out):
                     first = w >> 32
                     v = X[b0 + q, w & _FEAT_MASK]
                     nxt = first + np.int64(v > thr[node, 1])
-                    if v != v:
+                    if v != v or v == missing_code:
                         nxt = first + ((w >> _FEAT_BITS) & 1)
                     moved |= nxt ^ node
                     cur[q] = nxt
@@ -893,7 +913,8 @@ def _sum_chunks(n, n_chunks):
 @njit(cache=True, parallel=True, nogil=True)
 def forest_sum_walk(rec, value, roots, root_weight, X, n_chunks=0):
     """:func:`forest_sum` on a forest's :func:`pack_walk` records (``value``: its
-    leaf values), for a forest that keeps them (packed once when it is fitted)."""
+    leaf values), for a forest that keeps them (packed once when it is fitted).
+    ``X``: float rows, or uint8 bin codes (see :func:`_forest_sum_records`)."""
     n = X.shape[0]
     out = np.zeros((n, value.shape[1]), np.float64)
     size, nb = _sum_chunks(n, n_chunks)

@@ -593,8 +593,8 @@ class _BaseCascade(BaseEstimator):
         has_missing = bool((codes == _fast.MISSING).any())
         Zv = None
         if raw_val is not None:
-            Zv = np.zeros((raw_val[1].shape[0], d + n_vec))
-            Zv[:, :d] = _fast.codes_to_float(take(raw_val))
+            Zv = np.zeros((raw_val[1].shape[0], d + n_vec), np.uint8)
+            Zv[:, :d] = take(raw_val)
         # [raw | class vectors] codes, column-major (the trees read one feature of
         # many rows at a time): raw rows written once, class-vector rows per level;
         # Xw / X0 are its (n, cols) views of levels >= 2 / of level 1
@@ -619,10 +619,11 @@ class _BaseCascade(BaseEstimator):
             slots = [slot for slot, _ in fitted]
             vec = np.empty((n, n_vec))
             # the rows of fold j only by the model that did not see them (out of bag:
-            # by the trees whose bootstrap missed them); rows as floats once per fold
+            # by the trees whose bootstrap missed them); a fold's rows as row-major
+            # codes once (out of bag: as floats)
             for j in range(1 if oob else k):
                 rows = None if oob else np.flatnonzero(fold == j)
-                Xj = _fast.codes_to_float(Xl if oob else Xl[rows])
+                Xj = _fast.codes_to_float(Xl) if oob else np.ascontiguousarray(Xl[rows])
                 for f, (slot, in_bag) in enumerate(fitted):
                     sl = slice(f * K, (f + 1) * K)
                     if oob:
@@ -658,7 +659,7 @@ class _BaseCascade(BaseEstimator):
         return levels, stop.best, Z
 
     def _fast_level_vectors(self, slots, Z):
-        """Class vectors of (new) rows ``Z`` (float codes) from one fast-path level."""
+        """Class vectors of (new) rows ``Z`` (uint8 codes) from one fast-path level."""
         K = self._vec_width
         out = np.empty((Z.shape[0], len(slots) * K))
         for f, slot in enumerate(slots):
@@ -699,8 +700,8 @@ class _BaseCascade(BaseEstimator):
         codes = self._raw_codes(Xf, False)
         n, d = codes.shape
         n_vec = self.n_forests_ * self._vec_width
-        Z = np.zeros((n, d + n_vec))
-        Z[:, :d] = _fast.codes_to_float(codes)
+        Z = np.zeros((n, d + n_vec), np.uint8)
+        Z[:, :d] = codes
         del codes
         levels = self.levels_ if upto is None else self.levels_[:upto]
         vec = None
@@ -709,7 +710,7 @@ class _BaseCascade(BaseEstimator):
             if lev + 1 < len(levels):
                 Z[:, d:] = _fast.bin_vectors(vec, self.max_bin, edges=level.out_edges)[0]
         if self.final_estimator_ is not None:
-            Z = np.hstack([Z[:, :d], vec])
+            Z = np.hstack([_fast.codes_to_float(Z[:, :d]), vec])
         return vec, Z
 
     def __sklearn_tags__(self):
