@@ -454,6 +454,9 @@ def test_kept_walk_records_predict_as_packing_per_call():
         np.testing.assert_array_equal(m._mean_value(X), ref)
         state = m.__getstate__()
         assert "_walk" not in state and "_forest" in state
+        # pickling leaves the fitted forest its records (the state is a copy)
+        pickle.dumps(m)
+        assert m._walk[0] is m._forest
         m2 = pickle.loads(pickle.dumps(m))
         assert m2._walk[0] is m2._forest
         np.testing.assert_array_equal(m2._mean_value(X), ref)

@@ -96,6 +96,7 @@ def test_same_random_state_same_model_and_pickling():
     np.testing.assert_array_equal(a.predict_proba(X), c.predict_proba(X))
     # the packed walking layout kept for predict is rebuilt on load, never pickled
     assert "_packed" not in a.__getstate__() and c._packed[0] is c._forest
+    assert a._packed[0] is a._forest             # (and the pickled model keeps its own)
     # and it predicts as a fresh packing of the same forest
     from treelab._engine.tree import forest_predict
     K = a.n_outputs_raw_

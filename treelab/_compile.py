@@ -324,10 +324,13 @@ def _warm_forests():
     for cls in (RandomForestRegressor, ExtraTreesRegressor):
         cls(n_estimators=4, splitter="hist", n_jobs=1, random_state=0).fit(
             Xn, y * 1.5).predict(Xn)
-    CascadeForestClassifier(forests=[RandomForestClassifier(n_estimators=4, splitter="hist"),
-                                     CompletelyRandomForestClassifier(n_estimators=4,
-                                                                      splitter="hist")],
-                            max_levels=2, n_jobs=1, random_state=0).fit(Xn, y).predict(Xn)
+    casc = CascadeForestClassifier(
+        forests=[RandomForestClassifier(n_estimators=4, splitter="hist"),
+                 CompletelyRandomForestClassifier(n_estimators=4, splitter="hist")],
+        max_levels=2, n_jobs=1, random_state=0).fit(Xn, y)
+    casc.predict(Xn)
+    # (many rows on threads: the threaded walk of the cascade's uint8 code rows)
+    casc.set_params(n_jobs=-1).predict(big)
 
 
 #: family -> function compiling (or loading) its kernels on small data

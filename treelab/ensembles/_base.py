@@ -1,5 +1,6 @@
-"""Helpers shared by the meta-ensembles (bagging, AdaBoost): base-estimator
-handling without a hard scikit-learn dependency, and parameter checks."""
+"""Helpers shared by the ensembles: base-estimator handling without a hard
+scikit-learn dependency, parameter checks (bagging, AdaBoost), and the kept
+walking layout of a fitted forest (random forests, gradient boosting)."""
 from __future__ import annotations
 
 import copy
@@ -141,3 +142,46 @@ def subset_shared(data, enc, feats):
     sub_enc = FeatureEncoding(int(feats.shape[0]), is_nom, cats, None)
     sub_enc.has_missing = None if enc.has_missing is None else np.asarray(enc.has_missing)[feats]
     return sub, sub_enc
+
+
+class KeptWalkLayout:
+    """Mixin for an ensemble that predicts by walking ``self._forest`` in a layout
+    packed from it (the forests' :func:`~treelab._engine.tree.pack_walk`
+    records, boosting's :func:`~treelab._engine.tree.pack_raw`): packed once
+    when the forest is made (:meth:`_keep_layout` at the end of ``fit``) and on
+    unpickling, left out of the pickle (rebuilt in milliseconds), and packed
+    per call for a forest set by hand.  Subclasses name the attribute
+    (``_layout_attr``) and pack (:meth:`_pack_layout`)."""
+
+    #: the attribute holding ``(forest, layout)``
+    _layout_attr = "_layout"
+
+    def _pack_layout(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _keep_layout(self):
+        setattr(self, self._layout_attr, (self._forest, self._pack_layout()))
+
+    def _kept_layout(self):
+        cache = self.__dict__.get(self._layout_attr)
+        if cache is None or cache[0] is not self._forest:
+            # (only for a forest set by hand: predict leaves the attributes alone)
+            return self._pack_layout()
+        return cache[1]
+
+    def __getstate__(self):
+        parent = getattr(super(), "__getstate__", None)
+        # a copy: object.__getstate__ returns the instance's own __dict__, from
+        # which the layout must not be removed
+        state = dict(parent() if parent is not None else self.__dict__)
+        state.pop(self._layout_attr, None)
+        return state
+
+    def __setstate__(self, state):
+        parent = getattr(super(), "__setstate__", None)
+        if parent is not None:
+            parent(state)
+        else:
+            self.__dict__.update(state)
+        if "_forest" in self.__dict__:
+            self._keep_layout()

@@ -61,6 +61,7 @@ from .._sklearn_compat import (
 from ..data import check_random_state, encode_X, fit_encode_X, set_fitted_encoding
 from ..learners.decision_tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..split_criteria import get_criterion
+from ._base import KeptWalkLayout
 
 __all__ = [
     "RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
@@ -238,8 +239,10 @@ def forest_weighted_sum(forest, roots, root_weight, Xf, n_jobs, walk=None):
 
 
 # ------------------------------------------------------------------------ base
-class _BaseForest(BaseEstimator):
+class _BaseForest(KeptWalkLayout, BaseEstimator):
     """Shared fit / predict logic (not for direct use)."""
+
+    _layout_attr = "_walk"      # (KeptWalkLayout: the pack_walk records)
 
     _task = None                 # "classification" | "regression"
     _split_mode = SPLIT_BEST
@@ -409,7 +412,7 @@ class _BaseForest(BaseEstimator):
         self.max_features_ = params["max_features"]
         self.n_estimators_ = n_trees
         self._forest = forest
-        self._walk = (forest, pack_walk(forest))
+        self._keep_layout()
         self._roots = roots
         self._n_nodes = np.append(roots, forest.sizes[0]).astype(np.int64)
         self._seeds = seeds
@@ -466,31 +469,16 @@ class _BaseForest(BaseEstimator):
         return forest_weighted_sum(self._forest, self._roots, np.ones(T), Xf, self.n_jobs,
                                    walk=self._walk_records()) / T
 
+    def _pack_layout(self):
+        return pack_walk(self._forest)
+
     def _walk_records(self):
         """The forest's walking records (:func:`~treelab._engine.tree.pack_walk`:
-        16 bytes a node, packed at the end of ``fit`` and on unpickling, not
-        pickled; a 100-tree regression forest on 160,000 rows predicted in about
-        half the time of packing them per call), or None (a nominal node)."""
-        cache = self.__dict__.get("_walk")
-        if cache is None or cache[0] is not self._forest:
-            # (only for a forest set by hand: predict leaves the attributes alone)
-            cache = (self._forest, pack_walk(self._forest))
-        ok, rec = cache[1]
+        16 bytes a node, kept as :class:`._base.KeptWalkLayout` says; a 100-tree
+        regression forest on 160,000 rows predicted in about half the time of
+        packing them per call), or None (a nominal node)."""
+        ok, rec = self._kept_layout()
         return rec if ok else None
-
-    def __getstate__(self):
-        state = super().__getstate__()
-        state.pop("_walk", None)
-        return state
-
-    def __setstate__(self, state):
-        parent = getattr(super(), "__setstate__", None)
-        if parent is not None:
-            parent(state)
-        else:
-            self.__dict__.update(state)
-        if "_forest" in self.__dict__:
-            self._walk = (self._forest, pack_walk(self._forest))
 
     def apply(self, X):
         """Leaf index of every sample in every tree, ``(n_samples, n_estimators)``

@@ -71,6 +71,7 @@ from ..losses import (
     AbsoluteError, Huber, Logistic, Loss, MultinomialSoftmax, Quantile, Softmax, SquaredError,
 )
 from ..split_criteria.gradient import NewtonCriterion
+from ._base import KeptWalkLayout
 
 __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]
 
@@ -182,8 +183,10 @@ def _column_mask(rng, d, by_tree, by_level, levels):
     return mask, n_level
 
 
-class _BaseGradientBoosting(BaseEstimator):
+class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
     """Shared fit / predict logic (not for direct use)."""
+
+    _layout_attr = "_packed"    # (KeptWalkLayout: the pack_raw layout)
 
     _is_classifier = False
 
@@ -498,7 +501,7 @@ class _BaseGradientBoosting(BaseEstimator):
         # the forest used by predict: the trees up to the best iteration
         self._forest, self._roots = concat_trees(
             [t for t, _ in trees[:(self.best_iteration_ + 1) * K]])
-        self._packed = (self._forest, pack_raw(self._forest, self._roots))
+        self._keep_layout()
         return self
 
     @staticmethod
@@ -545,26 +548,11 @@ class _BaseGradientBoosting(BaseEstimator):
         cols = self._cols[:self._roots.shape[0]]
         with _numba_threads(self.n_jobs):
             return forest_predict(self._forest, self._roots, cols, Xf, K,
-                                  packed=self._packed_forest()) + self.base_score_
+                                  packed=self._kept_layout()) + self.base_score_
 
-    def _packed_forest(self):
-        """The prediction forest's walking layout (:func:`.tree.pack_raw`), packed
-        when the forest is made (end of ``fit``, unpickling), not pickled."""
-        cache = self.__dict__.get("_packed")
-        if cache is None or cache[0] is not self._forest:
-            # (only for a forest set by hand: predict leaves the attributes alone)
-            return pack_raw(self._forest, self._roots)
-        return cache[1]
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state.pop("_packed", None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if "_forest" in self.__dict__:
-            self._packed = (self._forest, pack_raw(self._forest, self._roots))
+    def _pack_layout(self):
+        """The prediction forest's walking layout (:func:`.tree.pack_raw`)."""
+        return pack_raw(self._forest, self._roots)
 
     def _staged_raw(self, X):
         Xf = self._encode(X)
