@@ -121,9 +121,10 @@ def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, m
 
     ``count_constant`` (``max_features < d``): a drawn feature that is constant
     at the node counts as one of the node's ``max_features`` candidates
-    (Breiman 2001's "small group of input variables" drawn at each node; Zhou &
-    Feng 2017, section 2.1: "randomly selecting sqrt(d) features as
-    candidates"; scikit-learn's and XGBoost's rule); False: constant draws are
+    (the course slides' random forests: "at each node, best split is chosen
+    from random sample of m_try variables"; Breiman 2001; Zhou & Feng 2017
+    draw sqrt(d) features as candidates; scikit-learn's and XGBoost's rule);
+    False: constant draws are
     passed over, and a node examines ``max_features`` non-constant features
     (more work and more candidates deep in sparse data such as MNIST).  Either
     way a node keeps drawing while none of its candidates gave an admissible

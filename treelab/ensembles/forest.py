@@ -551,7 +551,8 @@ _COMMON_DOC = """
         Features drawn at each node (None: all).
     constant_draws : {"count", "skip"}, default="count"
         Whether a drawn feature constant at the node is one of its
-        ``max_features`` candidates ("count": Breiman 2001, Zhou & Feng 2017,
+        ``max_features`` candidates ("count": the course slides' "random
+        sample of m_try variables", Breiman 2001, Zhou & Feng 2017,
         scikit-learn) or is passed over ("skip": ``max_features`` non-constant
         features examined; more work deep in sparse data).  See
         :class:`~treelab.DecisionTreeClassifier`.

@@ -377,8 +377,9 @@ class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree
     constant_draws : {"count", "skip"}, default="count"
         With ``max_features`` below the number of features: "count" -- a drawn
         feature that is constant at the node is one of its ``max_features``
-        candidates (Breiman 2001; Zhou & Feng 2017's "sqrt(d) features as
-        candidates"; scikit-learn's rule); "skip" -- constant draws are passed
+        candidates (the course slides: "best split is chosen from random sample
+        of m_try variables"; Breiman 2001; Zhou & Feng 2017; scikit-learn's
+        rule); "skip" -- constant draws are passed
         over until ``max_features`` non-constant features have been examined
         (treelab's rule before 2026-11-29).  Either way a node keeps drawing
         while no candidate gave an admissible split.
