@@ -88,6 +88,68 @@ def test_bins_match_thresholds_property(values, max_bins):
         assert len(np.unique(b)) == len(distinct)
 
 
+def _codes_by_search(X, edges, offsets, nominal, missing):
+    out = np.empty(X.shape, np.int64)
+    for f in range(X.shape[1]):
+        col = X[:, f]
+        if nominal[f]:
+            out[:, f] = np.nan_to_num(col, nan=0).astype(np.int64)
+        else:
+            out[:, f] = np.searchsorted(edges[offsets[f]:offsets[f + 1]], col, side="left")
+        out[np.isnan(col), f] = missing
+    return out
+
+
+def test_bucket_table_codes_equal_the_binary_search():
+    # bin_matrix finds a value's code through a bucket table and a short scan:
+    # the count of edges below the value, as a binary search (np.searchsorted,
+    # side="left") gives it, for values on, between and beyond the edges, +-inf,
+    # and edge sets that are dense in one place, span the float range, span
+    # one ulp, or hold one edge
+    from treelab._engine.binning import _bin_matrix_parallel, _bin_matrix_serial
+    rng = np.random.RandomState(0)
+    feats = [
+        np.unique(np.concatenate([rng.randn(200) * 1e-3, rng.randn(54) * 100])),
+        np.unique(rng.randn(254)),
+        np.array([-1e308, -1.0, 0.0, 1e-300, 1e308]),
+        np.array([1.0, 1.0 + 2 ** -52]),
+        np.array([5e-324, 1e-323]),
+        np.array([3.5]),
+        np.array([]),
+    ]
+    offsets = np.concatenate([[0], np.cumsum([len(e) for e in feats])]).astype(np.int64)
+    edges = np.concatenate(feats).astype(np.float64)
+    nominal = np.zeros(len(feats) + 1, bool)
+    nominal[-1] = True
+    offsets = np.append(offsets, offsets[-1])
+    n = 3000
+    cols = []
+    for e in feats:
+        pool = np.concatenate([e, np.nextafter(e, np.inf), np.nextafter(e, -np.inf),
+                               [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e308, -1e308]])
+        x = np.where(rng.rand(n) < 0.5, rng.choice(pool, n), rng.randn(n) * 10.0 ** rng.randint(
+            -5, 6, n))
+        cols.append(x)
+    cols.append(rng.randint(0, 7, n).astype(float))            # a nominal column
+    X = np.ascontiguousarray(np.column_stack(cols))
+    ref = _codes_by_search(X, edges, offsets, nominal, MISSING)
+    for kern in (_bin_matrix_serial, _bin_matrix_parallel):
+        np.testing.assert_array_equal(kern(X, edges, offsets, nominal, MISSING), ref)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edges=st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1,
+                      max_size=40, unique=True),
+       values=st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64)),
+                       min_size=1, max_size=40))
+def test_bucket_table_codes_property(edges, values):
+    e = np.unique(np.array(edges, np.float64) + 0.0)        # (-0.0 and 0.0: one edge)
+    X = np.array(values, np.float64)[:, None]
+    offsets = np.array([0, len(e)], np.int64)
+    got = bin_matrix(X, e, offsets, np.zeros(1, bool), MISSING)
+    np.testing.assert_array_equal(got, _codes_by_search(X, e, offsets, [False], MISSING))
+
+
 def test_few_distinct_values_one_bin_each_with_midpoint_edges():
     X = np.array([[3.0], [0.0], [10.0], [1.5], [3.0], [np.nan], [0.0], [10.0]])
     edges, offsets, Xb = _bins(X, [False], 255)

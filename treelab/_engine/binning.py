@@ -163,8 +163,65 @@ def edges_below(edges, lo, hi, x):
     return a - lo
 
 
+#: buckets of a feature's lookup table per edge (:func:`_bucket_tables`)
+BUCKETS_PER_EDGE = 4
+
+
 @njit(cache=True, inline="always", nogil=True)
-def _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out):
+def _bucket(x, lo, scale, T):
+    """Bucket of value ``x`` in a table of ``T`` buckets starting at ``lo``:
+    ``floor((x - lo) * scale)`` clamped to ``[0, T - 1]`` (non-decreasing in
+    ``x``; NaN and negative to bucket 0)."""
+    u = (x - lo) * scale
+    if u >= T - 1:
+        return T - 1
+    if u >= 0.0:
+        return int(u)
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _bucket_tables(edges, offsets, is_nominal):
+    """Per numeric feature with ``m`` edges, ``T = BUCKETS_PER_EDGE x m`` buckets
+    over ``[edges[0], edges[-1]]``: ``start[toff[f] + b]`` = the number of the
+    feature's edges whose bucket is below ``b``.  Those edges are all below
+    any value ``x`` of bucket ``b`` (the bucket is non-decreasing in the value,
+    so an edge ``e >= x`` has a bucket ``>= b``), and they are a prefix of the
+    sorted edges: the code of ``x`` (edges below it) is ``start[b]`` plus a
+    short forward scan -- the binary search's count, exactly.  Returns
+    ``(start, toff, lo, scale)``."""
+    d = offsets.shape[0] - 1
+    toff = np.zeros(d + 1, np.int64)
+    lo = np.zeros(d)
+    scale = np.zeros(d)
+    for f in range(d):
+        m = offsets[f + 1] - offsets[f]
+        toff[f + 1] = toff[f] + (0 if is_nominal[f] or m == 0 else BUCKETS_PER_EDGE * m)
+    start = np.zeros(toff[d], np.int32)
+    for f in range(d):
+        T = toff[f + 1] - toff[f]
+        if T == 0:
+            continue
+        e0 = offsets[f]
+        m = offsets[f + 1] - e0
+        lo[f] = edges[e0]
+        span = edges[e0 + m - 1] - edges[e0]
+        sc = (T - 1) / span if span > 0.0 else 0.0
+        if not (sc < np.inf):
+            sc = 0.0                    # (a span too small or too large: one bucket)
+        scale[f] = sc
+        tab = start[toff[f]:toff[f + 1]]
+        for k in range(m):
+            b = _bucket(edges[e0 + k], lo[f], sc, T)
+            if b + 1 < T:
+                tab[b + 1] += 1
+        for b in range(1, T):
+            tab[b] += tab[b - 1]
+    return start, toff, lo, scale
+
+
+@njit(cache=True, inline="always", nogil=True)
+def _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out, start, toff, lo, scale):
     for f in range(X.shape[1]):
         x = X[i, f]
         if np.isnan(x):
@@ -172,15 +229,24 @@ def _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out):
         elif is_nominal[f]:
             out[i, f] = int(x)
         else:
-            out[i, f] = edges_below(edges, offsets[f], offsets[f + 1], x)
+            e0 = offsets[f]
+            m = offsets[f + 1] - e0
+            k = 0
+            T = toff[f + 1] - toff[f]
+            if T > 0:
+                k = start[toff[f] + _bucket(x, lo[f], scale[f], T)]
+            while k < m and edges[e0 + k] < x:
+                k += 1
+            out[i, f] = k
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def _bin_matrix_parallel(X, edges, offsets, is_nominal, missing_bin):
     n, d = X.shape
     out = np.empty((n, d), np.uint8)
+    start, toff, lo, scale = _bucket_tables(edges, offsets, is_nominal)
     for i in prange(n):
-        _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out)
+        _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out, start, toff, lo, scale)
     return out
 
 
@@ -188,8 +254,9 @@ def _bin_matrix_parallel(X, edges, offsets, is_nominal, missing_bin):
 def _bin_matrix_serial(X, edges, offsets, is_nominal, missing_bin):
     n, d = X.shape
     out = np.empty((n, d), np.uint8)
+    start, toff, lo, scale = _bucket_tables(edges, offsets, is_nominal)
     for i in range(n):
-        _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out)
+        _bin_row(X, i, edges, offsets, is_nominal, missing_bin, out, start, toff, lo, scale)
     return out
 
 
@@ -198,8 +265,11 @@ PARALLEL_MIN_CELLS = 1_000_000
 
 
 def bin_matrix(X, edges, offsets, is_nominal, missing_bin):
-    """Bin codes (uint8, rows x features) for ``X``: numeric values by binary search
-    in their edges, nominal codes as they are, NaN as ``missing_bin``."""
+    """Bin codes (uint8, rows x features) for ``X``: a numeric value's code is the
+    number of its feature's edges below it (a bucket table and a short scan,
+    :func:`_bucket_tables`: the count a binary search gives, without its
+    mispredicted branches -- 160,000 x 20 values in ~70 ms before), nominal
+    codes as they are, NaN as ``missing_bin``."""
     kern = _bin_matrix_parallel if X.size >= PARALLEL_MIN_CELLS else _bin_matrix_serial
     return kern(X, edges, offsets, is_nominal, missing_bin)
 
