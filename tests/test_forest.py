@@ -233,6 +233,15 @@ def test_constant_draws_count_toward_max_features(splitter):
     assert (skip._forest.feature[skip._roots] == 0).all()
     with pytest.raises(ValueError, match="constant_draws"):
         RandomForestClassifier(2, constant_draws="sometimes").fit(X, y)
+    # every tree class takes the parameter (the presets pass it on)
+    from treelab import C45Classifier, ID3Classifier
+    for cls in (DecisionTreeClassifier, DecisionTreeRegressor, ID3Classifier, C45Classifier):
+        est = cls(constant_draws="skip")
+        assert est.get_params()["constant_draws"] == "skip"
+    roots = [ID3Classifier(max_features=2, max_depth=1, random_state=s,
+                           constant_draws=cd).fit(X, y).tree_.feature[0]
+             for cd in ("count", "skip") for s in range(40)]
+    assert 0 < sum(r == 1 for r in roots[:40]) and all(r == 0 for r in roots[40:])
 
 
 @pytest.mark.parametrize("random_cut", ["value", "bin"])

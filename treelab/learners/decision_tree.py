@@ -582,7 +582,7 @@ class ID3Classifier(DecisionTreeClassifier):
                  max_features=None, random_state=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, max_bins=255, nominal_features=None,
                  nominal_split="multiway", pruning=None, confidence=0.25,
-                 multiway_min_leaf="all"):
+                 multiway_min_leaf="all", constant_draws="count"):
         super().__init__(criterion=criterion, splitter=splitter, max_depth=max_depth,
                          min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                          min_weight_fraction_leaf=min_weight_fraction_leaf,
@@ -590,7 +590,7 @@ class ID3Classifier(DecisionTreeClassifier):
                          min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
                          ccp_alpha=ccp_alpha, max_bins=max_bins, nominal_features=nominal_features,
                          nominal_split=nominal_split, pruning=pruning, confidence=confidence,
-                         multiway_min_leaf=multiway_min_leaf)
+                         multiway_min_leaf=multiway_min_leaf, constant_draws=constant_draws)
 
 
 class C45Classifier(DecisionTreeClassifier):
@@ -607,7 +607,7 @@ class C45Classifier(DecisionTreeClassifier):
                  max_features=None, random_state=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, max_bins=255, nominal_features=None,
                  nominal_split="multiway", pruning="pessimistic", confidence=0.25,
-                 multiway_min_leaf="two"):
+                 multiway_min_leaf="two", constant_draws="count"):
         super().__init__(criterion=criterion, splitter=splitter, max_depth=max_depth,
                          min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                          min_weight_fraction_leaf=min_weight_fraction_leaf,
@@ -615,7 +615,7 @@ class C45Classifier(DecisionTreeClassifier):
                          min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
                          ccp_alpha=ccp_alpha, max_bins=max_bins, nominal_features=nominal_features,
                          nominal_split=nominal_split, pruning=pruning, confidence=confidence,
-                         multiway_min_leaf=multiway_min_leaf)
+                         multiway_min_leaf=multiway_min_leaf, constant_draws=constant_draws)
 
 
 class CARTClassifier(DecisionTreeClassifier):
