@@ -124,11 +124,10 @@ def make_params(task, n_stats, max_depth, min_samples_split, min_samples_leaf, m
     (the course slides' random forests: "at each node, best split is chosen
     from random sample of m_try variables"; Breiman 2001; Zhou & Feng 2017
     draw sqrt(d) features as candidates; scikit-learn's and XGBoost's rule);
-    False: constant draws are
-    passed over, and a node examines ``max_features`` non-constant features
-    (more work and more candidates deep in sparse data such as MNIST).  Either
-    way a node keeps drawing while none of its candidates gave an admissible
-    split."""
+    False: constant draws are passed over, and a node examines
+    ``max_features`` non-constant features (more work and more candidates deep
+    in sparse data such as MNIST).  Either way a node keeps drawing while none
+    of its candidates gave an admissible split."""
     fm = (np.zeros((0, 0), np.bool_) if feature_mask is None
           else np.ascontiguousarray(feature_mask, dtype=np.bool_))
     if fm.ndim != 2:

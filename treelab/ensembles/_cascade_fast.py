@@ -43,7 +43,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import numba
 import numpy as np
 
 from .._compile import announce
@@ -53,18 +52,14 @@ from .._engine.builder import make_params
 from .._engine.column_builder import get_codes_kernel
 from .._engine.merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, TASK_DENSE
 from .._engine.signatures import IMPURITY_SIG, MERIT_SIG, function_pointer
-from .._engine.tree import (CODE_MISSING, concat_trees, forest_oob_sum, forest_sum,
-                            forest_sum_serial, forest_sum_walk, forest_sum_walk_serial,
-                            pack_walk)
+from .._engine.tree import CODE_MISSING, concat_trees, forest_oob_sum, pack_walk
 from ..split_criteria import get_criterion
-from .forest import _MAX_SEED, _BaseForest, _compact, _numba_threads
+from .forest import _MAX_SEED, _BaseForest, _compact, forest_weighted_sum
 
 #: the bin code of a missing value in every code matrix of the cascade
 MISSING = CODE_MISSING
 #: store the fitted trees compactly (:func:`narrow`); False only in tests
 NARROW = True
-#: rows x trees below which prediction runs without threads
-_PARALLEL_MIN_WORK = 50_000
 
 
 def supported(forests, max_bin):
@@ -199,7 +194,8 @@ class PackedSlot:
 
     def mean(self, X, model=None, n_jobs=None):
         """Mean leaf value over the trees of ``model`` (None: of all models, summed
-        in root order).  One thread (``n_jobs`` = 1, or little work): the serial
+        in root order), through the forests' :func:`.forest.forest_weighted_sum`.
+        One thread (``n_jobs`` = 1, or little work): the serial
         traversal, tree by tree over all rows (a deep tree stays in cache while
         every row walks it); otherwise one chunk of rows per thread.  ``X``: float
         codes (:func:`codes_to_float`) or the uint8 codes themselves, walked as
@@ -207,24 +203,11 @@ class PackedSlot:
         rows x 824 columns are 5 MB instead of 42 MB, which stay in cache)."""
         forest, roots = (self.forest, self.roots) if model is None else self.model(model)
         w = np.full(roots.shape[0], 1.0 / roots.shape[0])
-        threads = 1
-        if X.shape[0] * roots.shape[0] >= _PARALLEL_MIN_WORK:
-            from joblib import effective_n_jobs
-            threads = max(1, min(int(effective_n_jobs(n_jobs)), numba.config.NUMBA_NUM_THREADS))
-        if X.dtype == np.uint8:
-            ok, rec = pack_walk(forest)
-            if ok:
-                X = np.ascontiguousarray(X)
-                if threads == 1:
-                    return forest_sum_walk_serial(rec, forest.value, roots, w, X)
-                with _numba_threads(threads):
-                    return forest_sum_walk(rec, forest.value, roots, w, X, threads)
-            X = codes_to_float(X)
-        X = np.ascontiguousarray(X, np.float64)
-        if threads == 1:
-            return forest_sum_serial(forest, roots, w, X)
-        with _numba_threads(threads):
-            return forest_sum(forest, roots, w, X, threads)
+        ok, rec = pack_walk(forest)
+        if X.dtype == np.uint8 and not ok:
+            X = codes_to_float(X)          # (nominal nodes: the general walk reads floats)
+        X = np.ascontiguousarray(X, None if X.dtype == np.uint8 else np.float64)
+        return forest_weighted_sum(forest, roots, w, X, n_jobs, walk=rec if ok else None)
 
 
 def narrow(t):

@@ -198,18 +198,24 @@ def _column_codes(data, params):
     return (np.ascontiguousarray(data.Xb.T),)
 
 
+def _thread_count(n_jobs):
+    """Prediction threads for ``n_jobs``: joblib's reading of it (numba's current
+    count if joblib cannot read it), at most numba's thread pool."""
+    import numba
+    from joblib import effective_n_jobs
+    try:
+        k = effective_n_jobs(n_jobs)
+    except Exception:
+        k = numba.get_num_threads()
+    return max(1, min(int(k), numba.config.NUMBA_NUM_THREADS))
+
+
 @contextmanager
 def _numba_threads(n_jobs):
     """numba's thread count limited to joblib's reading of ``n_jobs`` (prediction)."""
     import numba
-    from joblib import effective_n_jobs
     before = numba.get_num_threads()
-    try:
-        k = effective_n_jobs(n_jobs)
-    except Exception:
-        k = before
-    k = max(1, min(int(k), numba.config.NUMBA_NUM_THREADS))
-    numba.set_num_threads(k)
+    numba.set_num_threads(_thread_count(n_jobs))
     try:
         yield
     finally:
@@ -219,11 +225,14 @@ def _numba_threads(n_jobs):
 def forest_weighted_sum(forest, roots, root_weight, Xf, n_jobs, walk=None):
     """``forest_sum`` (the weighted sum of the leaf values the rows of ``Xf`` reach
     in the trees rooted at ``roots``) with the calling pattern every treelab forest
-    shares: one thread below ``_PARALLEL_MIN_WORK`` rows x trees (starting numba's
-    threads costs more than such a traversal), otherwise numba threads limited to
-    ``n_jobs``.  ``walk``: the forest's :func:`~treelab._engine.tree.pack_walk`
-    records when it keeps them (else packed by the call)."""
-    serial = Xf.shape[0] * roots.shape[0] < _PARALLEL_MIN_WORK
+    shares: the serial kernel below ``_PARALLEL_MIN_WORK`` rows x trees (starting
+    numba's threads costs more than such a traversal) or for one thread,
+    otherwise numba threads limited to ``n_jobs``.  ``walk``: the forest's
+    :func:`~treelab._engine.tree.pack_walk` records when it keeps them (else
+    packed by the call).  ``Xf``: float rows, or uint8 bin codes with ``walk``
+    (:func:`~treelab._engine.tree.forest_sum_walk`)."""
+    serial = (Xf.shape[0] * roots.shape[0] < _PARALLEL_MIN_WORK
+              or _thread_count(n_jobs) == 1)
     if walk is not None:
         if serial:
             return forest_sum_walk_serial(walk, forest.value, roots, root_weight, Xf)
