@@ -325,8 +325,9 @@ def test_lockstep_traversal_equals_the_walk(depths, layout):
     from treelab._engine.tree import _pack_raw
     rng = np.random.default_rng(3)
     n = 7000
-    X = rng.normal(size=(n, 5))
-    X[rng.random((n, 5)) < 0.08] = np.nan
+    X = rng.normal(size=(n, 6))
+    X[rng.random((n, 6)) < 0.08] = np.nan
+    X[:, 5] = 0.0                        # a constant feature: no tree splits on it
     y = np.nan_to_num(X[:, 0]) * 2 + np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=n)
     y[np.isnan(X[:, 1])] += 3.0          # missing values of feature 1 matter (either side)
     ms = [DecisionTreeRegressor(max_depth=dp, random_state=s).fit(X, y)
@@ -335,17 +336,26 @@ def test_lockstep_traversal_equals_the_walk(depths, layout):
     forest, roots = concat_trees([m.tree_.arrays for m in ms])
     roots = roots[[3, 0, 4, 1, 2]]
     cols = np.array([1, 0, 1, 0, 1], np.int64)
-    Xf = np.ascontiguousarray(X)
-    Xf[:3, 0] = [np.inf, -np.inf, np.nan]
-    leaves = np.array([[_walk(forest, r, x) for r in roots] for x in Xf])
-    ref = np.zeros((n, 2))
-    for j in range(roots.shape[0]):                       # tree order, as the kernels add
-        ref[:, cols[j]] += forest.value[leaves[:, j], 0]
     assert _pack_raw(forest, roots)[0] == layout
+    assert 5 not in forest.feature[forest.kind == 1]
     missing = forest.missing_child[forest.kind == 1]
     assert 0 < missing.sum() < missing.size                  # both directions occur
-    np.testing.assert_array_equal(forest_raw_serial(forest, roots, cols, Xf, 2), ref)
-    np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 2), ref)
+    # row blocks with NaN everywhere, in one row of a block (the NaN-free step
+    # would send it left), only in the unsplit feature 5 (NaN-free step), none
+    dense = np.ascontiguousarray(X)
+    dense[:3, 0] = [np.inf, -np.inf, np.nan]
+    sparse = np.where(np.isnan(X), rng.normal(size=X.shape), X)
+    sparse[:3, 0] = [np.inf, -np.inf, 0.0]
+    sparse[100, 1] = sparse[5001, 4] = sparse[6999, 0] = np.nan
+    sparse[2000:2200, 5] = np.nan
+    for Xf in (dense, sparse, np.where(np.isnan(X), 1.0, X)):
+        Xf = np.ascontiguousarray(Xf)
+        leaves = np.array([[_walk(forest, r, x) for r in roots] for x in Xf])
+        ref = np.zeros((n, 2))
+        for j in range(roots.shape[0]):                       # tree order, as the kernels add
+            ref[:, cols[j]] += forest.value[leaves[:, j], 0]
+        np.testing.assert_array_equal(forest_raw_serial(forest, roots, cols, Xf, 2), ref)
+        np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 2), ref)
 
 
 def test_forest_raw_chunks_do_not_change_the_sums():

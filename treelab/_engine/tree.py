@@ -579,7 +579,38 @@ def _goes_right(featm, thr, Xb, q, node):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _lockstep_levels(featm, thr, left, heap, Xb, cur, m, levels):
+def _goes_right_number(featm, thr, Xb, q, node):
+    """:func:`_goes_right` for a row without NaN: ``x > thr`` (no NaN test, no
+    missing-value bit: a quarter of the step's work)."""
+    return np.int64(Xb[q, featm[node] & _FEAT_MASK] > thr[node])
+
+
+@njit(cache=True, nogil=True)
+def _used_features(featm):
+    """The features the packed nodes ``featm`` split on, in increasing order (a
+    leaf's ``featm`` is 0, so feature 0 is listed for a forest with a leaf)."""
+    top = 0
+    for i in range(featm.shape[0]):
+        top = max(top, featm[i] & _FEAT_MASK)
+    mark = np.zeros(top + 1, np.bool_)
+    for i in range(featm.shape[0]):
+        mark[featm[i] & _FEAT_MASK] = True
+    return np.flatnonzero(mark).astype(np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rows_number_only(Xb, m, used):
+    """Whether the rows ``Xb[:m]`` hold no NaN in the features ``used``."""
+    bad = False
+    for q in range(m):
+        for k in range(used.shape[0]):
+            v = Xb[q, used[k]]
+            bad |= v != v
+    return not bad
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lockstep_levels(featm, thr, left, heap, Xb, cur, m, levels, number_only=False):
     """``levels`` steps of the rows ``Xb[:m]`` from the nodes ``cur[:m]``: the child
     is ``left[node] + right`` (flat layout) or ``2 node + 1 + right`` (``heap``),
     ``right`` from :func:`_goes_right`.  No branch in the row loops: they compile
@@ -587,8 +618,23 @@ def _lockstep_levels(featm, thr, left, heap, Xb, cur, m, levels):
     sites pass ``heap`` as a run-time bool, not a literal (``_engine/jit.py``),
     so a choice inside the row loop would be left to LLVM's unswitching (no
     difference measured either way: 16.7-17.1 ms for 40,000 rows through 100
-    depth-6 trees on two threads, the spread between processes larger)."""
-    if heap:
+    depth-6 trees on two threads, the spread between processes larger).
+    ``number_only``: no row of the block has a NaN in a feature the forest
+    splits on (:func:`_rows_number_only`), so the step is
+    :func:`_goes_right_number` (the same child; the loop does a quarter less
+    work: 31 -> 23 ms for those 40,000 rows on one thread)."""
+    if number_only:
+        if heap:
+            for _ in range(levels):
+                for q in range(m):
+                    node = cur[q]
+                    cur[q] = 2 * node + 1 + _goes_right_number(featm, thr, Xb, q, node)
+        else:
+            for _ in range(levels):
+                for q in range(m):
+                    node = cur[q]
+                    cur[q] = np.int64(left[node]) + _goes_right_number(featm, thr, Xb, q, node)
+    elif heap:
         for _ in range(levels):
             for q in range(m):
                 node = cur[q]
@@ -601,7 +647,7 @@ def _lockstep_levels(featm, thr, left, heap, Xb, cur, m, levels):
 
 
 @njit(cache=True, nogil=True)
-def _forest_raw_heap(hf, ht, hv, ioff, loff, depth, root_col, X, lo, hi, out):
+def _forest_raw_heap(hf, ht, hv, ioff, loff, depth, used, root_col, X, lo, hi, out):
     """:func:`_forest_raw_lockstep` on :func:`_pack_heap`'s layout: the child is
     ``2h + 1 + right`` with ``right = x > thr``, or the node's missing-value bit
     for a NaN, computed without a branch or a child pointer (the row loop of a
@@ -611,12 +657,13 @@ def _forest_raw_heap(hf, ht, hv, ioff, loff, depth, root_col, X, lo, hi, out):
     for b0 in range(lo, hi, _ROW_BLOCK):
         m = min(hi, b0 + _ROW_BLOCK) - b0
         Xb = X[b0:b0 + m]
+        number_only = _rows_number_only(Xb, m, used)
         for j in range(depth.shape[0]):
             fj = hf[ioff[j]:ioff[j + 1]]
             tj = ht[ioff[j]:ioff[j + 1]]
             for q in range(m):
                 cur[q] = 0
-            _lockstep_levels(fj, tj, fj, True, Xb, cur, m, depth[j])
+            _lockstep_levels(fj, tj, fj, True, Xb, cur, m, depth[j], number_only)
             vj = hv[loff[j]:loff[j + 1]]
             first = ioff[j + 1] - ioff[j]
             c = root_col[j]
@@ -625,7 +672,8 @@ def _forest_raw_heap(hf, ht, hv, ioff, loff, depth, root_col, X, lo, hi, out):
 
 
 @njit(cache=True, nogil=True)
-def _forest_raw_lockstep(featm, left, thr, val, depth, roots, root_col, X, lo, hi, out):
+def _forest_raw_lockstep(featm, left, thr, val, depth, used, roots, root_col, X, lo, hi,
+                         out):
     """The rows ``lo .. hi - 1`` in blocks of :data:`_ROW_BLOCK`, each block through
     every tree in lockstep: one level of the tree at a time for the whole block,
     ``depth[j]`` levels (rows already at a leaf stay there).  No data-dependent
@@ -638,12 +686,13 @@ def _forest_raw_lockstep(featm, left, thr, val, depth, roots, root_col, X, lo, h
     for b0 in range(lo, hi, _ROW_BLOCK):
         m = min(hi, b0 + _ROW_BLOCK) - b0
         Xb = X[b0:b0 + m]
+        number_only = _rows_number_only(Xb, m, used)
         for j in range(roots.shape[0]):
             r = roots[j]
             c = root_col[j]
             for q in range(m):
                 cur[q] = r
-            _lockstep_levels(featm, thr, left, False, Xb, cur, m, depth[j])
+            _lockstep_levels(featm, thr, left, False, Xb, cur, m, depth[j], number_only)
             for q in range(m):
                 out[b0 + q, c] += val[cur[q]]
 
@@ -656,10 +705,11 @@ _ROW_CHUNK = 16 * _ROW_BLOCK
 def _forest_raw_chunk(layout, flat, heap, roots, root_col, X, lo, hi, out):
     if layout == 2:
         hf, ht, hv, ioff, loff = heap
-        _forest_raw_heap(hf, ht, hv, ioff, loff, flat[4], root_col, X, lo, hi, out)
+        _forest_raw_heap(hf, ht, hv, ioff, loff, flat[4], flat[5], root_col, X, lo, hi, out)
     else:
-        featm, left, thr, val, depth = flat
-        _forest_raw_lockstep(featm, left, thr, val, depth, roots, root_col, X, lo, hi, out)
+        featm, left, thr, val, depth, used = flat
+        _forest_raw_lockstep(featm, left, thr, val, depth, used, roots, root_col, X, lo, hi,
+                             out)
 
 
 @njit(cache=True, nogil=True)
@@ -676,7 +726,7 @@ def _pack_raw(t, roots):
     else:
         heap = (np.zeros(0, np.int32), np.zeros(0), np.zeros(0), np.zeros(1, np.int64),
                 np.zeros(1, np.int64))
-    return layout, (featm, left, thr, val, depth), heap
+    return layout, (featm, left, thr, val, depth, _used_features(featm)), heap
 
 
 @njit(cache=True, nogil=True)
