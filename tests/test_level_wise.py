@@ -91,8 +91,11 @@ def test_level_wise_is_the_same_tree_whatever_the_threads_with_feature_draws():
     np.testing.assert_array_equal(la, lb)
 
 
+@pytest.mark.parametrize("columns", [False, True])
 @pytest.mark.parametrize("n_threads", [1, 2, 3])
-def test_partition_chunks_is_the_stable_partition(n_threads):
+def test_partition_chunks_is_the_stable_partition(n_threads, columns):
+    """The chunked partition is the stable one, reading the row-major codes or
+    the column codes (``BinnedData.Xt``, boosting's: the same partition)."""
     rng = np.random.default_rng(n_threads)
     n, d = 5 * MIN_CHUNK + 77, 3
     X = rng.normal(size=(n, d))
@@ -111,8 +114,9 @@ def test_partition_chunks_is_the_stable_partition(n_threads):
         expect[s:e] = np.concatenate([samples[s:e][left], samples[s:e][~left]])
         tasks[q, 5] = -1
     got = samples.copy()
+    xt = np.ascontiguousarray(data.Xb.T) if columns else np.zeros((0, 0), np.uint8)
     partition_chunks(data.Xb, got, np.empty(n, np.int64), np.empty(n, np.int64),
-                     data.missing_bin, tasks, tasks.shape[0], n_threads)
+                     data.missing_bin, tasks, tasks.shape[0], n_threads, xt)
     np.testing.assert_array_equal(got, expect)
     for q in range(len(cuts) - 1):
         s, e = cuts[q], cuts[q + 1]

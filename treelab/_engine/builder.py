@@ -475,21 +475,22 @@ def finish_two(samples, tmp, start, nl, nr, child_n, child_start):
 
 @njit(cache=True, nogil=True)
 def _partition_two(samples, tmp, child_n, child_start, start, end, vals, key, miss_left, Xb, f,
-                   missing_bin, use_codes):
+                   missing_bin, use_codes, xt):
     """Stable partition of the node's samples ``samples[start:end]`` into two children in
     one pass (left samples compacted in place, right ones via ``tmp``: the order of the
     counting sort).  A sample goes left iff its value is ``<= key`` (missing:
     ``miss_left``); the value is ``vals[p]`` (gathered for ``samples[p]``, NaN =
     missing) or, with ``use_codes``, the bin code ``Xb[i, f]`` (``missing_bin`` =
-    missing, :func:`split_codes`).  Sets ``child_n`` / ``child_start``; returns 2,
-    or 0 when a child would be empty.
+    missing, :func:`split_codes`; read from the column codes ``xt`` when there
+    are some).  Sets ``child_n`` / ``child_start``; returns 2, or 0 when a child
+    would be empty.
 
     Branch-free (the side is a coin flip to the branch predictor): every sample
     is written to both candidate slots and the wrong one is overwritten by the
     next sample (positions below ``p`` were read already)."""
     if use_codes:
         nl = start + split_codes(samples, start, end, Xb, f, key, miss_left, missing_bin,
-                                 samples, start, tmp, 0)
+                                 samples, start, tmp, 0, xt)
         return finish_two(samples, tmp, start, nl, end - nl, child_n, child_start)
     nl = start
     nr = 0
@@ -513,15 +514,29 @@ def code_goes_left(c, key, miss_left, missing_bin):
 
 @njit(cache=True, nogil=True, inline="always")
 def split_codes(samples, start, end, Xb, f, key, miss_left, missing_bin, out_l, off_l, out_r,
-                off_r):
+                off_r, xt):
     """Stable, branch-free two-way split of ``samples[start:end]`` by the bin code
     ``Xb[i, f]``: a sample goes left iff its code is ``<= key`` (``missing_bin``:
     ``miss_left``); the left ones to ``out_l[off_l:]``, the right ones to
     ``out_r[off_r:]`` in their order.  ``out_l`` may be ``samples`` itself with
     ``off_l <= start`` (each sample is read before its slot is written).  Returns
-    the number that went left."""
+    the number that went left.  ``xt``: the codes column by column
+    (``BinnedData.Xt``; empty: none), read instead of ``Xb`` when given -- a
+    node's ascending samples then read neighbouring bytes of one column, not one
+    cache line of ``Xb`` a sample (160,000 x 20 codes, a node of 1/8 of the
+    rows: 1.6 -> 0.63 ns a sample)."""
     nl = 0
     nr = 0
+    if xt.shape[0] > 0:
+        col = xt[f]
+        for p in range(start, end):
+            i = samples[p]
+            go_left = code_goes_left(col[i], key, miss_left, missing_bin)
+            out_l[off_l + nl] = i
+            out_r[off_r + nr] = i
+            nl += go_left
+            nr += 1 - go_left
+        return nl
     ahead = prefetch_stop(samples, start, end)
     for p in range(start, end):
         if p < ahead:
@@ -962,7 +977,7 @@ def _partition_binned(D, ws, start, end, f, thr, mslot):
     # tb = number of edges strictly below thr (thr is an edge, or +inf)
     tb = edges_below(D.edges, D.edge_offsets[f], D.edge_offsets[f + 1], thr)
     return _partition_two(ws.samples, ws.tmp, ws.child_n, ws.child_start, start, end, ws.tmpk,
-                          float(tb), mslot == 0, D.Xb, f, D.missing_bin, True)
+                          float(tb), mslot == 0, D.Xb, f, D.missing_bin, True, D.Xt)
 
 
 @njit(cache=True, nogil=True)
@@ -986,7 +1001,7 @@ def partition_node(D, P, ws, start, end, f):
         # random cut-point: the values gathered by the split search
         return _partition_two(samples, ws.tmp, ws.child_n, ws.child_start, start, end,
                               ws.gvals[ws.gsel[0]], ws.feat_key[f], mslot == 0, D.Xb, f,
-                              D.missing_bin, False)
+                              D.missing_bin, False, D.Xt)
     if D.use_hist and kind == NUMERIC:
         return _partition_binned(D, ws, start, end, f, thr, mslot)
     for p in range(start, end):
@@ -1093,7 +1108,8 @@ def binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f, mov
                 nl += cf[missing_bin]
         if move:
             return _partition_two(samples, tmp, ws.child_n, ws.child_start, start, end,
-                                  ws.tmpk, float(tb), miss_left, Xb, f, missing_bin, True)
+                                  ws.tmpk, float(tb), miss_left, Xb, f, missing_bin, True,
+                                  D.Xt)
     elif P.task != TASK_CLASSIFICATION and P.n_stats == 3:
         l0 = 0.0
         l1 = 0.0

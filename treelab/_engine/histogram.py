@@ -709,19 +709,40 @@ def hist_subtract(hist, cnt, other_hist, other_cnt, ext=None):
     _subtract_features(hist, cnt, other_hist, other_cnt, e, 0, hist.shape[0])
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _subtract_bins(h, c, oh, oc, b0, b1):
+    """Bins ``b0 .. b1 - 1`` of one feature: ``c -= oc``, ``h -= oh``, a bin left
+    with no row set to 0.  No branch: a sibling's empty bin subtracts zeros
+    (``x - 0.0`` is ``x``), where a test of its count mispredicted about every
+    other bin of a deep node (the subtraction was ~8 % of a boosted fit)."""
+    S = h.shape[1]
+    if S == 3:
+        for b in range(b0, b1):
+            k = c[b] - oc[b]
+            c[b] = k
+            keep = k > 0
+            v0 = h[b, 0] - oh[b, 0]
+            v1 = h[b, 1] - oh[b, 1]
+            v2 = h[b, 2] - oh[b, 2]
+            h[b, 0] = v0 if keep else 0.0
+            h[b, 1] = v1 if keep else 0.0
+            h[b, 2] = v2 if keep else 0.0
+    else:
+        for b in range(b0, b1):
+            k = c[b] - oc[b]
+            c[b] = k
+            for s in range(S):
+                v = h[b, s] - oh[b, s]
+                h[b, s] = v if k > 0 else 0.0
+
+
 @njit(cache=True, nogil=True)
 def _subtract_features(hist, cnt, other_hist, other_cnt, e, f0, f1):
-    """:func:`hist_subtract` of features ``f0 .. f1 - 1``."""
+    """:func:`hist_subtract` of features ``f0 .. f1 - 1`` (their value bins within
+    the extents, then the missing bin)."""
     B = hist.shape[1]
-    S = hist.shape[2]
     for f in range(f0, f1):
         top = e[f] if e.shape[0] > 0 else B
-        nb = top + 1 if top < B else B
-        for j in range(nb):
-            b = j if j < top else B - 1
-            if other_cnt[f, b] == 0:
-                continue
-            cnt[f, b] -= other_cnt[f, b]
-            for s in range(S):
-                v = hist[f, b, s] - other_hist[f, b, s]
-                hist[f, b, s] = v if cnt[f, b] > 0 else 0.0
+        _subtract_bins(hist[f], cnt[f], other_hist[f], other_cnt[f], 0, top)
+        if top < B:
+            _subtract_bins(hist[f], cnt[f], other_hist[f], other_cnt[f], B - 1, B)

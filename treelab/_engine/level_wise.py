@@ -93,10 +93,10 @@ def _place_chunk(samples, tmp_l, tmp_r, ch, c):
 
 
 @njit(cache=True, nogil=True)
-def _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, c):
+def _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, c, xt):
     """Chunk ``c``'s left samples to ``tmp_l[s:]``, its right ones to ``tmp_r[s:]``."""
     ch[c, 5] = split_codes(samples, ch[c, 0], ch[c, 1], Xb, ch[c, 2], ch[c, 3], ch[c, 4] != 0,
-                           missing_bin, tmp_l, ch[c, 0], tmp_r, ch[c, 0])
+                           missing_bin, tmp_l, ch[c, 0], tmp_r, ch[c, 0], xt)
 
 
 # The parallel regions below hold one call to a plain (not inlined) kernel and
@@ -110,10 +110,10 @@ def _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, c):
 # (``tests/test_level_wise.py::test_level_wise_driver_compiled_first_in_an_empty_cache``).
 
 @njit(cache=True, nogil=True, parallel=True)
-def _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch):
+def _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch, xt):
     for c in prange(n_ch):
         # (np.int64: a prange index is unsigned; one signature for both callers)
-        _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, np.int64(c))
+        _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, np.int64(c), xt)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -123,13 +123,14 @@ def _place_chunks_par(samples, tmp_l, tmp_r, ch, n_ch):
 
 
 @njit(cache=True, nogil=True)
-def partition_chunks(Xb, samples, tmp_l, tmp_r, missing_bin, tasks, n_tasks, n_threads):
+def partition_chunks(Xb, samples, tmp_l, tmp_r, missing_bin, tasks, n_tasks, n_threads, xt):
     """Stable two-way partitions of several nodes by bin code, each node's samples
     ``samples[start:end]`` split in chunks processed on ``n_threads`` threads.
     ``tasks[q] = (start, end, feature, threshold bin, missing go left, -)``: a
     sample goes left iff its code is ``<= threshold bin`` (the missing code: the
     flag); ``tasks[q, 5]`` receives the node's number of left samples.
-    ``tmp_l`` / ``tmp_r``: scratch, as long as ``samples``."""
+    ``tmp_l`` / ``tmp_r``: scratch, as long as ``samples``.  ``xt``: the codes
+    column by column, read instead of ``Xb`` (empty: none)."""
     total = 0
     for q in range(n_tasks):
         total += tasks[q, 1] - tasks[q, 0]
@@ -147,10 +148,10 @@ def partition_chunks(Xb, samples, tmp_l, tmp_r, missing_bin, tasks, n_tasks, n_t
             ch[c, 2:5] = tasks[q, 2:5]
             c += 1
     if n_threads > 1 and n_ch > 1:
-        _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch)
+        _split_chunks_par(Xb, samples, tmp_l, tmp_r, missing_bin, ch, n_ch, xt)
     else:
         for c in range(n_ch):
-            _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, c)
+            _split_chunk(Xb, samples, tmp_l, tmp_r, missing_bin, ch, c, xt)
     # destinations: a node's chunks' left parts in order, then their right parts
     c = 0
     for q in range(n_tasks):
@@ -175,13 +176,24 @@ def partition_chunks(Xb, samples, tmp_l, tmp_r, missing_bin, tasks, n_tasks, n_t
 
 
 @njit(cache=True, nogil=True, inline="always")
-def mark_two_leaves(Xb, samples, start, end, f, key, miss_left, missing_bin, leaf_of_row, first):
+def mark_two_leaves(Xb, samples, start, end, f, key, miss_left, missing_bin, leaf_of_row, first,
+                    xt):
     """A split whose two children are leaves (the last level): each row's leaf
     (``first`` if its code is ``<= key``, missing: ``miss_left``; else ``first +
     1``) into ``leaf_of_row`` (length 0: not wanted), the samples left where they
-    are (no partition: nothing reads them again).  Returns the number going left."""
+    are (no partition: nothing reads them again).  Returns the number going left.
+    ``xt``: the codes column by column, read instead of ``Xb`` (empty: none)."""
     nl = 0
     mark = leaf_of_row.shape[0] > 0
+    if xt.shape[0] > 0:
+        col = xt[f]
+        for p in range(start, end):
+            i = samples[p]
+            go_left = code_goes_left(col[i], key, miss_left, missing_bin)
+            if mark:
+                leaf_of_row[i] = first if go_left else first + 1
+            nl += go_left
+        return nl
     ahead = prefetch_stop(samples, start, end)
     for p in range(start, end):
         if p < ahead:
@@ -211,13 +223,13 @@ def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
         if parts[q, 6] >= 0:
             parts[q, 5] = mark_two_leaves(Xb, samples, s, e, parts[q, 2], parts[q, 3],
                                           parts[q, 4] != 0, missing_bin, leaf_of_row,
-                                          parts[q, 6])
+                                          parts[q, 6], xt)
         else:
             cn = np.empty(2, np.int64)
             cs = np.empty(2, np.int64)
             _partition_two(samples, tmp[s:e], cn, cs, s, e, tmp[:0].astype(np.float64),
                            float(parts[q, 3]), parts[q, 4] != 0, Xb, parts[q, 2], missing_bin,
-                           True)
+                           True, xt)
             parts[q, 5] = cn[0]
     for b in range(task[1], task[2]):
         _hist_block(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
@@ -285,9 +297,9 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
     for q in range(n_parts):
         if parts[q, 6] >= 0:
             mark_two_leaves(Xb, samples, parts[q, 0], parts[q, 1], parts[q, 2], parts[q, 3],
-                            parts[q, 4] != 0, missing_bin, leaf_of_row, parts[q, 6])
+                            parts[q, 4] != 0, missing_bin, leaf_of_row, parts[q, 6], xt)
     if n_parts > 0:
-        partition_chunks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, n_threads)
+        partition_chunks(Xb, samples, tmp, tmp_r, missing_bin, parts, n_parts, n_threads, xt)
     # the parents' minus their smaller children's histograms, on the same threads
     subs = np.empty((n_tasks, 2), np.int64)
     n_subs = 0
