@@ -260,3 +260,57 @@ def test_column_codes_give_the_row_major_histogram(n_threads, cnt_col):
     assert sp.sp_dflt.shape[0] > 0 and sp.Xt.shape[0] == 0
     ex = with_column_codes(bin_data(Xs, np.zeros(40, bool), np.zeros(40, np.int64), False))
     assert ex.Xt.shape[0] == 0
+
+
+@pytest.mark.parametrize("cnt_col", [2, -3])
+def test_root_histogram_from_counted_bins(cnt_col):
+    """A root on every row in order whose unit statistics are the weights (2) or
+    the Hessians and weights (-3, squared error) accumulates only the others and
+    takes the unit ones and the counts from the data's bin counts
+    (``BinnedData.Xt_cnt``): the same bits as the row-major histogram, within the
+    extents and without, on one thread and on feature blocks; any other node or
+    statistics keep the general build."""
+    from treelab._engine.binning import with_column_codes
+    from treelab._engine.histogram import (
+        TASK_CLASSIFICATION, _root_counted_features, hist_build, root_counts_usable,
+        root_hist_counted)
+    rng = np.random.default_rng(5)
+    n = 3000
+    for d in (1, 3, 4, 7):
+        X = rng.normal(size=(n, d)).round(1)
+        X[rng.random(X.shape) < 0.03] = np.nan
+        data = with_column_codes(bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True))
+        B = data.n_bins
+        np.testing.assert_array_equal(
+            data.Xt_cnt, [np.bincount(data.Xb[:, f], minlength=B) for f in range(d)])
+        P = make_params(TASK_DENSE, 3, 1, 2, 1, 0.0, 0.0, 1, False, 0)
+        ext = new_pool(data, P).ext
+        sst = rng.normal(size=(n, 3))
+        sst[:, 2] = 1.0
+        if cnt_col == -3:
+            sst[:, 0] = 1.0
+        rows = np.arange(n, dtype=np.int64)
+        for e in (np.zeros(0, np.int64), ext):
+            hr = np.full((d, B, 3), 5.0)
+            cr = np.full((d, B), 5, np.int64)
+            hist_build(data.Xb, rows, 0, n, np.zeros(0, np.int64), sst, np.ones(n), TASK_DENSE,
+                       hr, cr, 1, cnt_col, e)
+            for blocks in (0, 1, 2, 3):
+                h = np.full((d, B, 3), 5.0)          # (bins outside the extents: untouched)
+                c = np.full((d, B), 5, np.int64)
+                if blocks == 0:
+                    root_hist_counted(data.Xt, data.Xt_cnt, sst, h, c, cnt_col, e, 2)
+                else:
+                    _root_counted_features(data.Xt, data.Xt_cnt, sst, h, c, cnt_col, e,
+                                           min(blocks, d))
+                np.testing.assert_array_equal(h, hr)
+                np.testing.assert_array_equal(c, cr)
+        assert root_counts_usable(data.Xt, data.Xt_cnt, rows, n, sst, TASK_DENSE, cnt_col, B)
+        for args in ((rows[1:], n - 1, sst, TASK_DENSE, cnt_col),      # not every row
+                     (rng.permutation(n).astype(np.int64), n, sst, TASK_DENSE, cnt_col),
+                     (rows, n, sst, TASK_DENSE, -1), (rows, n, sst, TASK_DENSE, 0),
+                     (rows, n, sst[:, :2].copy(), TASK_DENSE, cnt_col),
+                     (rows, n, sst, TASK_CLASSIFICATION, cnt_col)):
+            assert not root_counts_usable(data.Xt, data.Xt_cnt, *args, B)
+        assert not root_counts_usable(data.Xt, np.zeros((0, 0), np.int64), rows, n, sst,
+                                      TASK_DENSE, cnt_col, B)

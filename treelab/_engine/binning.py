@@ -444,21 +444,35 @@ def sparse_codes(Xb, n_bins, min_default_fraction=None, min_features=None):
 #: ``sp_dflt``: none), which histograms of large nodes accumulate instead of ``Xb``.
 #: ``Xt``: the codes column by column (``(d, n)``, :func:`with_column_codes`; empty:
 #: none), from which a node whose rows are in the data's order (a root) gets its
-#: histogram (:func:`~.histogram.hist_build`).
+#: histogram (:func:`~.histogram.hist_build`).  ``Xt_cnt``: with ``Xt``, the number of
+#: rows in each bin of each feature (``(d, n_bins)``; empty: none): the counts of
+#: every root histogram on all rows (:func:`~.histogram.root_hist_counted`).
 BinnedData = namedtuple("BinnedData", [
     "X", "Xb", "order", "vals", "is_nominal", "n_cats", "edges", "edge_offsets",
     "use_hist", "missing_bin", "n_bins", "bin_values", "sp_ptr", "sp_bin", "sp_dflt", "Xt",
-], defaults=(np.zeros(0),) + no_sparse_codes() + (np.zeros((0, 0), np.uint8),))
+    "Xt_cnt",
+], defaults=(np.zeros(0),) + no_sparse_codes() + (np.zeros((0, 0), np.uint8),
+                                                   np.zeros((0, 0), np.int64)))
+
+
+@njit(cache=True, nogil=True)
+def _column_counts(Xt, n_bins):
+    cnt = np.zeros((Xt.shape[0], n_bins), np.int64)
+    for f in range(Xt.shape[0]):
+        for i in range(Xt.shape[1]):
+            cnt[f, Xt[f, i]] += 1
+    return cnt
 
 
 def with_column_codes(data):
-    """``data`` with its bin codes also stored column by column (``Xt``), for
-    the root histograms of learners that grow many trees on all rows (boosting);
-    unchanged without bins or when the histograms use sparse rows (their large
-    nodes read those instead)."""
+    """``data`` with its bin codes also stored column by column (``Xt``) and the
+    rows of each bin counted (``Xt_cnt``), for the root histograms of learners
+    that grow many trees on all rows (boosting); unchanged without bins or when
+    the histograms use sparse rows (their large nodes read those instead)."""
     if not data.use_hist or data.sp_dflt.shape[0] > 0 or data.Xt.shape[0] > 0:
         return data
-    return data._replace(Xt=np.ascontiguousarray(data.Xb.T))
+    Xt = np.ascontiguousarray(data.Xb.T)
+    return data._replace(Xt=Xt, Xt_cnt=_column_counts(Xt, data.n_bins))
 
 
 def bin_data(X, is_nominal, n_cats, use_hist, max_bins=MAX_BINS, random_state=None,

@@ -37,13 +37,13 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import types
+from numba import prange, types
 
 from .binning import (  # noqa: F401  (presort: re-exported)
     BinnedData, edges_below, feature_bin_values, presort,
 )
 from .histogram import (COUNT_NONE, count_column_of_three, hist_build, hist_subtract,
-                        unit_count_column)
+                        root_counts_usable, root_hist_counted, unit_count_column)
 from .jit import njit
 from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
@@ -1317,8 +1317,14 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
             hp.meta[1] = count_column_of_three(u0, u1, u2)
         else:
             hp.meta[1] = unit_count_column(ws.samples, 0, n, yc, sstats, w, P.task)
-        hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
-                   hp.cnt[root_slot], P.n_threads, hp.meta[1], hp.ext, sparse_rows(D), D.Xt)
+        if root_counts_usable(D.Xt, D.Xt_cnt, ws.samples, n, sstats, P.task, hp.meta[1],
+                              hp.hist.shape[2]):
+            # (boosting on all rows: the unit statistics' bins are the data's counts)
+            root_hist_counted(D.Xt, D.Xt_cnt, sstats, hp.hist[root_slot], hp.cnt[root_slot],
+                              hp.meta[1], hp.ext, P.n_threads)
+        else:
+            hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
+                       hp.cnt[root_slot], P.n_threads, hp.meta[1], hp.ext, sparse_rows(D), D.Xt)
     return t, hp, root_slot
 
 
@@ -1328,14 +1334,31 @@ def _mark_leaf(leaf_of_row, samples, start, end, node):
         leaf_of_row[samples[p]] = node
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add_leaf_values_rows(out, j, value, leaf_of_row, lo, hi):
+    for i in range(lo, hi):
+        out[i, j] += value[leaf_of_row[i], 0]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _add_leaf_values_par(out, j, value, leaf_of_row, n_chunks):
+    n = leaf_of_row.shape[0]
+    size = (n + n_chunks - 1) // n_chunks
+    for c in prange(n_chunks):
+        _add_leaf_values_rows(out, j, value, leaf_of_row, c * size, min(n, (c + 1) * size))
+
+
 @njit(cache=True, nogil=True)
-def add_leaf_values(out, j, value, leaf_of_row):
+def add_leaf_values(out, j, value, leaf_of_row, n_chunks=1):
     """``out[i, j] += value[leaf_of_row[i], 0]`` for every row ``i``: a tree's
     values added to column ``j`` of the scores of the rows it was grown on,
     read off the builder's ``leaf_of_row`` (no traversal; boosting's update
-    f_m = f_{m-1} + lr T_m on its training rows)."""
-    for i in range(leaf_of_row.shape[0]):
-        out[i, j] += value[leaf_of_row[i], 0]
+    f_m = f_{m-1} + lr T_m on its training rows).  ``n_chunks > 1``: in that
+    many chunks of rows on the threads (each row's sum is the same)."""
+    if n_chunks > 1:
+        _add_leaf_values_par(out, j, value, leaf_of_row, n_chunks)
+    else:
+        _add_leaf_values_rows(out, j, value, leaf_of_row, 0, leaf_of_row.shape[0])
 
 
 @njit(cache=True, nogil=True)

@@ -48,7 +48,7 @@ from .merit import TASK_CLASSIFICATION
 from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
 
 __all__ = ["hist_build", "hist_build_nodes", "hist_subtract", "unit_count_column", "no_extents",
-           "no_columns", "ascending_run",
+           "no_columns", "ascending_run", "root_counts_usable", "root_hist_counted",
            "PARALLEL_HIST_MIN_WORK", "PARALLEL_LEVEL_MIN_WORK",
            "COUNT_NONE", "COUNT_ALL_STATS", "COUNT_STATS_0_2"]
 
@@ -469,6 +469,99 @@ def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
                 if count:
                     c0[b0] += 1
             f += 1
+
+
+@njit(cache=True, nogil=True)
+def _root_columns_counted(xt, xt_cnt, sstats, hist, cnt, f0, f1, cnt_col, e):
+    """Features ``f0 .. f1 - 1`` of the histogram of all rows in order (a root on
+    every row) when the statistics ``cnt_col`` names are 1 on every row (2: the
+    weight column of boosting's ``[H, G, w]``; :data:`COUNT_STATS_0_2`: also
+    ``H``, squared error): only the other statistics are accumulated (two or one
+    read-modify-write a row and feature instead of three), the unit ones and
+    ``cnt`` are the rows' counts per bin, ``xt_cnt`` (``BinnedData.Xt_cnt``;
+    sums of ones are those counts exactly).  The same histogram as
+    :func:`_hist_columns`: each accumulated bin adds the rows in their order."""
+    B = hist.shape[1]
+    n = xt.shape[1]
+    for f in range(f0, f1):
+        top = e[f] if e.shape[0] > 0 else B
+        hist[f, :top] = 0.0
+        hist[f, B - 1] = 0.0
+    both = cnt_col == 2          # accumulate H and G; else (0 and 2 unit) G only
+    f = f0
+    while f < f1:
+        if f + 4 <= f1:
+            h0, h1, h2, h3 = hist[f], hist[f + 1], hist[f + 2], hist[f + 3]
+            x0, x1, x2, x3 = xt[f], xt[f + 1], xt[f + 2], xt[f + 3]
+            if both:
+                for i in range(n):
+                    a0 = sstats[i, 0]
+                    a1 = sstats[i, 1]
+                    h0[x0[i], 0] += a0
+                    h0[x0[i], 1] += a1
+                    h1[x1[i], 0] += a0
+                    h1[x1[i], 1] += a1
+                    h2[x2[i], 0] += a0
+                    h2[x2[i], 1] += a1
+                    h3[x3[i], 0] += a0
+                    h3[x3[i], 1] += a1
+            else:
+                for i in range(n):
+                    a1 = sstats[i, 1]
+                    h0[x0[i], 1] += a1
+                    h1[x1[i], 1] += a1
+                    h2[x2[i], 1] += a1
+                    h3[x3[i], 1] += a1
+            f += 4
+        else:
+            h0 = hist[f]
+            x0 = xt[f]
+            for i in range(n):
+                if both:
+                    h0[x0[i], 0] += sstats[i, 0]
+                h0[x0[i], 1] += sstats[i, 1]
+            f += 1
+    for f in range(f0, f1):
+        top = e[f] if e.shape[0] > 0 else B
+        for j in range(top + 1 if top < B else B):
+            b = j if j < top else B - 1
+            c = xt_cnt[f, b]
+            cnt[f, b] = c
+            hist[f, b, 2] = float(c)
+            if not both:
+                hist[f, b, 0] = float(c)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _root_counted_features(xt, xt_cnt, sstats, hist, cnt, cnt_col, e, n_blocks):
+    d = xt.shape[0]
+    for k in prange(n_blocks):
+        _root_columns_counted(xt, xt_cnt, sstats, hist, cnt, k * d // n_blocks,
+                              (k + 1) * d // n_blocks, cnt_col, e)
+
+
+@njit(cache=True, nogil=True)
+def root_counts_usable(xt, xt_cnt, samples, n, sstats, task, cnt_col, n_bins):
+    """Whether :func:`root_hist_counted` builds the histogram of the node
+    ``samples[:n]``: every row of the data in order, three dense statistics whose
+    unit columns (``cnt_col``) are 2 or 0 and 2, and the bins counted."""
+    return (xt_cnt.shape[0] > 0 and xt_cnt.shape[0] == xt.shape[0]
+            and xt_cnt.shape[1] == n_bins and n == xt.shape[1]
+            and (cnt_col == 2 or cnt_col == COUNT_STATS_0_2)
+            and _columns_usable(xt, task, sstats) and ascending_run(samples, 0, n) == 0)
+
+
+@njit(cache=True, nogil=True)
+def root_hist_counted(xt, xt_cnt, sstats, hist, cnt, cnt_col, ext, n_threads):
+    """The histogram of a root on all rows with unit statistics counted once
+    (:func:`_root_columns_counted`; see :func:`root_counts_usable`), on
+    ``n_threads`` threads split by features (the same histogram)."""
+    d = xt.shape[0]
+    n_blocks = min(n_threads, d)
+    if n_blocks > 1 and xt.shape[1] * d >= PARALLEL_HIST_MIN_WORK:
+        _root_counted_features(xt, xt_cnt, sstats, hist, cnt, cnt_col, ext, n_blocks)
+    else:
+        _root_columns_counted(xt, xt_cnt, sstats, hist, cnt, 0, d, cnt_col, ext)
 
 
 @njit(cache=True, nogil=True)

@@ -466,7 +466,7 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
                     cols.append(j)
                     if rows is None:
                         # every row grew the tree: its leaf is known (no temporaries)
-                        add_leaf_values(raw, j, t.value, leaves)
+                        add_leaf_values(raw, j, t.value, leaves, n_chunks)
                     else:
                         raw[:, j] += _train_scores(t, leaves, rows, Xc)
                     if val is not None:
