@@ -419,3 +419,20 @@ def test_unit_count_column_of_every_pattern(n_stats):
         assert unit_count_column(samples, 0, n, y, sst, np.ones(n), TASK_DENSE) == want
         if n_stats == 3:
             assert count_column_of_three(*pattern) == want
+
+
+def test_add_leaf_values_in_chunks_equals_the_row_loop():
+    """Boosting's training-score update on the threads (row chunks, as many as
+    given, the last one short) adds the same value to every row as one loop."""
+    from treelab._engine.builder import add_leaf_values
+    rng = np.random.default_rng(4)
+    n = 1003
+    value = rng.normal(size=(17, 1))
+    leaf = rng.integers(0, 17, n).astype(np.int64)
+    base = rng.normal(size=(n, 3))
+    expect = base.copy()
+    expect[:, 2] += value[leaf, 0]
+    for n_chunks in (1, 2, 3, 8, 2000):
+        out = base.copy()
+        add_leaf_values(out, 2, value, leaf, n_chunks)
+        np.testing.assert_array_equal(out, expect)

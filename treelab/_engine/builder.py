@@ -1334,8 +1334,10 @@ def _mark_leaf(leaf_of_row, samples, start, end, node):
         leaf_of_row[samples[p]] = node
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _add_leaf_values_rows(out, j, value, leaf_of_row, lo, hi):
+    # (a plain kernel: the parallel region below holds one call and nothing
+    # else, as every parallel region of the engine; see level_wise.py)
     for i in range(lo, hi):
         out[i, j] += value[leaf_of_row[i], 0]
 
@@ -1345,7 +1347,8 @@ def _add_leaf_values_par(out, j, value, leaf_of_row, n_chunks):
     n = leaf_of_row.shape[0]
     size = (n + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
-        _add_leaf_values_rows(out, j, value, leaf_of_row, c * size, min(n, (c + 1) * size))
+        lo = np.int64(c) * size           # (a prange index may be unsigned)
+        _add_leaf_values_rows(out, j, value, leaf_of_row, lo, min(n, lo + size))
 
 
 @njit(cache=True, nogil=True)
