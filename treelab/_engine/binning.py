@@ -455,15 +455,6 @@ BinnedData = namedtuple("BinnedData", [
                                                    np.zeros((0, 0), np.int64)))
 
 
-@njit(cache=True, nogil=True)
-def _column_counts(Xt, n_bins):
-    cnt = np.zeros((Xt.shape[0], n_bins), np.int64)
-    for f in range(Xt.shape[0]):
-        for i in range(Xt.shape[1]):
-            cnt[f, Xt[f, i]] += 1
-    return cnt
-
-
 def with_column_codes(data):
     """``data`` with its bin codes also stored column by column (``Xt``) and the
     rows of each bin counted (``Xt_cnt``), for the root histograms of learners
@@ -471,8 +462,9 @@ def with_column_codes(data):
     the histograms use sparse rows (their large nodes read those instead)."""
     if not data.use_hist or data.sp_dflt.shape[0] > 0 or data.Xt.shape[0] > 0:
         return data
-    Xt = np.ascontiguousarray(data.Xb.T)
-    return data._replace(Xt=Xt, Xt_cnt=_column_counts(Xt, data.n_bins))
+    # (every code is below n_bins: the missing bin is the last)
+    counts = np.ascontiguousarray(_code_counts(data.Xb)[:, :data.n_bins])
+    return data._replace(Xt=np.ascontiguousarray(data.Xb.T), Xt_cnt=counts)
 
 
 def bin_data(X, is_nominal, n_cats, use_hist, max_bins=MAX_BINS, random_state=None,
