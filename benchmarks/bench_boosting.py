@@ -36,6 +36,8 @@ the start and the end of the run.
     python benchmarks/bench_boosting.py                       # everything, 200,000 rows
     python benchmarks/bench_boosting.py --n-samples 50000 --only classification
     python benchmarks/bench_boosting.py --only classification,treelab-lossguide,lightgbm
+    python benchmarks/bench_boosting.py --only mnist10 \
+        --set treelab-lossguide:reg_lambda=0,min_child_weight=0.001   # HistGB's regularisation
 """
 from __future__ import annotations
 
@@ -100,9 +102,43 @@ def _n_jobs():
     return int(t) if t else None
 
 
+def _overrides(name):
+    """The parameters ``--set`` changes for the learner ``name`` (passed to the
+    worker processes as JSON in ``BENCH_SET``)."""
+    return json.loads(os.environ.get("BENCH_SET", "{}")).get(name, {})
+
+
+def parse_set(items):
+    """``--set LEARNER:key=value[,key=value...]`` items as ``{learner: {key: value}}``
+    (values read as Python literals where they are, else strings)."""
+    import ast
+    out = {}
+    for item in items or ():
+        name, sep, kvs = item.partition(":")
+        if not sep or name not in LEARNERS:
+            raise SystemExit(f"--set {item!r}: expected LEARNER:key=value with LEARNER one of "
+                             f"{', '.join(LEARNERS)}")
+        for kv in kvs.split(","):
+            key, sep, val = kv.partition("=")
+            if not sep or not key.strip():
+                raise SystemExit(f"--set {item!r}: {kv!r} is not key=value")
+            try:
+                val = ast.literal_eval(val.strip())
+            except (ValueError, SyntaxError):
+                val = val.strip()
+            out.setdefault(name, {})[key.strip()] = val
+    return out
+
+
 def make_model(name, clf):
     """The learner ``name`` with the shared settings (``BENCH_THREADS``: threads of
-    every learner; default all cores)."""
+    every learner; default all cores), then any ``--set`` changes."""
+    model = _make_model(name, clf)
+    extra = _overrides(name)
+    return model.set_params(**extra) if extra else model
+
+
+def _make_model(name, clf):
     if name.startswith("treelab-"):
         from treelab import GradientBoostingClassifier, GradientBoostingRegressor
         cls = GradientBoostingClassifier if clf else GradientBoostingRegressor
@@ -257,6 +293,10 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=0,
                     help="threads per learner (OMP_NUM_THREADS, NUMBA_NUM_THREADS, n_jobs); "
                          "0: every core.  1 gives comparable figures on a loaded machine")
+    ap.add_argument("--set", action="append", metavar="LEARNER:KEY=VALUE[,...]",
+                    help="change parameters of one learner, e.g. --set "
+                         "treelab-lossguide:reg_lambda=0,min_child_weight=0.001 (repeatable; "
+                         "the targets are stated for the shared settings, not for these)")
     ap.add_argument("--json", help="write every measurement to this file")
     ap.add_argument("--worker", nargs=2, metavar=("LEARNER", "DATA"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -265,6 +305,9 @@ def main(argv=None):
 
     global THREADS
     THREADS = args.threads
+    changed = parse_set(args.set)
+    if changed:
+        os.environ["BENCH_SET"] = json.dumps(changed)
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     unknown = only - set(TASKS) - set(LEARNERS)
     if unknown:
@@ -280,6 +323,9 @@ def main(argv=None):
           f"LightGBM {lightgbm.__version__}; {N_ROUNDS} rounds, learning rate {LEARNING_RATE}, "
           f"depth {MAX_DEPTH} (depthwise) / {MAX_LEAVES} leaves (lossguide), {MAX_BINS} bins; "
           f"threads per learner: {THREADS or 'all'}")
+    for name, kv in changed.items():
+        print(f"--set {name}: " + ", ".join(f"{k}={v!r}" for k, v in kv.items())
+              + " (not the shared settings: the targets do not apply to this learner's row)")
     # fill treelab's numba cache first, so that "cold" measures loading, not compiling
     if any(m.startswith("treelab") for m in learners):
         subprocess.run([sys.executable, "-c", "from treelab._compile import warmup; "

@@ -181,8 +181,8 @@ def test_column_codes_give_the_row_major_histogram(n_threads, cnt_col):
     (``BinnedData.Xt``) when its rows are one ascending run (a root, or a run
     inside the data) or when it holds at least 1 / ``COLUMN_MIN_SHARE`` of the
     rows (read through its samples): the same bits as the row-major loop, counts
-    included, within the extents, for 1..7 features (groups of four and the
-    rest), whether the counts are summed or read off a statistic, node by node
+    included, within the extents, for 1..10 features (passes of four, three, two
+    and one feature), whether the counts are summed or read off a statistic, node by node
     (``hist_build``) and a level at once (``hist_build_nodes``); smaller nodes
     take the row-major loop."""
     from treelab._engine.binning import with_column_codes
@@ -190,7 +190,7 @@ def test_column_codes_give_the_row_major_histogram(n_threads, cnt_col):
                                            hist_build, hist_build_nodes, no_extents)
     rng = np.random.default_rng(1)
     n = 2500
-    for d in (1, 3, 4, 7):
+    for d in (1, 3, 4, 5, 7, 10):
         X = rng.normal(size=(n, d)).round(1)
         X[rng.random(X.shape) < 0.03] = np.nan
         data = with_column_codes(bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True))
@@ -262,6 +262,25 @@ def test_column_codes_give_the_row_major_histogram(n_threads, cnt_col):
     assert ex.Xt.shape[0] == 0
 
 
+def test_feature_groups_are_the_fewest_passes_as_even_as_can_be():
+    """The column-code loops fill at most ``HIST_GROUP`` features a pass over the
+    node's rows: ceil(r / 4) passes, their sizes differing by at most one
+    (a thread's 10 of 20 features: 4 + 3 + 3, not 4 + 4 + 1 + 1)."""
+    from treelab._engine.histogram import HIST_GROUP, feature_group
+    assert HIST_GROUP == 4
+    for r in range(1, 41):
+        sizes = []
+        left = r
+        while left > 0:
+            g = feature_group(left)
+            assert 1 <= g <= HIST_GROUP
+            sizes.append(g)
+            left -= g
+        assert len(sizes) == -(-r // HIST_GROUP)
+        assert max(sizes) - min(sizes) <= 1
+    assert [feature_group(x) for x in (10, 6, 3)] == [4, 3, 3]
+
+
 @pytest.mark.parametrize("cnt_col", [2, -3])
 def test_root_histogram_from_counted_bins(cnt_col):
     """A root on every row in order whose unit statistics are the weights (2) or
@@ -276,7 +295,7 @@ def test_root_histogram_from_counted_bins(cnt_col):
         root_hist_counted)
     rng = np.random.default_rng(5)
     n = 3000
-    for d in (1, 3, 4, 7):
+    for d in (1, 3, 4, 5, 7, 10):
         X = rng.normal(size=(n, d)).round(1)
         X[rng.random(X.shape) < 0.03] = np.nan
         data = with_column_codes(bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True))

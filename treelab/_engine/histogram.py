@@ -30,8 +30,8 @@ values, that is 40 % of the 784 x 256 bins.  An empty ``ext`` means every bin.
 Column codes: when the data set keeps its codes column by column as well
 (``BinnedData.Xt``; scikit-learn's HistGradientBoosting and LightGBM keep
 their bins that way; boosting does), a node with three dense statistics is
-accumulated feature by feature from them, four features a pass so the pass's
-histograms stay in the L1 cache: a node whose rows are one ascending run of
+accumulated feature by feature from them, up to four features a pass
+(:func:`feature_group`) so the pass's histograms stay in the L1 cache: a node whose rows are one ascending run of
 the data (the root of a boosted tree on all rows) reads codes and statistics
 in order (:func:`_hist_columns`), any other node of at least 1 /
 :data:`COLUMN_MIN_SHARE` of the rows through its samples
@@ -64,6 +64,10 @@ PARALLEL_HIST_MIN_WORK = 2_000_000
 #: (:func:`_hist_block`: features in groups of this many bytes of bins; about
 #: half a core's L2 cache here)
 HIST_BLOCK_BYTES = 1 << 20
+
+#: the most features whose histograms one pass over a node's rows fills from
+#: the column codes (:func:`feature_group`): their bins stay in the L1 cache
+HIST_GROUP = 4
 
 #: :func:`hist_build_nodes` (a whole level in one parallel region) goes on
 #: several threads from this many (sample, feature) pairs in the level.  20,000
@@ -439,16 +443,51 @@ def _count_four(cs, xs, i):
     cs[3][xs[3][i]] += 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add_three_features(hs, xs, i, a0, a1, a2):
+    """:func:`_add_four` of three features."""
+    _add_three(hs[0], xs[0][i], a0, a1, a2)
+    _add_three(hs[1], xs[1][i], a0, a1, a2)
+    _add_three(hs[2], xs[2][i], a0, a1, a2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_two_features(hs, xs, i, a0, a1, a2):
+    """:func:`_add_four` of two features."""
+    _add_three(hs[0], xs[0][i], a0, a1, a2)
+    _add_three(hs[1], xs[1][i], a0, a1, a2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_features(cs, xs, i):
+    """Row ``i`` counted in the count rows ``cs`` of a group of 1-3 features."""
+    for k in range(len(cs)):
+        cs[k][xs[k][i]] += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def feature_group(r):
+    """The features of the next pass over a node's rows when ``r`` are left:
+    at most four a pass (:data:`HIST_GROUP`), the fewest passes, as even as can
+    be -- 10 features (a thread's half of 20) go 4 + 3 + 3, not 4 + 4 + 1 + 1
+    (each pass reads the node's samples and statistics once: a pass of one
+    feature costs nearly as much as one of four)."""
+    passes = (r + HIST_GROUP - 1) // HIST_GROUP
+    return (r + passes - 1) // passes
+
+
 @njit(cache=True, nogil=True)
 def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
     """Add the rows ``r0 .. r0 + n - 1`` (in order) to features ``f0 .. f1 - 1`` of
     ``hist`` (three dense statistics; ``count``: also ``cnt``) from the column
-    codes ``xt`` (``(d, n_rows)``): four features a pass over the rows, each
-    bin's sums in the rows' order (see the module's docstring)."""
+    codes ``xt`` (``(d, n_rows)``): up to four features a pass over the rows
+    (:func:`feature_group`), each bin's sums in the rows' order (see the
+    module's docstring)."""
     ss = sstats[r0:r0 + n]
     f = f0
     while f < f1:
-        if f + 4 <= f1:
+        g = feature_group(f1 - f)
+        if g == 4:
             hs = (hist[f], hist[f + 1], hist[f + 2], hist[f + 3])
             xs = (xt[f, r0:r0 + n], xt[f + 1, r0:r0 + n], xt[f + 2, r0:r0 + n],
                   xt[f + 3, r0:r0 + n])
@@ -458,7 +497,24 @@ def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
                 cs = (cnt[f], cnt[f + 1], cnt[f + 2], cnt[f + 3])
                 for i in range(n):
                     _count_four(cs, xs, i)
-            f += 4
+        elif g == 3:
+            hs3 = (hist[f], hist[f + 1], hist[f + 2])
+            xs3 = (xt[f, r0:r0 + n], xt[f + 1, r0:r0 + n], xt[f + 2, r0:r0 + n])
+            for i in range(n):
+                _add_three_features(hs3, xs3, i, ss[i, 0], ss[i, 1], ss[i, 2])
+            if count:
+                cs3 = (cnt[f], cnt[f + 1], cnt[f + 2])
+                for i in range(n):
+                    _count_features(cs3, xs3, i)
+        elif g == 2:
+            hs2 = (hist[f], hist[f + 1])
+            xs2 = (xt[f, r0:r0 + n], xt[f + 1, r0:r0 + n])
+            for i in range(n):
+                _add_two_features(hs2, xs2, i, ss[i, 0], ss[i, 1], ss[i, 2])
+            if count:
+                cs2 = (cnt[f], cnt[f + 1])
+                for i in range(n):
+                    _count_features(cs2, xs2, i)
         else:
             h0 = hist[f]
             c0 = cnt[f]
@@ -468,7 +524,7 @@ def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
                 _add_three(h0, b0, ss[i, 0], ss[i, 1], ss[i, 2])
                 if count:
                     c0[b0] += 1
-            f += 1
+        f += g
 
 
 @njit(cache=True, nogil=True)
@@ -490,7 +546,8 @@ def _root_columns_counted(xt, xt_cnt, sstats, hist, cnt, f0, f1, cnt_col, e):
     both = cnt_col == 2          # accumulate H and G; else (0 and 2 unit) G only
     f = f0
     while f < f1:
-        if f + 4 <= f1:
+        g = feature_group(f1 - f)
+        if g == 4:
             h0, h1, h2, h3 = hist[f], hist[f + 1], hist[f + 2], hist[f + 3]
             x0, x1, x2, x3 = xt[f], xt[f + 1], xt[f + 2], xt[f + 3]
             if both:
@@ -512,7 +569,41 @@ def _root_columns_counted(xt, xt_cnt, sstats, hist, cnt, f0, f1, cnt_col, e):
                     h1[x1[i], 1] += a1
                     h2[x2[i], 1] += a1
                     h3[x3[i], 1] += a1
-            f += 4
+        elif g == 3:
+            h0, h1, h2 = hist[f], hist[f + 1], hist[f + 2]
+            x0, x1, x2 = xt[f], xt[f + 1], xt[f + 2]
+            if both:
+                for i in range(n):
+                    a0 = sstats[i, 0]
+                    a1 = sstats[i, 1]
+                    h0[x0[i], 0] += a0
+                    h0[x0[i], 1] += a1
+                    h1[x1[i], 0] += a0
+                    h1[x1[i], 1] += a1
+                    h2[x2[i], 0] += a0
+                    h2[x2[i], 1] += a1
+            else:
+                for i in range(n):
+                    a1 = sstats[i, 1]
+                    h0[x0[i], 1] += a1
+                    h1[x1[i], 1] += a1
+                    h2[x2[i], 1] += a1
+        elif g == 2:
+            h0, h1 = hist[f], hist[f + 1]
+            x0, x1 = xt[f], xt[f + 1]
+            if both:
+                for i in range(n):
+                    a0 = sstats[i, 0]
+                    a1 = sstats[i, 1]
+                    h0[x0[i], 0] += a0
+                    h0[x0[i], 1] += a1
+                    h1[x1[i], 0] += a0
+                    h1[x1[i], 1] += a1
+            else:
+                for i in range(n):
+                    a1 = sstats[i, 1]
+                    h0[x0[i], 1] += a1
+                    h1[x1[i], 1] += a1
         else:
             h0 = hist[f]
             x0 = xt[f]
@@ -520,7 +611,7 @@ def _root_columns_counted(xt, xt_cnt, sstats, hist, cnt, f0, f1, cnt_col, e):
                 if both:
                     h0[x0[i], 0] += sstats[i, 0]
                 h0[x0[i], 1] += sstats[i, 1]
-            f += 1
+        f += g
     for f in range(f0, f1):
         top = e[f] if e.shape[0] > 0 else B
         for j in range(top + 1 if top < B else B):
@@ -570,7 +661,8 @@ def _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count):
     codes and statistics read at those rows, in that order)."""
     f = f0
     while f < f1:
-        if f + 4 <= f1:
+        g = feature_group(f1 - f)
+        if g == 4:
             hs = (hist[f], hist[f + 1], hist[f + 2], hist[f + 3])
             xs = (xt[f], xt[f + 1], xt[f + 2], xt[f + 3])
             for p in range(start, end):
@@ -580,7 +672,26 @@ def _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count):
                 cs = (cnt[f], cnt[f + 1], cnt[f + 2], cnt[f + 3])
                 for p in range(start, end):
                     _count_four(cs, xs, samples[p])
-            f += 4
+        elif g == 3:
+            hs3 = (hist[f], hist[f + 1], hist[f + 2])
+            xs3 = (xt[f], xt[f + 1], xt[f + 2])
+            for p in range(start, end):
+                i = samples[p]
+                _add_three_features(hs3, xs3, i, sstats[i, 0], sstats[i, 1], sstats[i, 2])
+            if count:
+                cs3 = (cnt[f], cnt[f + 1], cnt[f + 2])
+                for p in range(start, end):
+                    _count_features(cs3, xs3, samples[p])
+        elif g == 2:
+            hs2 = (hist[f], hist[f + 1])
+            xs2 = (xt[f], xt[f + 1])
+            for p in range(start, end):
+                i = samples[p]
+                _add_two_features(hs2, xs2, i, sstats[i, 0], sstats[i, 1], sstats[i, 2])
+            if count:
+                cs2 = (cnt[f], cnt[f + 1])
+                for p in range(start, end):
+                    _count_features(cs2, xs2, samples[p])
         else:
             h0 = hist[f]
             c0 = cnt[f]
@@ -591,7 +702,7 @@ def _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count):
                 _add_three(h0, b0, sstats[i, 0], sstats[i, 1], sstats[i, 2])
                 if count:
                     c0[b0] += 1
-            f += 1
+        f += g
 
 
 @njit(cache=True, nogil=True)
