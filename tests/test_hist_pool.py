@@ -333,3 +333,58 @@ def test_root_histogram_from_counted_bins(cnt_col):
             assert not root_counts_usable(data.Xt, data.Xt_cnt, *args, B)
         assert not root_counts_usable(data.Xt, np.zeros((0, 0), np.int64), rows, n, sst,
                                       TASK_DENSE, cnt_col, B)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_segmented_level_histograms_equal_node_by_node(n_threads):
+    """``hist_build_segments`` cuts a level's (node, feature) pairs into equal
+    runs of rows x features, one a thread (a node may be shared by two threads):
+    every histogram and every parent-minus-smaller-child subtraction has the
+    bits of ``hist_build`` / ``hist_subtract`` node by node, whatever the
+    threads; the cuts are even to within one node's rows."""
+    from treelab._engine.binning import with_column_codes
+    from treelab._engine.histogram import (hist_build, hist_build_segments, hist_subtract,
+                                           segment_cuts)
+    rng = np.random.default_rng(11)
+    n, d = 3000, 7
+    X = rng.normal(size=(n, d)).round(1)
+    X[rng.random(X.shape) < 0.03] = np.nan
+    data = with_column_codes(bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True))
+    B = data.n_bins
+    P = make_params(TASK_DENSE, 3, 1, 2, 1, 0.0, 0.0, 1, False, 0)
+    ext = new_pool(data, P).ext
+    sst = rng.normal(size=(n, 3))
+    sst[:, 2] = 1.0
+    w = np.ones(n)
+    y0 = np.zeros(0, np.int64)
+    order = rng.permutation(n).astype(np.int64)
+    bounds = np.array([0, 1700, 1900, 2600, 2610, n])     # unequal nodes
+    starts, ends = bounds[:-1].copy(), bounds[1:].copy()
+    m = starts.shape[0]
+    slots = np.arange(m, dtype=np.int64)
+    # parents in slots m.., three of the nodes subtracted from one each
+    parents = rng.normal(size=(m, d, B, 3))
+    pcnt = rng.integers(1000, 2000, size=(m, d, B))
+    subs_of = np.array([m, -1, m + 2, -1, m + 4], np.int64)
+    for e in (None, ext):
+        ee = np.zeros(0, np.int64) if e is None else e
+        hist = np.full((2 * m, d, B, 3), 5.0)
+        cnt = np.full((2 * m, d, B), 5, np.int64)
+        hist[m:] = parents
+        cnt[m:] = pcnt
+        ref_h, ref_c = hist.copy(), cnt.copy()
+        for q in range(m):
+            hist_build(data.Xb, order, starts[q], ends[q], y0, sst, w, TASK_DENSE, ref_h[q],
+                       ref_c[q], 1, 2, e, None, data.Xt)
+            if subs_of[q] >= 0:
+                hist_subtract(ref_h[subs_of[q]], ref_c[subs_of[q]], ref_h[q], ref_c[q], e)
+        hist_build_segments(data.Xb, order, starts, ends, slots, m, y0, sst, w, TASK_DENSE,
+                            hist, cnt, n_threads, 2, ee, data.Xt, subs_of)
+        np.testing.assert_array_equal(hist, ref_h)
+        np.testing.assert_array_equal(cnt, ref_c)
+    cuts = segment_cuts(starts, ends, m, d, n_threads)
+    assert cuts[0] == 0 and cuts[-1] == m * d and np.all(np.diff(cuts) >= 0)
+    rows_of_unit = np.repeat(ends - starts, d)
+    loads = [rows_of_unit[cuts[k]:cuts[k + 1]].sum() for k in range(n_threads)]
+    assert max(loads) - min(loads) <= 2 * (ends - starts).max()
+    assert abs(max(loads) - rows_of_unit.sum() / n_threads) <= (ends - starts).max()

@@ -47,7 +47,7 @@ from .jit import njit
 from .merit import TASK_CLASSIFICATION
 from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
 
-__all__ = ["hist_build", "hist_build_nodes", "hist_subtract", "unit_count_column", "no_extents",
+__all__ = ["hist_build", "hist_build_nodes", "hist_build_segments", "hist_subtract", "unit_count_column", "no_extents",
            "no_columns", "ascending_run", "root_counts_usable", "root_hist_counted",
            "PARALLEL_HIST_MIN_WORK", "PARALLEL_LEVEL_MIN_WORK",
            "COUNT_NONE", "COUNT_ALL_STATS", "COUNT_STATS_0_2"]
@@ -728,9 +728,15 @@ def _hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, 
     when ``r0 >= 0`` (the node's rows are ``r0, r0 + 1, ...``, see
     :func:`ascending_run`; three dense statistics)."""
     d = Xb.shape[1]
+    _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt,
+                k * d // n_blocks, (k + 1) * d // n_blocks, cnt_col, ext, xt, r0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0, f1, cnt_col,
+                ext, xt, r0):
+    """:func:`_hist_block` of the features ``f0 .. f1 - 1``."""
     B = hist.shape[1]
-    f0 = k * d // n_blocks
-    f1 = (k + 1) * d // n_blocks
     if ext.shape[0] == 0:
         hist[f0:f1] = 0.0
         cnt[f0:f1] = 0
@@ -853,6 +859,84 @@ def _hist_block_nodes(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats,
         b = subs[q, 1]
         _subtract_features(hist[a], cnt[a], hist[b], cnt[b], ext, k * d // n_blocks,
                            (k + 1) * d // n_blocks)
+
+
+@njit(cache=True, nogil=True)
+def _hist_segment(Xb, samples, starts, ends, slots, yc, sstats, w, task, hist, cnt, cnt_col, ext,
+                  xt, subs_of, u0, u1):
+    """The units ``u0 .. u1 - 1`` of :func:`hist_build_segments` -- unit ``q * d + f``
+    is feature ``f`` of node ``q``'s histogram -- node by node, each node's
+    features in one :func:`_hist_range`, then the same features of its
+    subtraction (``subs_of[q] >= 0``: that slot minus node ``q``'s)."""
+    d = Xb.shape[1]
+    sp = no_sparse()
+    u = u0
+    while u < u1:
+        q = u // d
+        f0 = u - q * d
+        f1 = min(d, f0 + (u1 - u))
+        _hist_range(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
+                    cnt[slots[q]], f0, f1, cnt_col, ext, xt, -1)
+        a = subs_of[q]
+        if a >= 0:
+            _subtract_features(hist[a], cnt[a], hist[slots[q]], cnt[slots[q]], ext, f0, f1)
+        u += f1 - f0
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _hist_segments_par(Xb, samples, starts, ends, slots, yc, sstats, w, task, hist, cnt, cnt_col,
+                       ext, xt, subs_of, cuts, n_threads):
+    for k in prange(n_threads):
+        _hist_segment(Xb, samples, starts, ends, slots, yc, sstats, w, task, hist, cnt, cnt_col,
+                      ext, xt, subs_of, cuts[k], cuts[k + 1])
+
+
+@njit(cache=True, nogil=True)
+def segment_cuts(starts, ends, n_nodes, d, n_threads):
+    """Where :func:`hist_build_segments` cuts the units (node, feature) -- node
+    by node, features in order, each weighing the node's rows -- into
+    ``n_threads`` contiguous runs of (nearly) equal work: ``cuts[k] .. cuts[k+1]
+    - 1`` are thread ``k``'s units.  At most ``n_threads - 1`` nodes are shared
+    by two threads."""
+    total = 0
+    for q in range(n_nodes):
+        total += (ends[q] - starts[q]) * d
+    cuts = np.empty(n_threads + 1, np.int64)
+    cuts[0] = 0
+    k = 1
+    acc = 0
+    for q in range(n_nodes):
+        r = ends[q] - starts[q]
+        for f in range(d):
+            while k < n_threads and acc * n_threads >= k * total:
+                cuts[k] = q * d + f
+                k += 1
+            acc += r
+    while k <= n_threads:
+        cuts[k] = n_nodes * d
+        k += 1
+    return cuts
+
+
+@njit(cache=True, nogil=True)
+def hist_build_segments(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, task, hist,
+                        cnt, n_threads, cnt_col, ext, xt, subs_of):
+    """:func:`hist_build_nodes` for dense codes (no sparse rows) with the work
+    cut by rows x features instead of by features: the nodes' (node, feature)
+    pairs in order, ``n_threads`` contiguous runs of equal work
+    (:func:`segment_cuts`), so each thread reads the samples of its own nodes
+    (a split node's, of both threads) and the loads are even whatever the
+    nodes' sizes.  ``subs_of[q] >= 0``: after node ``q``'s features, that slot
+    minus node ``q``'s histogram over the same features (a parent's minus its
+    smaller child's).  Each bin adds the node's rows in their order: the same
+    histograms as node by node."""
+    cuts = segment_cuts(starts, ends, n_nodes, Xb.shape[1], n_threads)
+    if n_threads > 1:
+        _hist_segments_par(Xb, samples, starts, ends, slots, yc, sstats, w, task, hist, cnt,
+                           cnt_col, ext, xt, subs_of, cuts, n_threads)
+    else:
+        _hist_segment(Xb, samples, starts, ends, slots, yc, sstats, w, task, hist, cnt, cnt_col,
+                      ext, xt, subs_of, 0, cuts[1])
 
 
 @njit(cache=True, nogil=True)
