@@ -273,7 +273,9 @@ def report(task, res, clf):
             rows.append((task, t, p, fr, pr))
         diff = 100 * (r["score"] - peers[best_peer]["score"])
         pr = r["predict_s"] / peers[fastest_pred]["predict_s"]
-        print(f"{t}: " + "; ".join(parts))
+        changed = " [--set: not the shared settings, the targets do not apply]" \
+            if _overrides(t) else ""
+        print(f"{t}: " + "; ".join(parts) + changed)
         print(f"    score {diff:+.2f} points vs best peer {best_peer} "
               f"({'met' if diff >= -0.3 else 'MISSED'}: within 0.3); predict "
               f"{_fmt_ratio(pr, 1.0)} of the fastest peer {fastest_pred}")
