@@ -260,6 +260,20 @@ LPT_MAX_IMBALANCE = 1.08
 
 
 @njit(cache=True, nogil=True)
+def lpt_owners(work, n_threads):
+    """Longest processing time first: each task, the largest ``work`` first
+    (ties in index order), to the least loaded of ``n_threads`` threads.
+    Returns each task's thread and the threads' loads."""
+    owner = np.empty(work.shape[0], np.int64)
+    load = np.zeros(n_threads, np.int64)
+    for q in np.argsort(-work, kind="mergesort"):
+        k = np.argmin(load)
+        owner[q] = k
+        load[k] += work[q]
+    return owner, load
+
+
+@njit(cache=True, nogil=True)
 def _task_builds(tasks, n_tasks, b_start, b_end, b_slot):
     """The level's histogram builds as its tasks hold them (``b_*[tasks[q, 1]:
     tasks[q, 2]]``, task by task): their starts, ends, slots and the slot each
@@ -306,12 +320,7 @@ def _partitions_then_segments(Xb, sp, samples, tmp, missing_bin, parts, b_start,
     for q in range(n_tasks):
         if tasks[q, 0] >= 0:
             work[q] = parts[tasks[q, 0], 1] - parts[tasks[q, 0], 0]
-    owner = np.empty(n_tasks, np.int64)
-    load = np.zeros(n_threads, np.int64)
-    for q in np.argsort(-work, kind="mergesort"):
-        k = np.argmin(load)
-        owner[q] = k
-        load[k] += work[q]
+    owner, _ = lpt_owners(work, n_threads)
     _node_tasks_par(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, only,
                     owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
                     leaf_of_row, xt)
@@ -356,12 +365,7 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
                 work[q] += parts[tasks[q, 0], 1] - parts[tasks[q, 0], 0]
             for b in range(tasks[q, 1], tasks[q, 2]):
                 work[q] += 2 * (b_end[b] - b_start[b])
-        owner = np.empty(n_tasks, np.int64)
-        load = np.zeros(n_threads, np.int64)
-        for q in np.argsort(-work, kind="mergesort"):
-            k = np.argmin(load)
-            owner[q] = k
-            load[k] += work[q]
+        owner, load = lpt_owners(work, n_threads)
         if sp[2].shape[0] == 0 and load.max() * n_threads > LPT_MAX_IMBALANCE * load.sum():
             builds = _task_builds(tasks, n_tasks, b_start, b_end, b_slot)
             if builds[4]:
