@@ -260,6 +260,32 @@ def test_leaf_of_row_is_the_traversed_leaf(policy, use_hist):
                    leaf_of_row=np.zeros(n - 1, np.int64))
 
 
+def test_best_first_leaf_marks_on_threads():
+    """A best-first tree on enough rows marks its leaves' rows on the threads,
+    each thread its share of the sample positions: the same marks as one
+    thread, and each the leaf a traversal reaches."""
+    from treelab._engine.best_first import PARALLEL_MARK_MIN_ROWS
+    X, y, _ = _data(12, n=PARALLEL_MARK_MIN_ROWS + 3000, d=4)
+    n, d = X.shape
+    data = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True)
+    rows = np.sort(np.random.default_rng(1).choice(n, n - 500, replace=False)).astype(np.int64)
+    got = []
+    for threads in (1, 2, 3):
+        P = make_params(TASK_CLASSIFICATION, 2, 30, 2, 1, 0.0, 0.0, d, False, GINI.merit_code,
+                        GINI.builtin_code, max_leaves=40)._replace(n_threads=threads)
+        leaves = np.full(n, -7, np.int64)
+        t = trim(build_tree(data, y, np.zeros((0, 2)), np.ones(n), P, GINI.impurity,
+                            GINI.merit, rows=rows, grow_policy="lossguide", leaf_of_row=leaves))
+        got.append(leaves)
+    assert int((t.kind == LEAF).sum()) == 40
+    ids = t._replace(value=np.ascontiguousarray(np.arange(t.sizes[0], dtype=float)[:, None]))
+    walked = predict_value_serial(ids, np.ascontiguousarray(X))[:, 0].astype(np.int64)
+    np.testing.assert_array_equal(got[0][rows], walked[rows])
+    assert (np.delete(got[0], rows) == -7).all()
+    for other in got[1:]:
+        np.testing.assert_array_equal(other, got[0])
+
+
 @pytest.mark.parametrize("task", ["classification", "regression"])
 @pytest.mark.parametrize("max_features", [2, 5])
 @pytest.mark.parametrize("continuous", [False, True])

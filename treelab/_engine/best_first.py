@@ -27,6 +27,7 @@ number of threads.
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from .builder import (
     _mark_leaf, _root, children_histograms, children_improvement, decide_node,
@@ -288,7 +289,55 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             lv[j, 1:] = nd[c]
         n_todo = k
     if leaf_of_row.shape[0] > 0:
-        for node in range(t.sizes[0]):
-            if t.kind[node] == LEAF:
-                _mark_leaf(leaf_of_row, ws.samples, nd[node, 0], nd[node, 1], node)
+        _mark_leaves(leaf_of_row, ws.samples, t, nd, P.n_threads)
     return t
+
+
+#: :func:`_mark_leaves` goes on the threads from this many grown-on rows
+PARALLEL_MARK_MIN_ROWS = 20_000
+
+
+@njit(cache=True, nogil=True)
+def _mark_leaves_range(leaf_of_row, samples, starts, ends, nodes, lo, hi):
+    """The leaves' marks of the sample positions ``lo .. hi - 1`` (each leaf
+    ``nodes[q]`` holds the positions ``starts[q] .. ends[q] - 1``)."""
+    for q in range(nodes.shape[0]):
+        s = max(starts[q], lo)
+        e = min(ends[q], hi)
+        if s < e:
+            _mark_leaf(leaf_of_row, samples, s, e, nodes[q])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _mark_leaves_par(leaf_of_row, samples, starts, ends, nodes, n_threads):
+    n = samples.shape[0]
+    for k in prange(n_threads):
+        kk = np.int64(k)                  # (a prange index may be unsigned)
+        _mark_leaves_range(leaf_of_row, samples, starts, ends, nodes, kk * n // n_threads,
+                           (kk + 1) * n // n_threads)
+
+
+@njit(cache=True, nogil=True)
+def _mark_leaves(leaf_of_row, samples, t, nd, n_threads):
+    """``leaf_of_row[samples[p]]`` = the leaf holding position ``p``, for every
+    leaf of ``t`` (its positions ``nd[node, 0] .. nd[node, 1] - 1``); on
+    ``n_threads`` threads, each its share of the positions (the leaves' rows
+    are disjoint: the same marks)."""
+    m = 0
+    for node in range(t.sizes[0]):
+        if t.kind[node] == LEAF:
+            m += 1
+    starts = np.empty(m, np.int64)
+    ends = np.empty(m, np.int64)
+    nodes = np.empty(m, np.int64)
+    m = 0
+    for node in range(t.sizes[0]):
+        if t.kind[node] == LEAF:
+            starts[m] = nd[node, 0]
+            ends[m] = nd[node, 1]
+            nodes[m] = node
+            m += 1
+    if n_threads > 1 and samples.shape[0] >= PARALLEL_MARK_MIN_ROWS:
+        _mark_leaves_par(leaf_of_row, samples, starts, ends, nodes, n_threads)
+    else:
+        _mark_leaves_range(leaf_of_row, samples, starts, ends, nodes, 0, samples.shape[0])
