@@ -341,7 +341,8 @@ def test_segmented_level_histograms_equal_node_by_node(n_threads):
     runs of rows x features, one a thread (a node may be shared by two threads):
     every histogram and every parent-minus-smaller-child subtraction has the
     bits of ``hist_build`` / ``hist_subtract`` node by node, whatever the
-    threads; the cuts are even to within one node's rows."""
+    threads; the cuts fall on whole passes of four features and are even to
+    within four features of one node's rows."""
     from treelab._engine.binning import with_column_codes
     from treelab._engine.histogram import (hist_build, hist_build_segments, hist_subtract,
                                            segment_cuts)
@@ -382,9 +383,12 @@ def test_segmented_level_histograms_equal_node_by_node(n_threads):
                             hist, cnt, n_threads, 2, ee, data.Xt, subs_of)
         np.testing.assert_array_equal(hist, ref_h)
         np.testing.assert_array_equal(cnt, ref_c)
-    cuts = segment_cuts(starts, ends, m, d, n_threads)
-    assert cuts[0] == 0 and cuts[-1] == m * d and np.all(np.diff(cuts) >= 0)
-    rows_of_unit = np.repeat(ends - starts, d)
-    loads = [rows_of_unit[cuts[k]:cuts[k + 1]].sum() for k in range(n_threads)]
-    assert max(loads) - min(loads) <= 2 * (ends - starts).max()
-    assert abs(max(loads) - rows_of_unit.sum() / n_threads) <= (ends - starts).max()
+    from treelab._engine.histogram import HIST_GROUP
+    for d_cut in (d, 20):
+        cuts = segment_cuts(starts, ends, m, d_cut, n_threads)
+        assert cuts[0] == 0 and cuts[-1] == m * d_cut and np.all(np.diff(cuts) >= 0)
+        assert np.all((cuts % d_cut) % HIST_GROUP == 0)        # whole passes each side
+        rows_of_unit = np.repeat(ends - starts, d_cut)
+        loads = [rows_of_unit[cuts[k]:cuts[k + 1]].sum() for k in range(n_threads)]
+        assert abs(max(loads) - rows_of_unit.sum() / n_threads) <= \
+            HIST_GROUP * (ends - starts).max()
