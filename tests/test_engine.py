@@ -478,3 +478,30 @@ def test_streaming_models_grow_identically_in_any_chunking(learner):
         if i % 97 == 0:
             one.predict_one(X.iloc[i].to_dict())    # forces a kernel call now
     assert_same_model(whole, one)
+
+
+@pytest.mark.parametrize("kind", ["normal", "integers", "specials", "wide", "constant"])
+def test_sorted_non_missing_equals_numpy_sort(kind):
+    """binning.sorted_non_missing (the radix sort behind the bin edges): the values
+    of ``np.sort`` without the NaN, and the number of distinct values
+    (``-0.0 == 0.0``), on normal values, integers, the special values (signed
+    zeros, infinities, subnormals, NaN), values spread over the whole exponent
+    range and a constant column."""
+    from treelab._engine.binning import sorted_non_missing
+    rng = np.random.default_rng(11)
+    for n in (0, 1, 2, 7, 300, 5000):
+        if kind == "normal":
+            x = rng.normal(size=n)
+        elif kind == "integers":
+            x = rng.integers(-5, 300, n).astype(np.float64)
+        elif kind == "specials":
+            x = rng.choice([-0.0, 0.0, np.nan, np.inf, -np.inf, 5e-324, -5e-324, 1.5, -2.0], n)
+        elif kind == "wide":
+            x = rng.normal(size=n) * 10.0 ** rng.integers(-300, 300, n)
+        else:
+            x = np.full(n, -3.25)
+        vals, n_distinct = sorted_non_missing(x)
+        ref = np.sort(x[~np.isnan(x)])
+        assert vals.dtype == np.float64
+        np.testing.assert_array_equal(vals, ref)
+        assert n_distinct == np.unique(ref).shape[0]
