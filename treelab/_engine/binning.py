@@ -50,7 +50,8 @@ _SIGN = np.uint64(1) << np.uint64(63)
 def sorted_non_missing(col):
     """``(values, n_distinct)``: the non-NaN values of ``col`` in increasing order
     (the values of ``np.sort(col[~np.isnan(col)])``) and how many distinct
-    values they hold (``-0.0 == 0.0``).
+    values they hold (``-0.0 == 0.0``).  ``col`` may be a strided view (a column
+    of a row-major matrix: read once, no transposed copy).
 
     A least-significant-digit radix sort (eight passes of one byte) of the
     order-preserving integer image of each value's bits (sign bit flipped for a
@@ -60,12 +61,15 @@ def sorted_non_missing(col):
     sort, the bulk of binning a boosted model's data (``-0.0`` lands before
     ``0.0``, which NumPy leaves in either order: the same values)."""
     n = col.shape[0]
-    bits = col.view(np.uint64)
     keys = np.empty(n, np.uint64)
+    one = np.empty(1, np.float64)        # (a float's bits: through a one-value view)
+    one_bits = one.view(np.uint64)
     m = 0
     for i in range(n):
-        if col[i] == col[i]:
-            b = bits[i]
+        v = col[i]
+        if v == v:
+            one[0] = v
+            b = one_bits[0]
             keys[m] = ~b if b & _SIGN else b | _SIGN
             m += 1
     if m == 0:
@@ -107,7 +111,7 @@ def _feature_edges(col, max_bins, with_values=False):
     """Edges of one numeric column (sorted by :func:`sorted_non_missing`); with
     ``with_values`` also the mean of the column's values in each of its
     ``edges.shape[0] + 1`` bins (:func:`bin_means`)."""
-    vals, n_distinct = sorted_non_missing(np.ascontiguousarray(col, dtype=np.float64))
+    vals, n_distinct = sorted_non_missing(col)
     n = vals.shape[0]
     if n == 0:
         e = np.empty(0, np.float64)
@@ -182,12 +186,11 @@ def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE
         rows = np.sort(rng.choice(X.shape[0], size=subsample, replace=False))
         X = X[rows]
     d = X.shape[1]
-    XT = np.ascontiguousarray(X.T)
 
     def one(f):
         if is_nominal[f]:
             return (np.empty(0), np.zeros(1)) if with_values else np.empty(0)
-        return _feature_edges(XT[f], max_bins, with_values)
+        return _feature_edges(X[:, f], max_bins, with_values)
 
     if X.shape[0] * d >= 1_000_000 and (os.cpu_count() or 1) > 1:
         # NumPy's sort releases the GIL: features are binned on threads
