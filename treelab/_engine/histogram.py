@@ -31,9 +31,10 @@ Column codes: when the data set keeps its codes column by column as well
 (``BinnedData.Xt``; scikit-learn's HistGradientBoosting and LightGBM keep
 their bins that way; boosting does), a node with three dense statistics is
 accumulated feature by feature from them, up to four features a pass
-(:func:`feature_group`) so the pass's histograms stay in the L1 cache: a node whose rows are one ascending run of
-the data (the root of a boosted tree on all rows) reads codes and statistics
-in order (:func:`_hist_columns`), any other node of at least 1 /
+(:func:`feature_group`) so the pass's histograms stay in the L1 cache: a
+node whose rows are one ascending run of the data (the root of a boosted
+tree on all rows) reads codes and statistics in order
+(:func:`_hist_columns`), any other node of at least 1 /
 :data:`COLUMN_MIN_SHARE` of the rows through its samples
 (:func:`_hist_columns_at`).  Each bin still adds the node's rows in their
 order: the same histogram as the row-major loop.
@@ -47,8 +48,9 @@ from .jit import njit
 from .merit import TASK_CLASSIFICATION
 from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
 
-__all__ = ["hist_build", "hist_build_nodes", "hist_build_segments", "hist_subtract", "unit_count_column", "no_extents",
-           "no_columns", "ascending_run", "root_counts_usable", "root_hist_counted",
+__all__ = ["hist_build", "hist_build_nodes", "hist_build_segments", "hist_subtract",
+           "unit_count_column", "no_extents", "no_columns", "ascending_run",
+           "root_counts_usable", "root_hist_counted",
            "PARALLEL_HIST_MIN_WORK", "PARALLEL_LEVEL_MIN_WORK",
            "COUNT_NONE", "COUNT_ALL_STATS", "COUNT_STATS_0_2"]
 

@@ -341,12 +341,12 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
     loaded thread (LPT) -- or, when that leaves one thread more than
     :data:`LPT_MAX_IMBALANCE` times an even share (a few nodes of unequal
     sizes) and the codes are dense, the partitions so and then the histograms
-    in equal runs of (node, feature) (:func:`_partitions_then_segments`); fewer tasks: each partition in chunks on all threads
-    (:func:`partition_chunks`), then every histogram split by features
-    (:func:`.histogram.hist_build_nodes`).  ``ext``: the histogram pool's
-    extents (``HistPool.ext``); ``sp``: the data's sparse rows (as
-    :func:`.histogram.hist_build`); ``xt``: its column codes (``BinnedData.Xt``,
-    empty: none).  ``parts[q] = (start, end, feature, threshold
+    in equal runs of (node, feature) (:func:`_partitions_then_segments`); fewer
+    tasks: each partition in chunks on all threads (:func:`partition_chunks`),
+    then every histogram split by features (:func:`.histogram.hist_build_nodes`).
+    ``ext``: the histogram pool's extents (``HistPool.ext``); ``sp``: the
+    data's sparse rows (as :func:`.histogram.hist_build`); ``xt``: its column
+    codes (``BinnedData.Xt``, empty: none).  ``parts[q] = (start, end, feature, threshold
     bin, missing go left, -> left count, first leaf or -1)``; ``tasks[q] =
     (parts row or -1, first and end of its histogram builds, parent slot to
     subtract from or -1, sibling slot)`` (see :func:`_node_task`): every

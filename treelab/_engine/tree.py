@@ -37,7 +37,8 @@ from .jit import njit
 __all__ = [
     "TreeArrays", "LEAF", "NUMERIC", "NOMINAL",
     "new_tree", "ensure_capacity", "add_children", "trim", "apply", "apply_serial",
-    "predict_value", "predict_value_serial", "PARALLEL_MIN_ROWS", "decision_path", "node_depths_ok", "extract_subtree", "n_leaves",
+    "predict_value", "predict_value_serial", "PARALLEL_MIN_ROWS", "decision_path",
+    "node_depths_ok", "extract_subtree", "n_leaves",
     "max_depth", "forest_raw", "forest_raw_serial", "forest_predict", "pack_raw", "concat_trees",
     "forest_sum", "forest_sum_serial", "forest_sum_walk", "forest_sum_walk_serial", "pack_walk",
     "forest_apply", "pack_forest", "pack_binary", "forest_oob_sum", "forest_decision_path",
