@@ -18,8 +18,9 @@ Each learner runs in its own fresh process (so peak memory is its own):
   kernels from numba's on-disk cache here; ``--compile`` adds a run on a fresh
   copy of the package with an empty cache: the first-ever fit, compilation included);
 * **warm**: the best of ``--repeat`` further fits in the same process (the fit time);
-* **predict**: best of ``--repeat`` predictions of the test rows, after one
-  untimed warm-up prediction;
+* **predict**: best of ``max(PREDICT_REPEAT, --repeat)`` predictions of the
+  test rows (a few hundredths of a second each: more tries than the fits,
+  the same number for every learner), after one untimed warm-up prediction;
 * **peak memory**: growth of the process's peak resident set size during the fits
   (``resource.getrusage``; it sees native allocations of every library).
 
@@ -65,6 +66,9 @@ LEARNING_RATE = 0.1
 MAX_DEPTH = 6
 MAX_LEAVES = 31
 MAX_BINS = 255
+
+#: predictions timed per learner at least (the best counts; see the module docstring)
+PREDICT_REPEAT = 10
 
 #: threads per learner (``--threads``; 0: every core)
 THREADS = 0
@@ -193,7 +197,7 @@ def worker(name, data_file, repeat):
         cpus.append(time.process_time() - c0)
     model.predict(Xte)                       # warm-up: loads (or compiles) the kernels
     preds = []
-    for _ in range(repeat):
+    for _ in range(max(PREDICT_REPEAT, repeat)):
         t0 = time.perf_counter()
         pred = model.predict(Xte)
         preds.append(time.perf_counter() - t0)
