@@ -118,13 +118,10 @@ def _feature_edges(col, max_bins, with_values=False):
         return (e, np.zeros(1)) if with_values else e
     if n_distinct > max_bins:
         return _quantile_edges(vals, max_bins, with_values)
-    distinct = np.concatenate(([True], vals[1:] != vals[:-1]))
-    uniq = vals[distinct]
-    if uniq.shape[0] <= max_bins:
-        edges = midpoint_edges(uniq[:-1], uniq[1:])
-        # one bin a value: the bin's value is that value
-        return (edges, uniq.astype(np.float64)) if with_values else edges
-    return _quantile_edges(vals, max_bins, with_values)
+    # one bin a value, edges at the midpoints: the bin's value is that value
+    uniq = vals[np.concatenate(([True], vals[1:] != vals[:-1]))]
+    edges = midpoint_edges(uniq[:-1], uniq[1:])
+    return (edges, uniq.astype(np.float64)) if with_values else edges
 
 
 def _quantile_edges(vals, max_bins, with_values):
@@ -193,7 +190,7 @@ def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE
         return _feature_edges(X[:, f], max_bins, with_values)
 
     if X.shape[0] * d >= 1_000_000 and (os.cpu_count() or 1) > 1:
-        # NumPy's sort releases the GIL: features are binned on threads
+        # the radix sort releases the GIL (nogil): features are binned on threads
         with ThreadPoolExecutor(max_workers=min(d, os.cpu_count())) as pool:
             per = list(pool.map(one, range(d)))
     else:
