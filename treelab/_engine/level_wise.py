@@ -306,10 +306,10 @@ def _task_builds(tasks, n_tasks, b_start, b_end, b_slot):
 @njit(cache=True, nogil=True)
 def _partitions_then_segments(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
                               tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt,
-                              cnt_col, ext, leaf_of_row, xt, builds):
+                              cnt_col, ext, leaf_of_row, xt, starts, ends, slots, subs_of):
     """:func:`level_tasks` in two parallel regions: the partitions, whole nodes
     per thread (LPT on their rows), then every histogram build and subtraction
-    (``builds``, :func:`_task_builds`) cut into equal runs of (node, feature)
+    (``starts .. subs_of``, :func:`_task_builds`) cut into equal runs of (node, feature)
     (:func:`.histogram.hist_build_segments`).  The same partitions and the same
     histograms as node by node."""
     only = tasks[:n_tasks].copy()
@@ -324,7 +324,6 @@ def _partitions_then_segments(Xb, sp, samples, tmp, missing_bin, parts, b_start,
     _node_tasks_par(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, only,
                     owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
                     leaf_of_row, xt)
-    starts, ends, slots, subs_of, _ = builds
     if starts.shape[0] > 0:
         hist_build_segments(Xb, samples, starts, ends, slots, starts.shape[0], yc, sstats, w,
                             P_task, hist, cnt, n_threads, cnt_col, ext, xt, subs_of)
@@ -367,12 +366,13 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
                 work[q] += 2 * (b_end[b] - b_start[b])
         owner, load = lpt_owners(work, n_threads)
         if sp[2].shape[0] == 0 and load.max() * n_threads > LPT_MAX_IMBALANCE * load.sum():
-            builds = _task_builds(tasks, n_tasks, b_start, b_end, b_slot)
-            if builds[4]:
+            starts, ends, slots, subs_of, ok = _task_builds(tasks, n_tasks, b_start, b_end,
+                                                            b_slot)
+            if ok:
                 _partitions_then_segments(Xb, sp, samples, tmp, missing_bin, parts, b_start,
                                           b_end, b_slot, tasks, n_tasks, n_threads, yc, sstats,
                                           w, P_task, hist, cnt, cnt_col, ext, leaf_of_row, xt,
-                                          builds)
+                                          starts, ends, slots, subs_of)
                 return
         _node_tasks_par(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks,
                         owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col,

@@ -615,13 +615,14 @@ def _lockstep_levels(featm, thr, word, heap, Xb, cur, m, levels, number_only=Fal
     """``levels`` steps of the rows ``Xb[:m]`` from the nodes ``cur[:m]``: the child
     is ``2 node + 1 + right`` (``heap``: ``featm`` / ``thr`` per slot, ``right``
     from :func:`_goes_right`) or, on the flat layout, ``first child + right``
-    read off the node's one int64 ``word`` (:func:`_node_words`; ``featm`` is
-    not read).  No branch in the row loops: they compile to vector gathers.
-    The layout is chosen outside the loops: treelab's call
-    sites pass ``heap`` as a run-time bool, not a literal (``_engine/jit.py``),
-    so a choice inside the row loop would be left to LLVM's unswitching (no
-    difference measured either way: 16.7-17.1 ms for 40,000 rows through 100
-    depth-6 trees on two threads, the spread between processes larger).
+    read off the node's one int64 ``word`` (the first half of a
+    :func:`pack_walk` record; ``featm`` is not read).  No branch in the row
+    loops: they compile to vector gathers.  The layout is chosen outside the
+    loops: treelab's call sites pass ``heap`` as a run-time bool, not a
+    literal (``_engine/jit.py``), so a choice inside the row loop would be
+    left to LLVM's unswitching (no difference measured either way: 16.7-17.1
+    ms for 40,000 rows through 100 depth-6 trees on two threads, the spread
+    between processes larger).
     ``number_only``: no row of the block has a NaN in a feature the forest
     splits on (:func:`_rows_number_only`), so the step is
     :func:`_goes_right_number` (the same child; the loop does a quarter less
@@ -651,18 +652,6 @@ def _lockstep_levels(featm, thr, word, heap, Xb, cur, m, levels, number_only=Fal
                 v = Xb[q, e & _FEAT_MASK]
                 cur[q] = (e >> 32) + (np.int64(v > thr[node]) |
                                       (np.int64(v != v) & ((e >> _FEAT_BITS) & 1)))
-
-
-@njit(cache=True, nogil=True)
-def _node_words(featm, left):
-    """The flat layout's node words: ``featm`` (feature and missing-value bit, as
-    :func:`_pack_lockstep`) in the low 32 bits, the first child in the high 32:
-    one 8-byte gather a step instead of two 4-byte ones (lossguide trees of 31
-    leaves, 40,000 rows, one thread: 0.060-0.066 -> 0.049-0.054 s)."""
-    word = np.empty(featm.shape[0], np.int64)
-    for i in range(featm.shape[0]):
-        word[i] = np.int64(featm[i]) | (np.int64(left[i]) << 32)
-    return word
 
 
 @njit(cache=True, nogil=True)
@@ -696,8 +685,8 @@ def _forest_raw_lockstep(word, thr, val, depth, used, roots, root_col, X, lo, hi
     every tree in lockstep: one level of the tree at a time for the whole block,
     ``depth[j]`` levels (rows already at a leaf stay there).  No data-dependent
     branch (the child is ``left + right``, ``right = x > thr`` or, for a NaN,
-    the node's missing-value bit; both read off the node's ``word``,
-    :func:`_node_words`) and the rows of a level are independent, so
+    the node's missing-value bit; both read off the node's ``word``, as in
+    :func:`pack_walk`'s records) and the rows of a level are independent, so
     their memory accesses overlap (XGBoost-style blocked prediction).  Same
     leaves as :func:`_packed_leaf` (``x > thr`` is ``not x <= thr`` for a number)
     and the same sums, in tree order."""
@@ -734,7 +723,8 @@ def _forest_raw_chunk(layout, flat, heap, roots, root_col, X, lo, hi, out):
 def _pack_raw(t, roots):
     """The layout :func:`forest_raw` walks: 2 complete heaps (:func:`_pack_heap`,
     when :func:`_heap_fits`), 1 flat lockstep (:func:`_pack_lockstep`, the nodes
-    as :func:`_node_words`), 0 the general walk (a nominal node).  ``flat`` =
+    read as :func:`pack_walk`'s node words: one gather a step instead of a
+    feature and a child array), 0 the general walk (a nominal node).  ``flat`` =
     ``(featm, words, thr, val, depth, used features)``."""
     ok, featm, left, thr, val, depth = _pack_lockstep(t, roots)
     layout = 0
@@ -745,7 +735,8 @@ def _pack_raw(t, roots):
     else:
         heap = (np.zeros(0, np.int32), np.zeros(0), np.zeros(0), np.zeros(1, np.int64),
                 np.zeros(1, np.int64))
-    word = _node_words(featm, left) if layout == 1 else np.zeros(0, np.int64)
+    # (the same checks as _pack_lockstep's: its forests are pack_walk's)
+    word = pack_walk(t)[1][:, 0].copy() if layout == 1 else np.zeros(0, np.int64)
     return layout, (featm, word, thr, val, depth, _used_features(featm)), heap
 
 
