@@ -289,3 +289,97 @@ def test_bad_parameters_and_pickling():
     c = pickle.loads(pickle.dumps(NewtonCriterion(2.0, 0.5, 0.1, 3.0)))
     assert (c.reg_lambda, c.reg_alpha, c.gamma, c.min_child_weight) == (2.0, 0.5, 0.1, 3.0)
     np.testing.assert_array_equal(c.params, [2.0, 0.5, 0.1])
+
+
+# ------------------------------------------- the histogram sweep, bin by bin
+def _ref_imp(h, g, lam, alpha):
+    # merit.newton_impurity on scalars: -1/2 T(G)^2 / (H + lambda), 0 when H + lambda <= 0
+    den = h + lam
+    if den <= 0.0:
+        return 0.0
+    t = g - alpha if g > alpha else (g + alpha if g < -alpha else 0.0)
+    return -0.5 * t * t / den
+
+
+def _ref_hist_sweep(hist, cnt, nvb, edges, mb, parent, cp, n_parent, msl, mwl):
+    """The sweep as the slides define it, one candidate at a time: bins 0..b left
+    (empty bins are no candidate, whatever their sums), missing values right then
+    left (to the larger child when the node has none), the first best in bin order
+    within better()'s tolerance.  The same operations in the same order as the
+    kernel, so the same bits."""
+    lam, alpha, gamma = cp
+    h_par, g_par = parent[0], parent[1]
+    imp_par = _ref_imp(h_par, g_par, lam, alpha)
+    n_miss = int(cnt[mb])
+    nonempty = int((cnt[:nvb] > 0).sum())
+    if nonempty == 0 or (nonempty == 1 and n_miss == 0):
+        return -1, -math.inf, 0.0, 0
+    status, best, best_thr, best_slot = 0, -math.inf, 0.0, 1
+    hl0 = gl0 = 0.0
+    nl0 = 0
+    for b in range(nvb):
+        if cnt[b] == 0:
+            continue
+        hl0 += hist[b, 0]
+        gl0 += hist[b, 1]
+        nl0 += int(cnt[b])
+        if nl0 == n_parent - n_miss and n_miss == 0:
+            break
+        c_best, c_slot, ok = -math.inf, 1, False
+        for m in (0, 1) if n_miss else (0,):
+            nl = nl0 + (n_miss if m else 0)
+            hl = hl0 + (hist[mb, 0] if m else 0.0)
+            gl = gl0 + (hist[mb, 1] if m else 0.0)
+            hr, gr = h_par - hl, g_par - gl
+            if nl < msl or n_parent - nl < msl or hl < mwl or hr < mwl:
+                continue
+            g = 0.0
+            g -= _ref_imp(hl, gl, lam, alpha)
+            g -= _ref_imp(hr, gr, lam, alpha)
+            g += imp_par
+            g -= gamma
+            if _better(g, c_best):
+                ok, c_best, c_slot = True, g, 0 if m else 1
+        if ok and n_miss == 0:
+            c_slot = 0 if nl0 >= n_parent - nl0 else 1
+        if ok and _better(c_best, best):
+            status, best, best_slot = 1, c_best, c_slot
+            if nl0 == n_parent - n_miss:
+                best_thr, best_slot = math.inf, 1
+            else:
+                best_thr = edges[b]
+        if nl0 == n_parent - n_miss:
+            break
+    return status, best, best_thr, best_slot
+
+
+def test_newton_hist_sweep_equals_the_candidate_by_candidate_rule():
+    from treelab._engine.splitter import newton_hist_sweep
+    rng = np.random.default_rng(0)
+    nvb = 40
+    edges = np.sort(rng.normal(size=nvb - 1))
+    scratch = np.empty((5, nvb + 1))
+    seen = set()
+    for it in range(3000):
+        dens = (1.0, 0.5, 0.1, 0.05)[it % 4]
+        cnt = np.where(rng.random(nvb + 1) < dens, rng.integers(1, 30, nvb + 1), 0)
+        cnt[nvb] = rng.integers(1, 20) if it % 3 == 0 else 0          # the missing bin
+        hist = np.zeros((nvb + 1, 3))
+        hist[:, 0] = cnt * rng.uniform(0.05, 0.3, nvb + 1)
+        hist[:, 1] = rng.normal(size=nvb + 1) * np.sqrt(cnt)
+        hist[:, 2] = cnt
+        # a sibling's subtraction leaves rounding residue in empty bins: never summed
+        hist[cnt == 0, :2] = rng.normal(size=((cnt == 0).sum(), 2)) * 1e-15
+        parent = hist[cnt > 0].sum(0)
+        n_parent = int(cnt.sum())
+        cp = np.array([(0.0, 1.0)[it % 2], (0.0, 0.0, 0.4)[it % 3], (0.0, 0.05)[it % 5 == 0]])
+        msl, mwl = (1, 5)[it % 7 == 0], (0.0, 1.0, 4.0)[it % 3]
+        want = _ref_hist_sweep(hist, cnt, nvb, edges, nvb, parent, cp, n_parent, msl, mwl)
+        # with the scratch (three passes) and without it (one pass)
+        for sc in (scratch, scratch[:0]):
+            got = newton_hist_sweep(hist, cnt, nvb, edges, nvb, parent, cp, n_parent, msl,
+                                    mwl, sc)
+            assert got[0] == want[0] and got[2] == want[2] and got[3] == want[3], (it, got, want)
+            assert got[1] == want[1] or (math.isinf(got[1]) and math.isinf(want[1])), (it, got)
+        seen.add((got[0], bool(cnt[nvb])))
+    assert seen >= {(1, False), (1, True), (-1, False), (0, False)}

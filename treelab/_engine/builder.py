@@ -149,6 +149,7 @@ Workspace = namedtuple("Workspace", [
     "feat_status", "feat_score", "feat_ratio", "feat_thr", "feat_mslot", "feat_k", "feat_cats",
     "features", "visited", "proxy_best", "small", "fmask",
     "gvals", "gsel", "feat_key", "gkeys", "gids", "rank_cnt",
+    "sweep",            # (5, bins): splitter.newton_hist_sweep's scratch
 ])
 
 #: histogram pool: ``hist[slot]`` / ``cnt[slot]`` (feature, bin[, stat]) and a stack
@@ -596,6 +597,8 @@ def new_workspace(D, rows, P):
     if n_s > 1 and has_ranks(D):
         for f in range(d):
             n_rank = max(n_rank, D.edge_offsets[f + 1] - D.edge_offsets[f])
+    # the Newton sweep's scratch (splitter.newton_hist_sweep)
+    n_sweep = D.n_bins if D.use_hist and P.merit_code == MERIT_NEWTON else 0
     return Workspace(
         samples, np.empty(n, np.int64), np.empty(n_tmpk, np.float64),
         np.zeros(N, np.int32), order, vals,
@@ -612,6 +615,7 @@ def new_workspace(D, rows, P):
         np.ones(d, np.bool_),
         np.empty((2, n_g), np.float64), np.zeros(2, np.int64), np.zeros(d, np.float64),
         np.empty(n_s, np.float64), np.empty(n_s, np.int64), np.zeros(n_rank, np.int64),
+        np.empty((5, n_sweep)),
     )
 
 
@@ -886,7 +890,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             status, score, thr, mslot = newton_hist_sweep(
                 pool[hslot, f], pcnt[hslot, f], edge_offsets[f + 1] - lo + 1,
                 edges[lo:edge_offsets[f + 1]], missing_bin, parent, cp, n_node,
-                min_samples_leaf, min_weight_leaf)
+                min_samples_leaf, min_weight_leaf, ws.sweep)
             ratio = score
             kk = 2
         elif use_hist:
