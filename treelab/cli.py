@@ -28,8 +28,6 @@ import inspect
 import sys
 import time
 
-import numpy as np
-
 
 def _rule(title):
     print("\n" + title)

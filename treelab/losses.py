@@ -59,7 +59,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import types
 
 from ._compile import njit_maybe_cached as _njit_maybe_cached
 from ._engine.jit import njit

@@ -34,7 +34,7 @@ import warnings
 
 import numpy as np
 
-from .._engine.tree import LEAF, concat_trees, forest_predict
+from .._engine.tree import concat_trees, forest_predict
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
     fit_class_codes, check_random_state, check_regression_targets,

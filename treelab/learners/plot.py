@@ -11,8 +11,6 @@ the same renderer) -- with the texts of :func:`~treelab.export_text` /
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .._engine.tree import LEAF
 
 __all__ = ["draw_tree", "plot_tree"]

@@ -23,7 +23,7 @@ from ..._engine.jit import njit
 from ..._engine.signatures import RULE_SIG
 from ..._engine.streaming import EV_N
 from .base import (
-    CTX_N_CLASSES, P_RADIUS, RADIUS_SIG, DecisionRule, check_delta, context_of,
+    P_RADIUS, RADIUS_SIG, DecisionRule, check_delta, context_of,
     decide_evidence, merit_info, resolve_own_merit,
 )
 
