@@ -370,6 +370,8 @@ def test_newton_hist_sweep_equals_the_candidate_by_candidate_rule():
         hist[:, 2] = cnt
         # a sibling's subtraction leaves rounding residue in empty bins: never summed
         hist[cnt == 0, :2] = rng.normal(size=((cnt == 0).sum(), 2)) * 1e-15
+        if it % 11 == 0 and cnt[:nvb].any():
+            hist[rng.choice(np.flatnonzero(cnt[:nvb])), 0] = np.nan   # a NaN Hessian sum
         parent = hist[cnt > 0].sum(0)
         n_parent = int(cnt.sum())
         cp = np.array([(0.0, 1.0)[it % 2], (0.0, 0.0, 0.4)[it % 3], (0.0, 0.05)[it % 5 == 0]])

@@ -356,12 +356,14 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
 
 @njit(cache=True, inline="always", nogil=True)
 def _newton_imp(h, g, lam, alpha):
-    """:func:`~.merit.newton_impurity` of the statistics (H = h, G = g), on scalars."""
+    """:func:`~.merit.newton_impurity` of the statistics (H = h, G = g), on
+    scalars, written with selects (no branch around the division, which then
+    never divides by zero; a NaN sum stays NaN): the same value, in a loop
+    LLVM can vectorise (:func:`newton_hist_sweep`)."""
     den = h + lam
-    if den <= 0.0:
-        return 0.0
     t = soft_threshold(g, alpha)
-    return -0.5 * t * t / den
+    v = -0.5 * t * t / (1.0 if den <= 0.0 else den)
+    return 0.0 if den <= 0.0 else v
 
 
 @njit(cache=True, inline="always", nogil=True)
@@ -466,17 +468,6 @@ def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, paren
 
 
 @njit(cache=True, inline="always", nogil=True)
-def _newton_imp_select(h, g, lam, alpha):
-    """:func:`_newton_imp` written with selects (no branch around the division,
-    which then never divides by zero): the same value, in a loop LLVM can
-    vectorise."""
-    den = h + lam
-    t = soft_threshold(g, alpha)
-    v = -0.5 * t * t / (den if den > 0.0 else 1.0)
-    return v if den > 0.0 else 0.0
-
-
-@njit(cache=True, inline="always", nogil=True)
 def _better_bar(best):
     """The bar a score must pass to beat ``best``: ``better(v, best)`` is
     ``v > _better_bar(best)`` (one comparison a candidate)."""
@@ -546,8 +537,8 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             nl = nb[q]
             hr = h_par - hl
             g = 0.0
-            g -= _newton_imp_select(hl, gl, lam, alpha)
-            g -= _newton_imp_select(hr, g_par - gl, lam, alpha)
+            g -= _newton_imp(hl, gl, lam, alpha)
+            g -= _newton_imp(hr, g_par - gl, lam, alpha)
             g += imp_par
             g -= gamma * 1
             ok = ((nl >= msl) & (npf - nl >= msl) & (hl >= min_weight_leaf)

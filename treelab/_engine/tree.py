@@ -611,39 +611,39 @@ def _rows_number_only(Xb, m, used):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _lockstep_levels(featm, thr, word, heap, Xb, cur, m, levels, number_only=False):
-    """``levels`` steps of the rows ``Xb[:m]`` from the nodes ``cur[:m]``: the child
-    is ``2 node + 1 + right`` (``heap``: ``featm`` / ``thr`` per slot, ``right``
-    from :func:`_goes_right`) or, on the flat layout, ``first child + right``
-    read off the node's one int64 ``word`` (the first half of a
-    :func:`pack_walk` record; ``featm`` is not read).  No branch in the row
-    loops: they compile to vector gathers.  The layout is chosen outside the
-    loops: treelab's call sites pass ``heap`` as a run-time bool, not a
-    literal (``_engine/jit.py``), so a choice inside the row loop would be
-    left to LLVM's unswitching (no difference measured either way: 16.7-17.1
-    ms for 40,000 rows through 100 depth-6 trees on two threads, the spread
-    between processes larger).
-    ``number_only``: no row of the block has a NaN in a feature the forest
-    splits on (:func:`_rows_number_only`), so the step is
-    :func:`_goes_right_number` (the same child; the loop does a quarter less
-    work: 31 -> 23 ms for those 40,000 rows on one thread)."""
+def _lockstep_heap(featm, thr, Xb, cur, m, levels, number_only):
+    """``levels`` steps of the rows ``Xb[:m]`` from the nodes ``cur[:m]`` of a
+    complete-heap tree (:func:`_pack_heap`: ``featm`` / ``thr`` per slot): the
+    child is ``2 node + 1 + right`` with ``right`` from :func:`_goes_right`.  No
+    branch in the row loops: they compile to vector gathers.  ``number_only``:
+    no row of the block has a NaN in a feature the forest splits on
+    (:func:`_rows_number_only`), so the step is :func:`_goes_right_number` (the
+    same child; the loop does a quarter less work: 31 -> 23 ms for 40,000 rows
+    through 100 depth-6 trees on one thread)."""
     if number_only:
-        if heap:
-            for _ in range(levels):
-                for q in range(m):
-                    node = cur[q]
-                    cur[q] = 2 * node + 1 + _goes_right_number(featm, thr, Xb, q, node)
-        else:
-            for _ in range(levels):
-                for q in range(m):
-                    node = cur[q]
-                    e = word[node]
-                    cur[q] = (e >> 32) + np.int64(Xb[q, e & _FEAT_MASK] > thr[node])
-    elif heap:
+        for _ in range(levels):
+            for q in range(m):
+                node = cur[q]
+                cur[q] = 2 * node + 1 + _goes_right_number(featm, thr, Xb, q, node)
+    else:
         for _ in range(levels):
             for q in range(m):
                 node = cur[q]
                 cur[q] = 2 * node + 1 + _goes_right(featm, thr, Xb, q, node)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lockstep_words(word, thr, Xb, cur, m, levels, number_only):
+    """:func:`_lockstep_heap` on the flat layout: the child is ``first child +
+    right``, read off the node's one int64 ``word`` (the first half of a
+    :func:`pack_walk` record: feature and missing-value bit low, first child
+    high)."""
+    if number_only:
+        for _ in range(levels):
+            for q in range(m):
+                node = cur[q]
+                e = word[node]
+                cur[q] = (e >> 32) + np.int64(Xb[q, e & _FEAT_MASK] > thr[node])
     else:
         for _ in range(levels):
             for q in range(m):
@@ -671,7 +671,7 @@ def _forest_raw_heap(hf, ht, hv, ioff, loff, depth, used, root_col, X, lo, hi, o
             tj = ht[ioff[j]:ioff[j + 1]]
             for q in range(m):
                 cur[q] = 0
-            _lockstep_levels(fj, tj, fj, True, Xb, cur, m, depth[j], number_only)
+            _lockstep_heap(fj, tj, Xb, cur, m, depth[j], number_only)
             vj = hv[loff[j]:loff[j + 1]]
             first = ioff[j + 1] - ioff[j]
             c = root_col[j]
@@ -700,7 +700,7 @@ def _forest_raw_lockstep(word, thr, val, depth, used, roots, root_col, X, lo, hi
             c = root_col[j]
             for q in range(m):
                 cur[q] = r
-            _lockstep_levels(word, thr, word, False, Xb, cur, m, depth[j], number_only)
+            _lockstep_words(word, thr, Xb, cur, m, depth[j], number_only)
             for q in range(m):
                 out[b0 + q, c] += val[cur[q]]
 
