@@ -34,7 +34,7 @@ from .jit import njit
 
 __all__ = [
     "TASK_CLASSIFICATION", "TASK_DENSE", "MERIT_IMPURITY_DECREASE", "MERIT_GAIN_RATIO",
-    "MERIT_CUSTOM", "MERIT_NEWTON", "TIE_RTOL", "better", "stats_weight", "node_impurity",
+    "MERIT_CUSTOM", "MERIT_NEWTON", "TIE_RTOL", "better", "better_bar", "stats_weight", "node_impurity",
     "split_merit", "impurity_of", "soft_threshold", "newton_impurity", "newton_leaf_weight",
     "NEWTON_LAMBDA", "NEWTON_ALPHA", "NEWTON_GAMMA", "NEWTON_H", "NEWTON_G", "NEWTON_W",
 ]
@@ -60,11 +60,16 @@ TIE_RTOL = 1e-12
 
 
 @njit(cache=True, inline="always", nogil=True)
+def better_bar(best):
+    """The value a merit must exceed to beat ``best`` (see :data:`TIE_RTOL`): a
+    sweep keeps it beside its running best and compares each candidate once."""
+    return best if math.isinf(best) else best + TIE_RTOL * abs(best)
+
+
+@njit(cache=True, inline="always", nogil=True)
 def better(v, best):
     """``v`` beats ``best`` by more than rounding (see :data:`TIE_RTOL`)."""
-    if math.isinf(best):
-        return v > best
-    return v > best + TIE_RTOL * abs(best)
+    return v > better_bar(best)
 
 
 @njit(cache=True, inline="always", nogil=True)

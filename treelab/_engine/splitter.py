@@ -27,7 +27,7 @@ from .jit import njit
 from .merit import (  # noqa: F401
     MERIT_CUSTOM, MERIT_GAIN_RATIO, MERIT_IMPURITY_DECREASE, MERIT_NEWTON, NEWTON_ALPHA,
     NEWTON_GAMMA, NEWTON_LAMBDA, TASK_CLASSIFICATION, newton_impurity, soft_threshold,
-    TASK_DENSE, TIE_RTOL, better, node_impurity, split_merit, stats_weight,
+    TASK_DENSE, TIE_RTOL, better, better_bar, node_impurity, split_merit, stats_weight,
 )
 
 __all__ = [
@@ -467,13 +467,6 @@ def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, paren
     return status, best_score, best_thr, best_slot
 
 
-@njit(cache=True, inline="always", nogil=True)
-def _better_bar(best):
-    """The bar a score must pass to beat ``best``: ``better(v, best)`` is
-    ``v > _better_bar(best)`` (one comparison a candidate)."""
-    return best if math.isinf(best) else best + TIE_RTOL * abs(best)
-
-
 @njit(cache=True, nogil=True, error_model="numpy")
 def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, cp, n_parent,
                       min_samples_leaf, min_weight_leaf, scratch):
@@ -486,11 +479,11 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
 
     Without missing values on the node (the common case) in three passes over
     ``scratch`` (``(5, >= n_value_bins)`` float64, the caller's; smaller: the
-    one-pass sweep below): the left sums
-    of each candidate (the running sums, in bin order), then every candidate's
-    gain in a loop without branches (vectorised: its two divisions were half
-    the sweep's time, one after the other), then the first best in bin order
-    with :func:`~.merit.better`'s tolerance.  With missing values, one pass
+    one-pass sweep below): the left sums of each candidate (the running sums,
+    in bin order), then every candidate's gain in a loop without branches
+    (vectorised: its two divisions were half the sweep's time, one after the
+    other), then the first best in bin order, each candidate against the
+    running best's :func:`~.merit.better_bar`.  With missing values, one pass
     (:func:`_newton_candidate`, missing right then left).  One call a feature,
     every candidate on scalars: the generic path's calls per candidate made
     that a fifth of a boosting fit on MNIST's 784 features.  (The parent's
@@ -550,7 +543,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         for q in range(m):
             if sb[q] > bar:
                 best_score = sb[q]
-                bar = _better_bar(best_score)
+                bar = better_bar(best_score)
                 best_q = q
         if best_q < 0:
             return 0, -np.inf, 0.0, 1
@@ -590,7 +583,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         if ok and c_score > bar:
             status = 1
             best_score = c_score
-            bar = _better_bar(c_score)
+            bar = better_bar(c_score)
             best_slot = c_slot
             if n_left == n_nonmissing:
                 best_thr = np.inf
