@@ -22,7 +22,7 @@ from .jit import njit
 __all__ = ["quantile_bin_edges", "bin_matrix", "MAX_BINS", "BinnedData", "bin_data",
            "with_column_codes", "presort", "sorted_non_missing",
            "rank_columns", "feature_bin_values", "bin_means",
-           "sparse_codes", "no_sparse_codes"]
+           "sparse_codes", "no_sparse_codes", "exact_bins"]
 
 #: largest number of value bins a feature may have (one uint8 code is kept for missing)
 MAX_BINS = 255
@@ -182,6 +182,11 @@ def quantile_bin_edges(X, is_nominal, max_bins=MAX_BINS, subsample=BIN_SUBSAMPLE
         rng = np.random.default_rng(random_state)
         rows = np.sort(rng.choice(X.shape[0], size=subsample, replace=False))
         X = X[rows]
+    return _edges_of_features(X, is_nominal, max_bins, with_values)
+
+
+def _edges_of_features(X, is_nominal, max_bins, with_values):
+    """:func:`quantile_bin_edges` on all rows of ``X``, ``max_bins`` not checked."""
     d = X.shape[1]
 
     def one(f):
@@ -535,18 +540,18 @@ def with_column_codes(data):
 
 
 def bin_data(X, is_nominal, n_cats, use_hist, max_bins=MAX_BINS, random_state=None,
-             with_values=False):
+             with_values=False, subsample=BIN_SUBSAMPLE):
     """Prepare ``X`` (float64, C-contiguous, encoded) for the batch builders:
-    quantile bins (``use_hist``) or a presort (exact splitter).  ``with_values``
-    (bins only): also the bins' mean values, which only random cut-points read.
-    See :data:`BinnedData`."""
+    quantile bins (``use_hist``; edges from at most ``subsample`` rows, None: all)
+    or a presort (exact splitter).  ``with_values`` (bins only): also the bins'
+    mean values, which only random cut-points read.  See :data:`BinnedData`."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     n, d = X.shape
     is_nominal = np.ascontiguousarray(is_nominal, dtype=np.bool_)
     n_cats = np.ascontiguousarray(n_cats, dtype=np.int64)
     if use_hist:
-        binned = quantile_bin_edges(X, is_nominal, max_bins, random_state=random_state,
-                                    with_values=with_values)
+        binned = quantile_bin_edges(X, is_nominal, max_bins, subsample=subsample,
+                                    random_state=random_state, with_values=with_values)
         edges, offsets = binned[0], binned[1]
         bvals = binned[2] if with_values else np.zeros(0)
         n_value_bins = int(np.max(np.diff(offsets))) + 1 if d else 1
@@ -570,3 +575,53 @@ def bin_data(X, is_nominal, n_cats, use_hist, max_bins=MAX_BINS, random_state=No
                       np.ascontiguousarray(offsets, dtype=np.int64),
                       bool(use_hist), int(B - 1), int(B),
                       np.ascontiguousarray(bvals, dtype=np.float64), *sp)
+
+
+@njit(cache=True, nogil=True)
+def _codes_are_values(X, Xb, bin_values, offsets, min_gap):
+    """Whether every value of ``X`` is its bin's value (``bin_values``, the layout of
+    :func:`feature_bin_values`) and each feature's bin values increase by more
+    than ``min_gap`` from one to the next."""
+    n, d = X.shape
+    for f in range(d):
+        base = offsets[f] + f
+        for b in range(base + 1, offsets[f + 1] + f + 1):
+            if not bin_values[b] > bin_values[b - 1] + min_gap:
+                return False
+    for i in range(n):
+        for f in range(d):
+            if X[i, f] != bin_values[offsets[f] + f + Xb[i, f]]:
+                return False
+    return True
+
+
+def exact_bins(X, min_gap, max_bins=MAX_BINS + 1):
+    """``X`` (float64, numeric features) as bins that lose nothing, or None: every
+    feature has at most ``max_bins`` distinct values (counted on all rows; 256 by
+    default: with no missing value every uint8 code can be a value), no
+    missing value, and consecutive values more than ``min_gap`` apart (the exact
+    splitter's tolerance: it separates every such pair).  Each bin is then one
+    distinct value, held exactly in ``bin_values``, and a split of the codes is
+    a split of the values: the column builder grows the exact splitter's trees
+    on them (:func:`~.column_builder.grow_codes`, ``exact_cut``).  Data with more
+    values are refused after a look at their first rows."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, d = X.shape
+    if n == 0 or d == 0:
+        return None
+    head = np.sort(X[:4 * max_bins], axis=0)
+    if np.isnan(head[-1]).any() or np.any((head[1:] != head[:-1]).sum(axis=0) >= max_bins):
+        return None
+    if np.isnan(X).any():
+        return None
+    nominal = np.zeros(d, np.bool_)
+    edges, offsets, values = _edges_of_features(X, nominal, max_bins, True)
+    # without missing values the missing code is never written: up to 256 value
+    # bins (codes 0..255), the missing code 256 then matching no uint8 code
+    B = int(np.max(np.diff(offsets))) + 2
+    Xb = bin_matrix(X, edges, offsets, nominal, B - 1)
+    if not _codes_are_values(X, Xb, values, offsets, float(min_gap)):
+        return None
+    return BinnedData(X, Xb, np.zeros((d, 0), np.int64), np.zeros((d, 0), np.float64),
+                      nominal, np.zeros(d, np.int64), edges, offsets, True, B - 1, B, values,
+                      *no_sparse_codes())

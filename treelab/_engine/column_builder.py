@@ -79,7 +79,7 @@ from .merit import (
 )
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
 from .splitter import (SPLIT_RANDOM, _add_sample, best_numeric_hist, best_numeric_sorted,
-                       draw_cut_bin, random_numeric_result)
+                       draw_cut, draw_cut_bin, midpoint_threshold, random_numeric_result)
 from .tree import NUMERIC, add_children, ensure_capacity, new_tree
 
 __all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
@@ -370,12 +370,13 @@ def _cut_merit(parent, parent_imp, n_parent, left, n_left, buf, min_samples_leaf
 @njit(**_INLINE)
 def _random_codes(col, samples, start, end, missing_bin, edges_f, bvals_f, tg, parent,
                   parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf, task,
-                  merit_code, builtin, imp_fn, merit_fn, cp, gathered):
+                  merit_code, builtin, imp_fn, merit_fn, cp, gathered, exact_cut):
     """:func:`~.splitter.random_numeric` on one feature's codes (its histogram
     branch: the same draw :func:`~.splitter.draw_cut_bin`, the same sums in the same
     order, the same return value), reading the targets by position (``tg``) and
     gathering the node's codes into ``gathered[start:end]`` (uint8) for the
-    partition."""
+    partition.  ``exact_cut``: the threshold is the drawn value
+    (:func:`_exact_random_cut`)."""
     yl, sl, wl = tg[0], tg[1], tg[2]
     n_parent = end - start
     ilo = 256
@@ -400,9 +401,11 @@ def _random_codes(col, samples, start, end, missing_bin, edges_f, bvals_f, tg, p
     thr = np.inf
     kb = 1 << 30
     if not only_missing:
-        kb = draw_cut_bin(ilo, ihi, bvals_f)
-        key = float(kb)
+        kb, t_cut = draw_cut(ilo, ihi, bvals_f)
         thr = edges_f[kb]
+        if exact_cut:
+            kb, thr = _exact_random_cut(ilo, ihi, bvals_f, kb, t_cut)
+        key = float(kb)
     left[:] = 0.0
     miss[:] = 0.0
     n_left = 0
@@ -452,6 +455,33 @@ def _random_codes(col, samples, start, end, missing_bin, edges_f, bvals_f, tg, p
     return random_numeric_result(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
                                  min_samples_leaf, min_weight_leaf, task, merit_code, builtin,
                                  imp_fn, merit_fn, cp, thr, key, only_missing)
+
+
+@njit(**_INLINE)
+def _exact_random_cut(lo, hi, bvals_f, b, t):
+    """The exact splitter's random cut (:func:`~.splitter.random_numeric` on raw
+    values) from :func:`~.splitter.draw_cut`'s draw on codes whose bins are the
+    feature's distinct values (``bvals_f``, :func:`grow_codes`'s ``exact_cut``):
+    the threshold is the drawn value ``t``, and a draw that rounds onto the
+    node's largest value becomes its smallest (``b = lo``).  Returns ``(b, t)``."""
+    if t >= bvals_f[hi]:
+        return lo, bvals_f[lo]
+    return b, t
+
+
+@njit(**_INLINE)
+def _exact_threshold(col, samples, start, end, key, bvals_f):
+    """The exact splitter's threshold of the split "codes <= ``key`` go left" at the
+    node ``samples[start:end]`` on codes whose bins are the feature's distinct
+    values (``bvals_f``): the midpoint of ``key``'s value and the node's next
+    larger one (:func:`~.splitter.midpoint_threshold`), not the bin edge, which
+    is the midpoint to the next value of the whole data."""
+    nxt = 1 << 30
+    for p in range(start, end):
+        c = np.int64(col[samples[p]])
+        if c > key and c < nxt:
+            nxt = c
+    return midpoint_threshold(bvals_f[key], bvals_f[nxt])
 
 
 @njit(**_INLINE)
@@ -928,7 +958,7 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
 
 @njit(**_INLINE)
 def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
-                hist, cnt, keys, ids, gc, bk):
+                hist, cnt, keys, ids, gc, bk, exact_cut):
     """The builder's ``find_best_split`` restricted to numeric codes and merits other
     than the gain ratio (the best merit wins, ties to the first visited feature),
     doing the work of the visited features only.  Returns ``(feature, fused)``
@@ -939,6 +969,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     minimum leaf beyond one row) whose first admissible draw is the split: its
     children are summed by the partition alone, and its missing values go to
     the larger child (the caller sets ``feat_mslot`` after partitioning).
+    ``exact_cut``: the exact splitter's thresholds (:func:`grow_codes`).
 
     Every kernel called per node is inlined (numba's reference counting would
     otherwise increment and decrement every array argument at each call)."""
@@ -986,8 +1017,11 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                     # admissible.  The caller partitions (no missing code among
                     # the rows: the missing side is free) and then sends missing
                     # values to the larger child (none seen)
-                    b_cut = draw_cut_bin(lo, hi, bvals_f)
+                    b_cut, t_cut = draw_cut(lo, hi, bvals_f)
                     ws.feat_thr[f] = edges_f[b_cut]
+                    if exact_cut:
+                        b_cut, t_cut = _exact_random_cut(lo, hi, bvals_f, b_cut, t_cut)
+                        ws.feat_thr[f] = t_cut
                     ws.feat_mslot[f] = 1
                     ws.feat_key[f] = b_cut
                     return f, True
@@ -996,7 +1030,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
             status, score, ratio, thr, mslot, key = _random_codes(
                 col, samples, start, end, missing_bin, edges_f, bvals_f, tg, parent, imp,
                 ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn,
-                cp, gc[1 - gsel[0]])
+                cp, gc[1 - gsel[0]], exact_cut)
         elif n_node < ws.small:
             if _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt):
                 status, score, ratio, thr, mslot = _best_numeric_sorted_i(
@@ -1034,8 +1068,12 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     if best_f >= 0 and not random:
         # the last code going left: the number of the feature's edges below the
         # threshold (as builder._partition_binned)
-        ws.feat_key[best_f] = edges_below(edges, eo[best_f], eo[best_f + 1],
-                                          ws.feat_thr[best_f])
+        key = edges_below(edges, eo[best_f], eo[best_f + 1], ws.feat_thr[best_f])
+        ws.feat_key[best_f] = key
+        if exact_cut:
+            ws.feat_thr[best_f] = _exact_threshold(
+                XT[best_f], samples, start, end, key,
+                feature_bin_values(D.bin_values, eo, best_f))
     return best_f, False
 
 
@@ -1051,7 +1089,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
 # nesting over the large split search cost minutes of compile time.
 @njit(cache=True, nogil=True, _nrt=False)
 def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, hist, cnt,
-                keys, ids, gc, bk):
+                keys, ids, gc, bk, exact_cut):
     """Split the nodes of the depth-first stack ``stack[:top]`` (children pushed,
     the first on top) until it is empty (returns 0), or until the tree or the
     stack has no room for two more nodes (returns the current top: the caller
@@ -1084,7 +1122,7 @@ def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, 
             fused = False
         else:
             f, fused = _find_split(XT, D, P, cp, ws, tg, start, end, t.value[node], imp,
-                                   imp_fn, merit_fn, hist, cnt, keys, ids, gc, bk)
+                                   imp_fn, merit_fn, hist, cnt, keys, ids, gc, bk, exact_cut)
         if f < 0:
             continue
         g = gc[ws.gsel[0]] if ws.gsel[1] == f else gc[0, :0]
@@ -1125,10 +1163,17 @@ def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, 
     return 0
 
 
-def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
+def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, exact_cut):
     """Grow one tree depth-first (the builder's order) on rows ``rows`` of the
     column-major codes ``XT`` (``d x N`` uint8; ``D`` gives edges, bins and the
-    missing code); targets / weights as :func:`.builder.grow_depth_first`."""
+    missing code); targets / weights as :func:`.builder.grow_depth_first`.
+
+    ``exact_cut``: the bins are the features' distinct values (``D.bin_values``
+    holds them exactly, no missing values) and the thresholds are the exact
+    splitter's -- a best split's the midpoint between the node's two values it
+    separates, a random cut's the drawn value -- instead of the bin edges: the
+    tree of ``splitter="exact"`` (no node blocks; see
+    :func:`treelab._engine.binning.exact_bins`)."""
     np.random.seed(P.seed)
     ws = new_workspace(D, rows, P)
     n = rows.shape[0]
@@ -1161,7 +1206,7 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     # features, row-major, moved with the row by each partition: a node's passes
     # read them in order, all features at once)
     d = XT.shape[0]
-    use_block = P.split_mode == SPLIT_RANDOM and d <= BLOCK_MAX_FEATURES
+    use_block = P.split_mode == SPLIT_RANDOM and d <= BLOCK_MAX_FEATURES and not exact_cut
     nbk = n if use_block else 0
     # classification with unit weights (no bootstrap, no class or sample weights)
     # and at most 256 classes: the class is kept as byte d of the block row, so a
@@ -1222,7 +1267,7 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn):
     top = 1
     while top > 0:
         top = _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn,
-                          hist, cnt, keys, ids, gc, bk)
+                          hist, cnt, keys, ids, gc, bk, exact_cut)
         if top > 0:
             t = ensure_capacity(t, 2, 0)
             stack = stack_room(stack, top, 2)
@@ -1242,15 +1287,17 @@ def get_codes_kernel():
             types.float64[:, ::1], types.float64[::1], types.int64[::1],
             typeof(make_params(0, 1, 1, 2, 1, 0.0, 0.0, 1, False, 0,
                                feature_mask=np.zeros((1, 1), np.bool_))),
-            types.float64[::1], IMPURITY_TYPE, MERIT_TYPE,
+            types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.boolean,
         )
         _KERNEL.append(njit(sig, cache=True, nogil=True)(grow_codes))
     return _KERNEL[0]
 
 
-def build_tree_codes(data, XT, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None):
+def build_tree_codes(data, XT, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None,
+                     exact_cut=False):
     """:func:`grow_codes` with :func:`.builder.build_tree`'s arguments plus the
-    column-major codes ``XT`` (``data.Xb`` is not read; numeric features only)."""
+    column-major codes ``XT`` (``data.Xb`` is not read; numeric features only) and
+    ``exact_cut`` (the exact splitter's thresholds on lossless bins)."""
     d, N = XT.shape
     if data.X.shape[1] != d or np.any(data.is_nominal):
         raise ValueError("build_tree_codes: numeric features only, XT must be (d, n_rows)")
@@ -1266,4 +1313,4 @@ def build_tree_codes(data, XT, yc, sstats, w, params, imp_fn, merit_fn, cp=None,
                               np.ascontiguousarray(rows, dtype=np.int64), params,
                               np.ascontiguousarray(cp, dtype=np.float64),
                               function_pointer(imp_fn, IMPURITY_SIG),
-                              function_pointer(merit_fn, MERIT_SIG))
+                              function_pointer(merit_fn, MERIT_SIG), bool(exact_cut))

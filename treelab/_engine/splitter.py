@@ -27,7 +27,7 @@ from .jit import njit
 from .merit import (  # noqa: F401
     MERIT_CUSTOM, MERIT_GAIN_RATIO, MERIT_IMPURITY_DECREASE, MERIT_NEWTON, NEWTON_ALPHA,
     NEWTON_GAMMA, NEWTON_LAMBDA, TASK_CLASSIFICATION, newton_impurity, soft_threshold,
-    TASK_DENSE, TIE_RTOL, better, better_bar, node_impurity, split_merit, stats_weight,
+    TASK_DENSE, better, better_bar, node_impurity, split_merit, stats_weight,
 )
 
 __all__ = [
@@ -35,7 +35,7 @@ __all__ = [
     "MERIT_CUSTOM", "stats_weight", "node_impurity", "split_merit", "best_numeric_sorted",
     "best_numeric_hist", "newton_hist_sweep", "newton_sorted_sweep", "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
     "NOMINAL_MULTIWAY_C45", "multiway_admissible", "MERIT_NEWTON", "SPLIT_BEST", "SPLIT_RANDOM",
-    "random_numeric", "random_nominal", "draw_cut_bin",
+    "random_numeric", "random_nominal", "draw_cut", "draw_cut_bin", "midpoint_threshold",
 ]
 
 #: numeric values closer than this are not separated (as scikit-learn's FEATURE_THRESHOLD)
@@ -257,7 +257,14 @@ def _threshold_after(keys, p, use_edges, edges_f):
     xi = keys[p]
     if use_edges:
         return edges_f[int(xi)]
-    xn = keys[p + 1]
+    return midpoint_threshold(xi, keys[p + 1])
+
+
+@njit(cache=True, inline="always", nogil=True)
+def midpoint_threshold(xi, xn):
+    """The threshold between two consecutive distinct values ``xi < xn`` of a node:
+    their midpoint, or ``xi`` when the midpoint rounds onto ``xn`` (or overflows),
+    as scikit-learn's best splitter."""
     thr = xi / 2.0 + xn / 2.0
     if thr == xn or np.isinf(thr):
         thr = xi
@@ -883,7 +890,7 @@ def random_numeric_result(parent, parent_imp, n_parent, left, n_left, miss, n_mi
 
 
 @njit(cache=True, nogil=True, inline="always")
-def draw_cut_bin(lo, hi, bvals_f):
+def draw_cut(lo, hi, bvals_f):
     """The random cut of extremely randomized trees on bin codes: the last bin
     going left, in ``lo .. hi - 1`` for a node whose codes span ``lo < hi``.
 
@@ -895,9 +902,10 @@ def draw_cut_bin(lo, hi, bvals_f):
     one bin a distinct value (at most ``max_bin`` of them) exactly the exact
     splitter's distribution of partitions.  ``bvals_f`` empty:
     ``b ~ U{lo, ..., hi - 1}``, uniform among the node's bin boundaries
-    (LightGBM's ``extra_trees``)."""
+    (LightGBM's ``extra_trees``).  Returns ``(b, t)`` (``t``: the drawn value, NaN
+    without ``bvals_f``)."""
     if bvals_f.shape[0] == 0:
-        return lo + np.random.randint(0, hi - lo)
+        return lo + np.random.randint(0, hi - lo), np.nan
     a = bvals_f[lo]
     t = a + (bvals_f[hi] - a) * np.random.random()
     # the last b in [lo, hi - 1] with bvals_f[b] <= t (bvals_f[lo] = a <= t): the
@@ -916,7 +924,13 @@ def draw_cut_bin(lo, hi, bvals_f):
         half = n >> 1
         base = base + half if bvals_f[base + half] <= t else base
         n -= half
-    return base
+    return base, t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def draw_cut_bin(lo, hi, bvals_f):
+    """:func:`draw_cut`'s bin alone."""
+    return draw_cut(lo, hi, bvals_f)[0]
 
 
 @njit(cache=True, nogil=True)

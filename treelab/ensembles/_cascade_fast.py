@@ -271,7 +271,7 @@ def _grow_one(data, yc, sstats, bp, crit, seeds, rows, bootstrap, value_fn, w_ro
     t = get_codes_kernel()(data.D, data.XT, yc, s, w, np.ascontiguousarray(trows, np.int64),
                            bp._replace(seed=int(seeds[1])), _cp(crit),
                            function_pointer(crit.impurity, IMPURITY_SIG),
-                           function_pointer(crit.merit, MERIT_SIG))
+                           function_pointer(crit.merit, MERIT_SIG), False)
     return _shrink(t, value_fn), in_bag
 
 

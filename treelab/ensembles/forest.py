@@ -45,12 +45,15 @@ from contextlib import contextmanager
 import numpy as np
 
 from .._compile import announce
-from .._engine.binning import MAX_BINS, BinnedData, bin_data, rank_columns
+from .._engine.binning import MAX_BINS, BinnedData, bin_data, exact_bins, rank_columns
 from .._engine.bootstrap import bootstrap_counts, bootstrap_indices
 from .._engine.builder import LAYOUT_PRESORT, LAYOUT_SAMPLES, build_tree, make_params
 from .._engine.column_builder import build_tree_codes
-from .._engine.merit import MERIT_GAIN_RATIO, TASK_CLASSIFICATION, TASK_DENSE
-from .._engine.splitter import SPLIT_BEST, SPLIT_RANDOM
+from .._engine.impurity import BUILTIN_ENTROPY, BUILTIN_GINI
+from .._engine.merit import (
+    MERIT_GAIN_RATIO, MERIT_IMPURITY_DECREASE, TASK_CLASSIFICATION, TASK_DENSE,
+)
+from .._engine.splitter import FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM
 from .._engine.tree import (
     LEAF, concat_trees, forest_apply, forest_decision_path, forest_oob_sum, forest_sum,
     forest_sum_serial, forest_sum_walk, forest_sum_walk_serial, pack_walk, trim,
@@ -137,9 +140,11 @@ def _grow_tree(data, targets, params, crit, seeds, n_boot, mwfl, subsample_cw, c
     worker, where they are lost (and the fit with them) if that worker dies; a tuple
     travels inside each task, so Dask can re-run a lost tree on any worker.
 
-    ``codes``: ``(XT,)``, the column-major bin codes of numeric-only binned data
-    (:func:`_column_codes`), or None: the tree is grown by the column builder,
-    which reads only the drawn features (the histogram builder's tree).
+    ``codes``: ``(XT, exact_cut)``, the column-major bin codes of numeric-only
+    binned data and whether the bins are exact values (:func:`_column_codes`), or
+    None: the tree is grown by the column builder, which reads only the drawn
+    features (the histogram builder's tree, or with ``exact_cut`` the exact
+    splitter's).
 
     Returns ``(tree, (MDI importances, whether it split), in-bag mask or None)``: the
     tree trimmed to its nodes, with ``template``'s predictions as values and
@@ -173,7 +178,7 @@ def _grow_tree(data, targets, params, crit, seeds, n_boot, mwfl, subsample_cw, c
     params = params._replace(seed=int(seeds[1]))
     if codes is not None:
         t = build_tree_codes(data, codes[0], yc, sstats, w, params, crit.impurity, crit.merit,
-                             cp=crit.params, rows=rows)
+                             cp=crit.params, rows=rows, exact_cut=codes[1])
     else:
         t = build_tree(data, yc, sstats, w, params, crit.impurity, crit.merit, cp=crit.params,
                        rows=rows)
@@ -184,8 +189,8 @@ def _grow_tree(data, targets, params, crit, seeds, n_boot, mwfl, subsample_cw, c
     return t, importances, (in_bag if want_in_bag else None)
 
 
-def _column_codes(data, params):
-    """``(XT,)``: the bin codes column-major, when the column builder
+def _column_codes(data, params, exact_cut=False):
+    """``(XT, exact_cut)``: the bin codes column-major, when the column builder
     (:mod:`treelab._engine.column_builder`) grows the same trees as the histogram
     builder -- binned, numeric features only, no per-level feature mask, not the
     gain ratio -- else None.  It does only the drawn features' work at a node
@@ -195,7 +200,7 @@ def _column_codes(data, params):
     if (not data.use_hist or np.any(data.is_nominal) or params.feature_mask.shape[0] != 0
             or params.merit_code == MERIT_GAIN_RATIO):
         return None
-    return (np.ascontiguousarray(data.Xb.T),)
+    return (np.ascontiguousarray(data.Xb.T), bool(exact_cut))
 
 
 def _thread_count(n_jobs):
@@ -258,6 +263,10 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
     #: binned numeric data: grow with the column builder (see :func:`_column_codes`;
     #: the same trees; False: the histogram builder, for A/B comparisons)
     _use_column_builder = True
+    #: ``splitter="exact"`` on data that bins without loss: the column builder with
+    #: the exact splitter's thresholds (see :meth:`_exact_as_bins`; the same trees;
+    #: False: the exact builder, for A/B comparisons and tests)
+    _exact_on_bins = True
 
     # ------------------------------------------------------------ params
     def _template(self, class_weight=None):
@@ -313,6 +322,30 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
         boundaries, and the binned data need no ``bin_values``."""
         return self._split_mode == SPLIT_RANDOM and getattr(self, "random_cut", "value") == "value"
 
+    def _exact_as_bins(self, Xf, enc, crit, w, subsample_cw):
+        """The exact splitter's data as lossless bins (:func:`~treelab._engine.binning.
+        exact_bins`), or None.  On such data the column builder grows the exact
+        splitter's trees -- the same features, partitions, values and (node-local
+        midpoint or drawn) thresholds -- at the histogram forests' speed, when the
+        class sums are integers (unit, integral or bootstrap-count weights: sums
+        in any order are exact, so bins and sorted rows give the same merits) and
+        the merit does not depend on how the sweep is written: any built-in
+        impurity for random cuts (each cut's merit is computed once, from its
+        sums), Gini for best splits (the histogram and the sorted-rows sweeps
+        compute its proxy in two ways that agree exactly on integers; not the
+        entropy's logarithms).  Classification on numeric features only."""
+        if not (self._exact_on_bins and self._use_column_builder
+                and self._task == "classification" and not subsample_cw
+                and not np.any(enc.is_nominal)
+                and crit.merit_code == MERIT_IMPURITY_DECREASE):
+            return None
+        if crit.builtin_code != BUILTIN_GINI and not (
+                self._split_mode == SPLIT_RANDOM and crit.builtin_code == BUILTIN_ENTROPY):
+            return None
+        if not (np.all(w == np.floor(w)) and float(w.sum()) < 2.0 ** 50):
+            return None
+        return exact_bins(Xf, FEATURE_THRESHOLD)
+
     def _n_bootstrap(self, n):
         ms = self.max_samples
         if not self.bootstrap:
@@ -344,10 +377,6 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
             cw = "balanced"          # as scikit-learn: without bootstrap the sample is the data
             subsample_cw = False
         template = self._template(None if subsample_cw else cw)
-        # one line if the kernels about to run must compile: the column builder's
-        # (histogram forests on numeric features, see _column_codes) or the trees'
-        announce("forests" if (self.splitter == "hist" and self._use_column_builder
-                               and not np.any(enc.is_nominal)) else template)
         yc, sstats, w, n_stats, fitted = template._targets(y, n_all, sample_weight)
         w_total = float(w.sum())
         if not w_total > 0:
@@ -371,13 +400,20 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
         # every tree's seeds drawn up front: the forest does not depend on n_jobs
         seeds = rng.randint(0, _MAX_SEED, size=(n_trees, 2))
         use_hist = self.splitter == "hist"
+        exact_data = None if use_hist else self._exact_as_bins(Xf, enc, crit, w, subsample_cw)
+        # one line if the kernels about to run must compile: the column builder's
+        # (histogram forests on numeric features, see _column_codes) or the trees'
+        announce("forests" if (self._use_column_builder and not np.any(enc.is_nominal)
+                               and (use_hist or exact_data is not None)) else template)
         # exact data: trees that draw features per node (or cut at random) keep one
         # sample array and sort only the drawn features' values at each node
         # (scikit-learn's layout); with every feature evaluated, the presorted layout
         layout = (LAYOUT_SAMPLES if not use_hist and (self._split_mode == SPLIT_RANDOM
                                                       or params["max_features"] < d)
                   else LAYOUT_PRESORT)
-        if use_hist or layout == LAYOUT_PRESORT:
+        if exact_data is not None:
+            data = exact_data
+        elif use_hist or layout == LAYOUT_PRESORT:
             data = bin_data(Xf, enc.is_nominal, enc.n_cats, use_hist, self.max_bin,
                             random_state=bin_seed, with_values=self._draws_on_bin_values())
         else:
@@ -400,7 +436,8 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
         mwfl = float(self.min_weight_fraction_leaf)
         k = fitted.get("n_classes_", 1)
         targets = (yc, sstats, w)
-        codes = _column_codes(data, bp) if self._use_column_builder else None
+        codes = (_column_codes(data, bp, exact_data is not None)
+                 if self._use_column_builder else None)
         out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_grow_tree)(data, targets, bp, crit, tuple(seeds[i]), n_boot, mwfl,
                                 subsample_cw, k, self.oob_score is not False, template, codes)
