@@ -55,7 +55,7 @@ def _set_pair(buf, left, parent, miss, miss_left, task):
         buf[1, s] = rv
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def eval_binary(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
                 min_samples_leaf, min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp):
     """Best of "missing right" and "missing left" for one binary candidate.
@@ -132,7 +132,7 @@ def _proxy_value(left, parent, w_par, min_weight_leaf, task, builtin):
     return v - w_l * math.log(w_l) - w_r * math.log(w_r)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _variance_proxy_sweep(keys, ids, start, end, sstats, parent, w_par, min_samples_leaf,
                           min_weight_leaf):
     """:func:`_proxy_sweep` for the variance criterion on ``[w, wy, wy^2]`` rows: the
@@ -165,7 +165,7 @@ def _variance_proxy_sweep(keys, ids, start, end, sstats, parent, w_par, min_samp
     return best_p, best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _proxy_sweep(keys, ids, start, end, yc, sstats, w, parent, left, min_samples_leaf,
                  min_weight_leaf, task, builtin):
     """Position of the best threshold by an O(1)-per-sample *proxy* of the
@@ -271,7 +271,7 @@ def midpoint_threshold(xi, xn):
     return thr
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w, parent,
                         parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
                         task, merit_code, builtin, imp_fn, merit_fn, cp, proxy_best):
@@ -419,7 +419,7 @@ def _newton_candidate(n_left, h_left, g_left, n_parent, n_miss, h_miss, g_miss, 
     return ok, c_score, c_slot
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, parent, cp,
                         min_samples_leaf, min_weight_leaf):
     """:func:`best_numeric_sorted` for the Newton gain (statistics ``[H, G, w]``
