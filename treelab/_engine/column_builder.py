@@ -965,7 +965,7 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
 
 @njit(**_INLINE)
 def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
-                hist, cnt, keys, ids, gs, gc, bk, exact_cut):
+                hist, cnt, keys, ids, gs, gc, bk, exact_cut, known_const):
     """The builder's ``find_best_split`` restricted to numeric codes and merits other
     than the gain ratio (the best merit wins, ties to the first visited feature),
     doing the work of the visited features only.  Returns ``(feature, fused)``
@@ -977,6 +977,11 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     children are summed by the partition alone, and its missing values go to
     the larger child (the caller sets ``feat_mslot`` after partitioning).
     ``exact_cut``: the exact splitter's thresholds (:func:`grow_codes`).
+    ``known_const[:, f]``: the rows ``[start, end)`` of the last node at which
+    feature ``f`` had one code; a node inside that range (a descendant: node
+    ranges nest or are disjoint, and depth first, a later node inside it is in
+    its subtree) has that one code too and skips the feature's scan.  O(1) a
+    feature found constant, nothing copied per node.
 
     Every kernel called per node is inlined (numba's reference counting would
     otherwise increment and decrement every array argument at each call)."""
@@ -1008,59 +1013,75 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     best_val = -np.inf
     for j in range(d):
         f = _next_feature(features, j, d, max_features)
-        col = XT[f]
-        edges_f = edges[eo[f]:eo[f + 1]]
         key = 0.0
-        if random:
-            bvals_f = feature_bin_values(D.bin_values, eo, f)
+        if known_const[0, f] <= start and end <= known_const[1, f]:
+            # one code at an ancestor, so here (its rows or fewer): what the scans
+            # below would find, without scanning (the same draws and outcome)
             if fused:
-                lo, hi, n_miss = _code_range(col, samples, start, end, missing_bin)
-                if n_miss == n_node or (n_miss == 0 and hi <= lo):
-                    # constant here (random_numeric's -1): with none admissible
-                    # yet, drawing goes on whether it counts or not
-                    continue
-                if n_miss == 0:
-                    # random_numeric's draw (draw_cut_bin); the split is
-                    # admissible.  The caller partitions (no missing code among
-                    # the rows: the missing side is free) and then sends missing
-                    # values to the larger child (none seen)
-                    b_cut, t_cut = draw_cut(lo, hi, bvals_f)
-                    ws.feat_thr[f] = edges_f[b_cut]
-                    if exact_cut:
-                        b_cut, t_cut = _exact_random_cut(lo, hi, bvals_f, b_cut, t_cut)
-                        ws.feat_thr[f] = t_cut
-                    ws.feat_mslot[f] = 1
-                    ws.feat_key[f] = b_cut
-                    return f, True
-            # the extra-trees draw on this feature's codes, gathered into the
-            # buffer the running best does not hold (the partition reads them)
-            status, score, ratio, thr, mslot, key = _random_codes(
-                col, samples, start, end, missing_bin, edges_f, bvals_f, tg, parent, imp,
-                ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn,
-                cp, gc[1 - gsel[0]], exact_cut)
-        elif n_node < ws.small:
-            if _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt, gs):
-                status, score, ratio, thr, mslot = _best_numeric_sorted_i(
-                    keys, ids, 0, n_node, True, edges_f, tg[0], tg[1], tg[2], parent, imp,
-                    ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn,
-                    merit_fn, cp, ws.proxy_best)
-            else:
-                status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
+                continue
+            status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
         else:
-            lo, hi = _column_hist(col, samples, start, end, tg[0], tg[1], tg[2], task, hist,
-                                  cnt)
-            if hi <= lo:
-                # one code (constant, or all missing): best_numeric_hist's -1
-                status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
+            col = XT[f]
+            edges_f = edges[eo[f]:eo[f + 1]]
+            if random:
+                bvals_f = feature_bin_values(D.bin_values, eo, f)
+                if fused:
+                    lo, hi, n_miss = _code_range(col, samples, start, end, missing_bin)
+                    if n_miss == n_node or (n_miss == 0 and hi <= lo):
+                        # constant here (random_numeric's -1): with none admissible
+                        # yet, drawing goes on whether it counts or not
+                        known_const[0, f] = start
+                        known_const[1, f] = end
+                        continue
+                    if n_miss == 0:
+                        # random_numeric's draw (draw_cut_bin); the split is
+                        # admissible.  The caller partitions (no missing code among
+                        # the rows: the missing side is free) and then sends missing
+                        # values to the larger child (none seen)
+                        b_cut, t_cut = draw_cut(lo, hi, bvals_f)
+                        ws.feat_thr[f] = edges_f[b_cut]
+                        if exact_cut:
+                            b_cut, t_cut = _exact_random_cut(lo, hi, bvals_f, b_cut, t_cut)
+                            ws.feat_thr[f] = t_cut
+                        ws.feat_mslot[f] = 1
+                        ws.feat_key[f] = b_cut
+                        return f, True
+                # the extra-trees draw on this feature's codes, gathered into the
+                # buffer the running best does not hold (the partition reads them)
+                status, score, ratio, thr, mslot, key = _random_codes(
+                    col, samples, start, end, missing_bin, edges_f, bvals_f, tg, parent, imp,
+                    ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn,
+                    cp, gc[1 - gsel[0]], exact_cut)
+                if status == -1:
+                    known_const[0, f] = start
+                    known_const[1, f] = end
+            elif n_node < ws.small:
+                if _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt, gs):
+                    status, score, ratio, thr, mslot = _best_numeric_sorted_i(
+                        keys, ids, 0, n_node, True, edges_f, tg[0], tg[1], tg[2], parent, imp,
+                        ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn,
+                        merit_fn, cp, ws.proxy_best)
+                else:
+                    status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
+                    known_const[0, f] = start
+                    known_const[1, f] = end
             else:
-                # (the bins outside [lo, hi] are empty: the scan skips them)
-                status, score, ratio, thr, mslot = _best_numeric_hist_i(
-                    hist, cnt, eo[f + 1] - eo[f] + 1, edges_f, missing_bin, parent, imp,
-                    n_node, ws.left, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn,
-                    merit_fn, cp, ws.proxy_best, lo, hi)
-            # back to zero: only the bins this node touched
-            hist[lo:hi + 1] = 0.0
-            cnt[lo:hi + 1] = 0
+                lo, hi = _column_hist(col, samples, start, end, tg[0], tg[1], tg[2], task, hist,
+                                      cnt)
+                if hi <= lo:
+                    # one code (constant, or all missing): best_numeric_hist's -1
+                    status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
+                    known_const[0, f] = start
+                    known_const[1, f] = end
+                else:
+                    # (the bins outside [lo, hi] are empty: the scan skips them)
+                    status, score, ratio, thr, mslot = _best_numeric_hist_i(
+                        hist, cnt, eo[f + 1] - eo[f] + 1, edges_f, missing_bin, parent, imp,
+                        n_node, ws.left, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn,
+                        merit_fn, cp, ws.proxy_best, lo, hi)
+                # back to zero: only the bins this node touched
+                hist[lo:hi + 1] = 0.0
+                cnt[lo:hi + 1] = 0
         if status >= 0 or P.count_constant:
             n_visited += 1
         if status == 1:
@@ -1096,7 +1117,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
 # nesting over the large split search cost minutes of compile time.
 @njit(cache=True, nogil=True, _nrt=False)
 def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, hist, cnt,
-                keys, ids, gs, gc, bk, exact_cut):
+                keys, ids, gs, gc, bk, exact_cut, known_const):
     """Split the nodes of the depth-first stack ``stack[:top]`` (children pushed,
     the first on top) until it is empty (returns 0), or until the tree or the
     stack has no room for two more nodes (returns the current top: the caller
@@ -1130,7 +1151,7 @@ def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, 
         else:
             f, fused = _find_split(XT, D, P, cp, ws, tg, start, end, t.value[node], imp,
                                    imp_fn, merit_fn, hist, cnt, keys, ids, gs, gc, bk,
-                                   exact_cut)
+                                   exact_cut, known_const)
         if f < 0:
             continue
         g = gc[ws.gsel[0]] if ws.gsel[1] == f else gc[0, :0]
@@ -1190,6 +1211,10 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, exact_cut):
     keys = np.empty(ws.small, np.float64)
     ids = np.empty(ws.small, np.int64)
     gs = np.empty(ws.small, np.uint8)      # a small node's gathered codes (_sorted_codes)
+    # features with one code at a node: that node's rows (none yet: an empty range)
+    known_const = np.empty((2, XT.shape[0]), np.int64)
+    known_const[0] = n + 1
+    known_const[1] = -1
     # the targets kept by position, moved with their rows by every partition: a
     # node's passes read them in order instead of gathering yc[i] / w[i] /
     # sstats[i] at random rows for every visited feature (the same values in
@@ -1276,7 +1301,7 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, exact_cut):
     top = 1
     while top > 0:
         top = _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn,
-                          hist, cnt, keys, ids, gs, gc, bk, exact_cut)
+                          hist, cnt, keys, ids, gs, gc, bk, exact_cut, known_const)
         if top > 0:
             t = ensure_capacity(t, 2, 0)
             stack = stack_room(stack, top, 2)
