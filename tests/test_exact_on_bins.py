@@ -11,8 +11,8 @@ from sklearn.datasets import load_digits
 from treelab import (CompletelyRandomForestClassifier, ExtraTreesClassifier,
                      RandomForestClassifier, RandomForestRegressor)
 from treelab._engine.binning import BIN_SUBSAMPLE, exact_bins
-from treelab._engine.column_builder import _exact_random_cut
-from treelab._engine.splitter import FEATURE_THRESHOLD
+from treelab._engine.column_builder import _cut_at_codes, _fill_cut_tables, _table_cut_at
+from treelab._engine.splitter import FEATURE_THRESHOLD, cut_at
 
 
 def _digits(n=500):
@@ -86,12 +86,42 @@ def test_best_split_thresholds_are_node_local_midpoints():
     assert ex.predict([[0.7, 0.0]])[0] == 0 and hi.predict([[0.7, 0.0]])[0] == 1
 
 
-def test_exact_random_cut_keeps_the_exact_splitters_rounding_rule():
+def test_random_cuts_keep_the_exact_splitters_rounding_rule():
+    # splitter.cut_at: t = v_lo + (v_hi - v_lo) u; a draw that rounds onto the
+    # node's largest value becomes its smallest (scikit-learn's RandomSplitter,
+    # splitter.random_numeric on raw values), on every path that draws on codes
     bv = np.array([1.0, 2.0, 4.0])
-    assert _exact_random_cut(0, 2, bv, 1, 3.0) == (1, 3.0)
-    # a draw that rounds onto the node's largest value: the smallest value's cut
-    assert _exact_random_cut(0, 2, bv, 1, 4.0) == (0, 1.0)
-    assert _exact_random_cut(1, 2, bv, 1, 4.0) == (1, 2.0)
+    assert cut_at(0, 2, bv, 2.0 / 3.0) == (1, 3.0)
+    assert cut_at(0, 2, bv, 0.0) == (0, 1.0)
+    assert cut_at(0, 2, bv, 1.0) == (0, 1.0)
+    assert cut_at(1, 2, bv, 1.0) == (1, 2.0)
+    # the largest u below 1 rounds onto the largest value: 0.5 + 0.5 u == 1.0
+    half = np.array([0.5, 1.0])
+    u = np.nextafter(1.0, 0.0)
+    assert 0.5 + 0.5 * u == 1.0 and cut_at(0, 1, half, u) == (0, 0.5)
+    tab = np.zeros((1, 64), np.uint8)
+    v0, scale = np.zeros(1), np.zeros(1)
+    D = _one_feature_data(bv)
+    _fill_cut_tables(D, 1, tab, v0, scale)
+    for lo, hi, uu in ((0, 2, 2.0 / 3.0), (0, 2, 0.0), (0, 2, 1.0), (1, 2, 1.0), (0, 1, 0.99)):
+        assert _table_cut_at(lo, hi, bv, tab[0], v0[0], scale[0], uu) == cut_at(lo, hi, bv, uu)[0]
+
+
+def test_the_codes_shortcut_draws_the_searchs_cut():
+    # bins whose values are their codes (the cascade's columns): floor(t) is the
+    # binary search's answer, for any node range and any draw
+    bv = np.arange(256, dtype=np.float64)
+    rng = np.random.RandomState(0)
+    us = np.concatenate([rng.rand(2000), [0.0, 0.5, np.nextafter(1.0, 0.0), 1.0]])
+    for lo, hi in ((0, 1), (0, 255), (3, 4), (17, 200), (254, 255), (100, 101)):
+        for u in us:
+            assert _cut_at_codes(lo, hi, bv, u) == cut_at(lo, hi, bv, u)
+
+
+def _one_feature_data(bv):
+    from treelab.ensembles import _cascade_fast as fast
+    D = fast.binned_data(np.zeros((2, 1), np.uint8), [bv.shape[0]], False).D
+    return D._replace(bin_values=bv)
 
 
 def test_exact_bins_refuses_data_that_binning_would_change():

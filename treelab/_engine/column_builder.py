@@ -377,13 +377,14 @@ def _cut_merit(parent, parent_imp, n_parent, left, n_left, buf, min_samples_leaf
 @njit(**_INLINE)
 def _random_codes(col, samples, start, end, missing_bin, edges_f, bvals_f, tg, parent,
                   parent_imp, left, miss, buf, min_samples_leaf, min_weight_leaf, task,
-                  merit_code, builtin, imp_fn, merit_fn, cp, gathered, exact_cut):
+                  merit_code, builtin, imp_fn, merit_fn, cp, gathered, exact_cut,
+                  codes_are_values):
     """:func:`~.splitter.random_numeric` on one feature's codes (its histogram
     branch: the same draw :func:`~.splitter.draw_cut_bin`, the same sums in the same
     order, the same return value), reading the targets by position (``tg``) and
     gathering the node's codes into ``gathered[start:end]`` (uint8) for the
-    partition.  ``exact_cut``: the threshold is the drawn value
-    (:func:`_exact_random_cut`)."""
+    partition.  ``exact_cut``: the threshold is the drawn value;
+    ``codes_are_values``: :func:`_draw_cut_codes`'s shortcut."""
     yl, sl, wl = tg[0], tg[1], tg[2]
     n_parent = end - start
     ilo = 256
@@ -408,10 +409,8 @@ def _random_codes(col, samples, start, end, missing_bin, edges_f, bvals_f, tg, p
     thr = np.inf
     kb = 1 << 30
     if not only_missing:
-        kb, t_cut = draw_cut(ilo, ihi, bvals_f)
-        thr = edges_f[kb]
-        if exact_cut:
-            kb, thr = _exact_random_cut(ilo, ihi, bvals_f, kb, t_cut)
+        kb, t_cut = _draw_cut_codes(ilo, ihi, bvals_f, codes_are_values)
+        thr = t_cut if exact_cut else edges_f[kb]
         key = float(kb)
     left[:] = 0.0
     miss[:] = 0.0
@@ -465,15 +464,42 @@ def _random_codes(col, samples, start, end, missing_bin, edges_f, bvals_f, tg, p
 
 
 @njit(**_INLINE)
-def _exact_random_cut(lo, hi, bvals_f, b, t):
-    """The exact splitter's random cut (:func:`~.splitter.random_numeric` on raw
-    values) from :func:`~.splitter.draw_cut`'s draw on codes whose bins are the
-    feature's distinct values (``bvals_f``, :func:`grow_codes`'s ``exact_cut``):
-    the threshold is the drawn value ``t``, and a draw that rounds onto the
-    node's largest value becomes its smallest (``b = lo``).  Returns ``(b, t)``."""
+def _draw_cut_codes(lo, hi, bvals_f, codes_are_values):
+    """:func:`~.splitter.draw_cut` (the same random draw, the same ``(b, t)``);
+    ``codes_are_values``: every bin's value is its code (:func:`_bin_values_are_codes`:
+    the cascade's code columns), so the last bin whose value is at most ``t`` is
+    ``floor(t)`` -- no search (8 dependent loads a draw).  The arithmetic is
+    draw_cut's: ``t = v_lo + (v_hi - v_lo) U`` on the same values."""
+    if not codes_are_values:
+        return draw_cut(lo, hi, bvals_f)
+    return _cut_at_codes(lo, hi, bvals_f, np.random.random())
+
+
+@njit(**_INLINE)
+def _cut_at_codes(lo, hi, bvals_f, u):
+    """:func:`~.splitter.cut_at` when the bins' values are the codes."""
+    a = bvals_f[lo]
+    t = a + (bvals_f[hi] - a) * u
     if t >= bvals_f[hi]:
-        return lo, bvals_f[lo]
-    return b, t
+        return lo, a
+    # (lo <= t < hi: floor(t) is in lo .. hi - 1)
+    return np.int64(t), t
+
+
+@njit(cache=True, nogil=True)
+def _bin_values_are_codes(D):
+    """Whether every feature's bin values are its codes ``0, 1, ..`` (and there are
+    some): :func:`_draw_cut_codes`'s shortcut is then exact."""
+    bv = D.bin_values
+    if bv.shape[0] == 0:
+        return False
+    eo = D.edge_offsets
+    for f in range(eo.shape[0] - 1):
+        bvals_f = feature_bin_values(bv, eo, f)
+        for b in range(bvals_f.shape[0]):
+            if bvals_f[b] != b:
+                return False
+    return True
 
 
 @njit(**_INLINE)
@@ -489,6 +515,14 @@ def _exact_threshold(col, samples, start, end, key, bvals_f):
         if c > key and c < nxt:
             nxt = c
     return midpoint_threshold(bvals_f[key], bvals_f[nxt])
+
+
+@njit(**_INLINE)
+def _mark_constant(known_const, f, start, end):
+    """Feature ``f`` has one code at the node ``[start, end)``: so has every node of
+    its subtree (:func:`_find_split`'s ``known_const``)."""
+    known_const[0, f] = start
+    known_const[1, f] = end
 
 
 @njit(**_INLINE)
@@ -799,8 +833,17 @@ def _draw_cut_table(lo, hi, bvals_f, tab_f, v0, scale):
     (a binary search over 255 values is a chain of 8 dependent loads)."""
     if bvals_f.shape[0] == 0 or scale == 0.0:
         return draw_cut_bin(lo, hi, bvals_f)
+    return _table_cut_at(lo, hi, bvals_f, tab_f, v0, scale, np.random.random())
+
+
+@njit(**_INLINE)
+def _table_cut_at(lo, hi, bvals_f, tab_f, v0, scale, u):
+    """:func:`_draw_cut_table`'s bin for the uniform number ``u``
+    (:func:`~.splitter.cut_at`'s bin)."""
     a = bvals_f[lo]
-    t = a + (bvals_f[hi] - a) * np.random.random()
+    t = a + (bvals_f[hi] - a) * u
+    if t >= bvals_f[hi]:
+        return lo                    # (cut_at's rounding rule)
     x = (t - v0) * scale
     M = tab_f.shape[0]
     j = 0
@@ -965,7 +1008,7 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
 
 @njit(**_INLINE)
 def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
-                hist, cnt, keys, ids, gs, gc, bk, exact_cut, known_const):
+                hist, cnt, keys, ids, gs, gc, bk, exact_cut, known_const, codes_are_values):
     """The builder's ``find_best_split`` restricted to numeric codes and merits other
     than the gain ratio (the best merit wins, ties to the first visited feature),
     doing the work of the visited features only.  Returns ``(feature, fused)``
@@ -981,7 +1024,8 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     feature ``f`` had one code; a node inside that range (a descendant: node
     ranges nest or are disjoint, and depth first, a later node inside it is in
     its subtree) has that one code too and skips the feature's scan.  O(1) a
-    feature found constant, nothing copied per node.
+    feature found constant, nothing copied per node.  ``codes_are_values``:
+    random cuts drawn by :func:`_draw_cut_codes`'s shortcut.
 
     Every kernel called per node is inlined (numba's reference counting would
     otherwise increment and decrement every array argument at each call)."""
@@ -1030,19 +1074,15 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                     if n_miss == n_node or (n_miss == 0 and hi <= lo):
                         # constant here (random_numeric's -1): with none admissible
                         # yet, drawing goes on whether it counts or not
-                        known_const[0, f] = start
-                        known_const[1, f] = end
+                        _mark_constant(known_const, f, start, end)
                         continue
                     if n_miss == 0:
                         # random_numeric's draw (draw_cut_bin); the split is
                         # admissible.  The caller partitions (no missing code among
                         # the rows: the missing side is free) and then sends missing
                         # values to the larger child (none seen)
-                        b_cut, t_cut = draw_cut(lo, hi, bvals_f)
-                        ws.feat_thr[f] = edges_f[b_cut]
-                        if exact_cut:
-                            b_cut, t_cut = _exact_random_cut(lo, hi, bvals_f, b_cut, t_cut)
-                            ws.feat_thr[f] = t_cut
+                        b_cut, t_cut = _draw_cut_codes(lo, hi, bvals_f, codes_are_values)
+                        ws.feat_thr[f] = t_cut if exact_cut else edges_f[b_cut]
                         ws.feat_mslot[f] = 1
                         ws.feat_key[f] = b_cut
                         return f, True
@@ -1051,10 +1091,9 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                 status, score, ratio, thr, mslot, key = _random_codes(
                     col, samples, start, end, missing_bin, edges_f, bvals_f, tg, parent, imp,
                     ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn, merit_fn,
-                    cp, gc[1 - gsel[0]], exact_cut)
+                    cp, gc[1 - gsel[0]], exact_cut, codes_are_values)
                 if status == -1:
-                    known_const[0, f] = start
-                    known_const[1, f] = end
+                    _mark_constant(known_const, f, start, end)
             elif n_node < ws.small:
                 if _sorted_codes(col, samples, start, end, missing_bin, keys, ids, cnt, gs):
                     status, score, ratio, thr, mslot = _best_numeric_sorted_i(
@@ -1063,16 +1102,14 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                         merit_fn, cp, ws.proxy_best)
                 else:
                     status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
-                    known_const[0, f] = start
-                    known_const[1, f] = end
+                    _mark_constant(known_const, f, start, end)
             else:
                 lo, hi = _column_hist(col, samples, start, end, tg[0], tg[1], tg[2], task, hist,
                                       cnt)
                 if hi <= lo:
                     # one code (constant, or all missing): best_numeric_hist's -1
                     status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
-                    known_const[0, f] = start
-                    known_const[1, f] = end
+                    _mark_constant(known_const, f, start, end)
                 else:
                     # (the bins outside [lo, hi] are empty: the scan skips them)
                     status, score, ratio, thr, mslot = _best_numeric_hist_i(
@@ -1117,7 +1154,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
 # nesting over the large split search cost minutes of compile time.
 @njit(cache=True, nogil=True, _nrt=False)
 def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, hist, cnt,
-                keys, ids, gs, gc, bk, exact_cut, known_const):
+                keys, ids, gs, gc, bk, exact_cut, known_const, codes_are_values):
     """Split the nodes of the depth-first stack ``stack[:top]`` (children pushed,
     the first on top) until it is empty (returns 0), or until the tree or the
     stack has no room for two more nodes (returns the current top: the caller
@@ -1151,7 +1188,7 @@ def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, 
         else:
             f, fused = _find_split(XT, D, P, cp, ws, tg, start, end, t.value[node], imp,
                                    imp_fn, merit_fn, hist, cnt, keys, ids, gs, gc, bk,
-                                   exact_cut, known_const)
+                                   exact_cut, known_const, codes_are_values)
         if f < 0:
             continue
         g = gc[ws.gsel[0]] if ws.gsel[1] == f else gc[0, :0]
@@ -1215,6 +1252,8 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, exact_cut):
     known_const = np.empty((2, XT.shape[0]), np.int64)
     known_const[0] = n + 1
     known_const[1] = -1
+    # random cuts drawn without a search when the bins' values are the codes
+    codes_are_values = P.split_mode == SPLIT_RANDOM and _bin_values_are_codes(D)
     # the targets kept by position, moved with their rows by every partition: a
     # node's passes read them in order instead of gathering yc[i] / w[i] /
     # sstats[i] at random rows for every visited feature (the same values in
@@ -1301,7 +1340,8 @@ def grow_codes(D, XT, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, exact_cut):
     top = 1
     while top > 0:
         top = _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn,
-                          hist, cnt, keys, ids, gs, gc, bk, exact_cut, known_const)
+                          hist, cnt, keys, ids, gs, gc, bk, exact_cut, known_const,
+                          codes_are_values)
         if top > 0:
             t = ensure_capacity(t, 2, 0)
             stack = stack_room(stack, top, 2)

@@ -35,7 +35,7 @@ __all__ = [
     "MERIT_CUSTOM", "stats_weight", "node_impurity", "split_merit", "best_numeric_sorted",
     "best_numeric_hist", "newton_hist_sweep", "newton_sorted_sweep", "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
     "NOMINAL_MULTIWAY_C45", "multiway_admissible", "MERIT_NEWTON", "SPLIT_BEST", "SPLIT_RANDOM",
-    "random_numeric", "random_nominal", "draw_cut", "draw_cut_bin", "midpoint_threshold",
+    "random_numeric", "random_nominal", "draw_cut", "draw_cut_bin", "cut_at", "midpoint_threshold",
 ]
 
 #: numeric values closer than this are not separated (as scikit-learn's FEATURE_THRESHOLD)
@@ -902,12 +902,25 @@ def draw_cut(lo, hi, bvals_f):
     one bin a distinct value (at most ``max_bin`` of them) exactly the exact
     splitter's distribution of partitions.  ``bvals_f`` empty:
     ``b ~ U{lo, ..., hi - 1}``, uniform among the node's bin boundaries
-    (LightGBM's ``extra_trees``).  Returns ``(b, t)`` (``t``: the drawn value, NaN
-    without ``bvals_f``)."""
+    (LightGBM's ``extra_trees``).  A draw that rounds onto the node's largest
+    value becomes its smallest (``b = lo``, ``t = v_lo``), as scikit-learn's
+    ``RandomSplitter`` and :func:`random_numeric`'s raw-value draw do: with
+    lossless bins the tree of ``splitter="exact"``.  Returns ``(b, t)`` (``t``: the
+    drawn value, NaN without ``bvals_f``)."""
     if bvals_f.shape[0] == 0:
         return lo + np.random.randint(0, hi - lo), np.nan
+    return cut_at(lo, hi, bvals_f, np.random.random())
+
+
+@njit(cache=True, nogil=True, inline="always")
+def cut_at(lo, hi, bvals_f, u):
+    """:func:`draw_cut`'s cut for the uniform number ``u`` in [0, 1): ``t = v_lo +
+    (v_hi - v_lo) u``, ``b`` the last bin in ``lo .. hi - 1`` whose value is at
+    most ``t``, or ``(lo, v_lo)`` when ``t`` rounds onto ``v_hi``."""
     a = bvals_f[lo]
-    t = a + (bvals_f[hi] - a) * np.random.random()
+    t = a + (bvals_f[hi] - a) * u
+    if t >= bvals_f[hi]:
+        return lo, a
     # the last b in [lo, hi - 1] with bvals_f[b] <= t (bvals_f[lo] = a <= t): the
     # candidates are base .. base + n - 1; a fixed count of halvings (codes are
     # uint8: n <= 256 needs 8), whose selects compile to conditional moves -- the
