@@ -503,18 +503,18 @@ def _bin_values_are_codes(D):
 
 
 @njit(**_INLINE)
-def _exact_threshold(col, samples, start, end, key, bvals_f):
-    """The exact splitter's threshold of the split "codes <= ``key`` go left" at the
-    node ``samples[start:end]`` on codes whose bins are the feature's distinct
-    values (``bvals_f``): the midpoint of ``key``'s value and the node's next
-    larger one (:func:`~.splitter.midpoint_threshold`), not the bin edge, which
-    is the midpoint to the next value of the whole data."""
-    nxt = 1 << 30
-    for p in range(start, end):
-        c = np.int64(col[samples[p]])
-        if c > key and c < nxt:
-            nxt = c
-    return midpoint_threshold(bvals_f[key], bvals_f[nxt])
+def _next_sorted_code(keys, m, b):
+    """The smallest of the ascending codes ``keys[:m]`` above ``b`` (one exists:
+    a split leaves rows on its right), by bisection."""
+    a = 0
+    z = m
+    while a < z:
+        mid = (a + z) >> 1
+        if keys[mid] <= b:
+            a = mid + 1
+        else:
+            z = mid
+    return np.int64(keys[a])
 
 
 @njit(**_INLINE)
@@ -1055,6 +1055,9 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     # the best feature so far: the builder's choice (first best in visiting order)
     best_f = -1
     best_val = -np.inf
+    # exact_cut: the best split's threshold, the midpoint of its two values at
+    # this node, found when it became the best (from its histogram or sorted codes)
+    best_exact = 0.0
     for j in range(d):
         f = _next_feature(features, j, d, max_features)
         key = 0.0
@@ -1100,6 +1103,13 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                         keys, ids, 0, n_node, True, edges_f, tg[0], tg[1], tg[2], parent, imp,
                         ws.left, ws.miss, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn,
                         merit_fn, cp, ws.proxy_best)
+                    if exact_cut and status == 1 and better(score, best_val):
+                        # (the sorted codes: the node's next one above the cut)
+                        b = edges_below(edges, eo[f], eo[f + 1], thr)
+                        best_exact = midpoint_threshold(
+                            feature_bin_values(D.bin_values, eo, f)[b],
+                            feature_bin_values(D.bin_values, eo, f)[
+                                _next_sorted_code(keys, n_node, b)])
                 else:
                     status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
                     _mark_constant(known_const, f, start, end)
@@ -1116,6 +1126,15 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                         hist, cnt, eo[f + 1] - eo[f] + 1, edges_f, missing_bin, parent, imp,
                         n_node, ws.left, ws.buf, msl, mwl, task, merit_code, builtin, imp_fn,
                         merit_fn, cp, ws.proxy_best, lo, hi)
+                    if exact_cut and status == 1 and better(score, best_val):
+                        # (the histogram: the node's next present code above the cut)
+                        b = edges_below(edges, eo[f], eo[f + 1], thr)
+                        nxt = b + 1
+                        while nxt < hi and cnt[nxt] == 0:
+                            nxt += 1
+                        best_exact = midpoint_threshold(
+                            feature_bin_values(D.bin_values, eo, f)[b],
+                            feature_bin_values(D.bin_values, eo, f)[nxt])
                 # back to zero: only the bins this node touched
                 hist[lo:hi + 1] = 0.0
                 cnt[lo:hi + 1] = 0
@@ -1136,9 +1155,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
         key = edges_below(edges, eo[best_f], eo[best_f + 1], ws.feat_thr[best_f])
         ws.feat_key[best_f] = key
         if exact_cut:
-            ws.feat_thr[best_f] = _exact_threshold(
-                XT[best_f], samples, start, end, key,
-                feature_bin_values(D.bin_values, eo, best_f))
+            ws.feat_thr[best_f] = best_exact
     return best_f, False
 
 
