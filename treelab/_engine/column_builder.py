@@ -503,6 +503,17 @@ def _bin_values_are_codes(D):
 
 
 @njit(**_INLINE)
+def _node_midpoint(D, f, b, nxt):
+    """The exact splitter's threshold of the split "codes <= ``b`` go left" of
+    feature ``f`` at a node whose next code above ``b`` is ``nxt``, on bins that
+    are the feature's distinct values (``exact_cut``): the midpoint of their two
+    values (:func:`~.splitter.midpoint_threshold`), not the bin edge, which is
+    the midpoint to the next value of the whole data."""
+    bvals_f = feature_bin_values(D.bin_values, D.edge_offsets, f)
+    return midpoint_threshold(bvals_f[b], bvals_f[nxt])
+
+
+@njit(**_INLINE)
 def _next_sorted_code(keys, m, b):
     """The smallest of the ascending codes ``keys[:m]`` above ``b`` (one exists:
     a split leaves rows on its right), by bisection."""
@@ -1106,10 +1117,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                     if exact_cut and status == 1 and better(score, best_val):
                         # (the sorted codes: the node's next one above the cut)
                         b = edges_below(edges, eo[f], eo[f + 1], thr)
-                        best_exact = midpoint_threshold(
-                            feature_bin_values(D.bin_values, eo, f)[b],
-                            feature_bin_values(D.bin_values, eo, f)[
-                                _next_sorted_code(keys, n_node, b)])
+                        best_exact = _node_midpoint(D, f, b, _next_sorted_code(keys, n_node, b))
                 else:
                     status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
                     _mark_constant(known_const, f, start, end)
@@ -1132,9 +1140,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                         nxt = b + 1
                         while nxt < hi and cnt[nxt] == 0:
                             nxt += 1
-                        best_exact = midpoint_threshold(
-                            feature_bin_values(D.bin_values, eo, f)[b],
-                            feature_bin_values(D.bin_values, eo, f)[nxt])
+                        best_exact = _node_midpoint(D, f, b, nxt)
                 # back to zero: only the bins this node touched
                 hist[lo:hi + 1] = 0.0
                 cnt[lo:hi + 1] = 0
