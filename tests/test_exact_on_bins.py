@@ -11,7 +11,8 @@ from sklearn.datasets import load_digits
 from treelab import (CompletelyRandomForestClassifier, ExtraTreesClassifier,
                      RandomForestClassifier, RandomForestRegressor)
 from treelab._engine.binning import BIN_SUBSAMPLE, exact_bins
-from treelab._engine.column_builder import _cut_at_codes, _fill_cut_tables, _table_cut_at
+from treelab._engine.column_builder import (_bin_values_are_codes, _cut_at_codes,
+                                            _fill_cut_tables, _table_cut_at)
 from treelab._engine.splitter import FEATURE_THRESHOLD, cut_at
 
 
@@ -116,6 +117,15 @@ def test_the_codes_shortcut_draws_the_searchs_cut():
     for lo, hi in ((0, 1), (0, 255), (3, 4), (17, 200), (254, 255), (100, 101)):
         for u in us:
             assert _cut_at_codes(lo, hi, bv, u) == cut_at(lo, hi, bv, u)
+    # the shortcut is taken only when every feature's bin values are its codes
+    from treelab.ensembles import _cascade_fast as fast
+    D = fast.binned_data(np.zeros((3, 2), np.uint8), [5, 3], False).D
+    assert _bin_values_are_codes(D)
+    for k in range(D.bin_values.shape[0]):
+        bad = D.bin_values.copy()
+        bad[k] += 0.5
+        assert not _bin_values_are_codes(D._replace(bin_values=bad))
+    assert not _bin_values_are_codes(D._replace(bin_values=np.zeros(0)))
 
 
 def _one_feature_data(bv):
