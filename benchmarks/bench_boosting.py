@@ -38,7 +38,7 @@ the start and the end of the run.
     python benchmarks/bench_boosting.py --n-samples 50000 --only classification
     python benchmarks/bench_boosting.py --only classification,treelab-lossguide,lightgbm
     python benchmarks/bench_boosting.py --only mnist10 \
-        --set treelab-lossguide:reg_lambda=0,min_child_weight=0.001   # HistGB's regularisation
+        --set treelab-lossguide:reg_lambda=1,min_child_weight=1   # XGBoost's regularisation
 """
 from __future__ import annotations
 

@@ -105,12 +105,13 @@ def test_gbdt_absolute_loss_equals_a_slow_python_booster(policy, missing):
     rounds, lr, max_leaves = 4, 0.5, (6 if policy == "lossguide" else None)
     gb = GradientBoostingRegressor(loss="absolute_error", method="gradient", n_estimators=rounds,
                                    learning_rate=lr, max_depth=3, grow_policy=policy,
-                                   max_leaves=max_leaves or 0).fit(X, y)
+                                   max_leaves=max_leaves or 0, min_child_weight=1.0,
+                                   min_child_samples=5).fit(X, y)
     f = np.full(len(y), np.median(y))
     assert gb.base_score_[0] == np.median(y)
     for _ in range(rounds):
         g = np.sign(f - y)
-        tree = _ref_tree(X, g, np.ones(len(y)), 0.0, 0.0, 0.0, 1.0, 3, max_leaves)
+        tree = _ref_tree(X, g, np.ones(len(y)), 0.0, 0.0, 0.0, 1.0, 3, max_leaves, msl=5)
         leaf_of = [id(_ref_leaf(tree, x)) for x in X]
         for leaf in _leaves(tree):
             sel = np.array([lid == id(leaf) for lid in leaf_of])
@@ -146,7 +147,8 @@ def test_softmax_grows_one_tree_per_class_as_a_slow_python_booster(missing):
         X[rng.random(X.shape) < 0.1] = np.nan
     lam, mcw, lr, rounds = 1.0, 0.2, 0.4, 3
     gb = GradientBoostingClassifier(n_estimators=rounds, learning_rate=lr, max_depth=3,
-                                    reg_lambda=lam, min_child_weight=mcw).fit(X, y)
+                                    reg_lambda=lam, min_child_weight=mcw,
+                                    min_child_samples=4).fit(X, y)
     assert len(gb._trees) == k * rounds and gb.n_outputs_raw_ == k
     assert isinstance(gb.loss_, MultinomialSoftmax)
     prior = np.bincount(y) / n
@@ -156,7 +158,7 @@ def test_softmax_grows_one_tree_per_class_as_a_slow_python_booster(missing):
         step = np.zeros_like(raw)
         for j in range(k):
             g, h = p[:, j] - (y == j), p[:, j] * (1 - p[:, j])
-            tree = _ref_tree(X, g, h, lam, 0.0, 0.0, mcw, 3)
+            tree = _ref_tree(X, g, h, lam, 0.0, 0.0, mcw, 3, msl=4)
             step[:, j] = lr * np.array([_ref_predict(tree, x) for x in X])
         raw = raw + step                      # every class tree sees the same p
     np.testing.assert_allclose(gb.predict_proba(X), _softmax(raw), rtol=1e-9, atol=1e-12)
@@ -291,7 +293,7 @@ def test_one_user_loss_object_drives_sgt_and_boosting_identically():
     # the pseudo-Huber user loss in both, and GBDT's default Newton-step line search
     for method in ("newton", "gradient"):
         m = GradientBoostingRegressor(loss=my_loss.PSEUDO_HUBER, method=method,
-                                      n_estimators=30, max_depth=3).fit(X, y)
+                                      n_estimators=30, max_depth=3, reg_lambda=1.0).fit(X, y)
         assert np.mean(np.abs(m.predict(X) - y)) < 0.6 * np.mean(np.abs(y - np.median(y)))
         assert len(m.evals_result_) == 0
     assert np.isfinite(SGTRegressor(loss=my_loss.PSEUDO_HUBER).fit(X, y).predict(X)).all()

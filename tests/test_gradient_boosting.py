@@ -25,7 +25,8 @@ def test_one_round_squared_loss_is_the_hist_regression_tree():
     y = X[:, 0] * 2 + np.sin(3 * X[:, 1]) + rng.normal(size=300) * 0.3
     X[rng.random(X.shape) < 0.05] = np.nan
     gb = GradientBoostingRegressor(n_estimators=1, learning_rate=1.0, reg_lambda=0.0,
-                                   min_child_weight=0.0, max_depth=5, base_score=0.0).fit(X, y)
+                                   min_child_weight=0.0, min_child_samples=1, max_depth=5,
+                                   base_score=0.0).fit(X, y)
     dt = DecisionTreeRegressor(splitter="hist", max_depth=5).fit(X, y)
     np.testing.assert_allclose(gb.predict(X), dt.predict(X), rtol=1e-10, atol=1e-12)
 
@@ -34,9 +35,11 @@ def _sigmoid(z):
     return 1.0 / (1.0 + np.exp(-z))
 
 
+@pytest.mark.parametrize("msl", [1, 6])
 @pytest.mark.parametrize("missing", [True, False])
 @pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
-def test_logistic_boosting_equals_a_slow_python_booster(policy, missing):
+def test_logistic_boosting_equals_a_slow_python_booster(policy, missing, msl):
+    """``msl``: ``min_child_samples`` (rows at least in a child)."""
     rng = np.random.default_rng(1)
     n, d = 150, 3
     X = rng.normal(size=(n, d)).round(1)          # < 255 distinct values: bins = exact
@@ -48,7 +51,8 @@ def test_logistic_boosting_equals_a_slow_python_booster(policy, missing):
     max_leaves = 6 if policy == "lossguide" else None
     gb = GradientBoostingClassifier(n_estimators=rounds, learning_rate=lr, max_depth=3,
                                     reg_lambda=lam, gamma=gamma, min_child_weight=mcw,
-                                    grow_policy=policy, max_leaves=max_leaves or 0).fit(X, y)
+                                    grow_policy=policy, max_leaves=max_leaves or 0,
+                                    min_child_samples=msl).fit(X, y)
     p = y.mean()
     raw = np.full(n, math.log(p / (1 - p)))
     Xt = np.vstack([X, rng.normal(size=(40, d)).round(2)])
@@ -56,11 +60,14 @@ def test_logistic_boosting_equals_a_slow_python_booster(policy, missing):
     for _ in range(rounds):
         q = _sigmoid(raw)
         g, h = q - y, q * (1 - q)
-        tree = _ref_tree(X, g, h, lam, 0.0, gamma, mcw, 3, max_leaves)
+        tree = _ref_tree(X, g, h, lam, 0.0, gamma, mcw, 3, max_leaves, msl=msl)
         raw += lr * np.array([_ref_predict(tree, x) for x in X])
         raw_t += lr * np.array([_ref_predict(tree, x) for x in Xt])
     np.testing.assert_allclose(gb.predict_proba(Xt)[:, 1], _sigmoid(raw_t), rtol=1e-9,
                                atol=1e-12)
+    if msl > 1:             # the bound binds on these data
+        gb1 = GradientBoostingClassifier(**{**gb.get_params(), "min_child_samples": 1})
+        assert not np.allclose(gb1.fit(X, y).predict_proba(Xt), gb.predict_proba(Xt))
 
 
 def _clf_data(n=600, k=2, seed=0):
@@ -132,8 +139,10 @@ def test_one_user_loss_object_drives_sgt_and_boosting():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(500, 3))
     y = 3 * X[:, 0] + rng.standard_t(2, size=500)
+    # pseudo-Huber's Hessian vanishes far from the fit: a Newton step needs the L2
+    # term there (XGBoost's default; treelab's default is HistGB's and LightGBM's 0)
     gb = GradientBoostingRegressor(loss=pseudo_huber, n_estimators=40, learning_rate=0.3,
-                                   max_depth=3).fit(X, y)
+                                   max_depth=3, reg_lambda=1.0).fit(X, y)
     sgt = SGTRegressor(loss=pseudo_huber).fit(X, y)
     base = np.mean(np.abs(y - np.median(y)))
     assert np.mean(np.abs(gb.predict(X) - y)) < 0.6 * base
@@ -174,3 +183,28 @@ def test_bad_input():
         GradientBoostingRegressor(early_stopping_rounds=3).fit(X, y)
     with pytest.raises(ValueError, match="learning_rate"):
         GradientBoostingRegressor(learning_rate=0).fit(X, y)
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match="min_child_samples"):
+            GradientBoostingRegressor(min_child_samples=bad).fit(X, y)
+
+
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
+def test_integer_weights_equal_row_copies_at_lambda_zero(policy):
+    """With the default reg_lambda = 0 a split of rows that share g and h gains
+    exactly 0 and mirrored features tie exactly: rounding of the sums (a weight
+    of k against k copies) must decide neither (builder.split_ok, merit.better_at).
+    Duplicated columns (one mirrored) make every split a tie between features."""
+    rng = np.random.RandomState(42)
+    X = rng.rand(15, 6)
+    X = np.hstack([X, X[:, ::-1], 1.0 - X])
+    y = rng.randint(0, 3, size=15)
+    sw = rng.randint(0, 5, size=15)
+    kw = dict(n_estimators=10, grow_policy=policy, max_leaves=6 if policy == "lossguide" else 0,
+              random_state=0)
+    a = GradientBoostingClassifier(**kw).fit(X, y, sample_weight=sw)
+    b = GradientBoostingClassifier(**kw).fit(np.repeat(X, sw, axis=0), np.repeat(y, sw))
+    for (ta, _), (tb, _) in zip(a._trees, b._trees):
+        n = ta.feature.shape[0]
+        assert tb.feature.shape[0] == n
+        np.testing.assert_array_equal(ta.feature[:n], tb.feature[:n])
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-9, atol=1e-12)

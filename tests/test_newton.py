@@ -115,11 +115,12 @@ def _score(G, H, lam, alpha):
     return _T(G, alpha) ** 2 / (H + lam) if H + lam > 0 else 0.0
 
 
-def _better(v, best):
-    return v > best if math.isinf(best) else v > best + 1e-12 * abs(best)
+def _better(v, best, scale=0.0):
+    """merit.better_at: ties to rounding of |best| + scale."""
+    return v > best if math.isinf(best) else v > best + 1e-12 * (abs(best) + scale)
 
 
-def _ref_best_split(X, g, h, rows, lam, alpha, gamma, mcw):
+def _ref_best_split(X, g, h, rows, lam, alpha, gamma, mcw, msl=1):
     """Best split of one node: every feature, every threshold between distinct
     values, missing values tried right then left (larger child when none)."""
     G, H = g[rows].sum(), h[rows].sum()
@@ -151,7 +152,7 @@ def _ref_best_split(X, g, h, rows, lam, alpha, gamma, mcw):
                     break
                 gl, hl = (GL + Gm, HL + Hm) if miss_left else (GL, HL)
                 nleft = nl + (len(ms) if miss_left else 0)
-                if nleft < 1 or len(rows) - nleft < 1 or hl < mcw or H - hl < mcw:
+                if nleft < msl or len(rows) - nleft < msl or hl < mcw or H - hl < mcw:
                     continue
                 gain = 0.5 * (_score(gl, hl, lam, alpha) + _score(G - gl, H - hl, lam, alpha)
                               - parent) - gamma
@@ -166,7 +167,7 @@ def _ref_best_split(X, g, h, rows, lam, alpha, gamma, mcw):
             if last:
                 mslot = 1
             f_best = (c_best[0], (f, thr, mslot))
-        if f_best[1] is not None and _better(f_best[0], best[0]):
+        if f_best[1] is not None and _better(f_best[0], best[0], 0.5 * parent):
             best = f_best
     return best
 
@@ -177,18 +178,22 @@ def _route(X, rows, f, thr, mslot):
     return rows[go_left], rows[~go_left]
 
 
-def _ref_tree(X, g, h, lam, alpha, gamma, mcw, max_depth, max_leaves=None):
-    """Nested-dict tree: depth-wise (max_leaves None) or loss-guided growth."""
+def _ref_tree(X, g, h, lam, alpha, gamma, mcw, max_depth, max_leaves=None, msl=1):
+    """Nested-dict tree: depth-wise (max_leaves None) or loss-guided growth; ``msl``
+    rows at least in a child."""
     def leaf(rows, depth):
         return {"rows": rows, "depth": depth,
                 "w": -_T(g[rows].sum(), alpha) / (h[rows].sum() + lam)}
 
     def candidate(node):
         rows = node["rows"]
-        if node["depth"] >= max_depth or len(rows) < 2 or h[rows].sum() < 2 * mcw:
+        if node["depth"] >= max_depth or len(rows) < max(2, 2 * msl) or h[rows].sum() < 2 * mcw:
             return None
-        gain, split = _ref_best_split(X, g, h, rows, lam, alpha, gamma, mcw)
-        if split is None or not gain > 0:
+        gain, split = _ref_best_split(X, g, h, rows, lam, alpha, gamma, mcw, msl)
+        # a gain within rounding of the node's score -G^2/2(H+lambda) is no gain
+        # (builder.split_ok: exact zeros of lambda = 0 on rows sharing g and h)
+        bar = 1e-12 * 0.5 * _score(g[rows].sum(), h[rows].sum(), lam, alpha)
+        if split is None or not gain > bar:
             return None
         return gain, split
 

@@ -311,7 +311,9 @@ def _boosting_section(out):
             "c = argmin sum L(y, f + c). XGBoost (slides 6.9, method='newton'): the tree is "
             "grown with the gain of the second-order expansion (lambda 1) and its leaves "
             "take w* = -G / (H + lambda).")
-    kw = dict(n_estimators=100, learning_rate=0.1, max_depth=3, random_state=0)
+    # the slides' XGBoost with lambda 1 (XGBoost's defaults; treelab's are HistGB's)
+    kw = dict(n_estimators=100, learning_rate=0.1, max_depth=3, reg_lambda=1.0,
+              min_child_weight=1.0, random_state=0)
     models = {m: GradientBoostingClassifier(method=m, **kw).fit(Xtr, ytr)
               for m in ("gradient", "newton")}
     staged = {m: list(g.staged_predict_proba(Xte)) for m, g in models.items()}

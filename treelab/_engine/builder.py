@@ -46,8 +46,8 @@ from .histogram import (COUNT_NONE, count_column_of_three, hist_build, hist_subt
                         root_counts_usable, root_hist_counted, unit_count_column)
 from .jit import njit
 from .merit import (
-    MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better, impurity_of,
-    stats_weight,
+    MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, TIE_RTOL, better,
+    better_at, impurity_of, stats_weight,
 )
 from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
@@ -763,6 +763,9 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     task = P.task
     use_hist = D.use_hist
     missing_bin = D.missing_bin
+    # features tie to rounding of the node's score for the Newton gain
+    # (merit.better_at: a weight of k and k copies of a row choose alike)
+    tie_scale = abs(imp) if P.merit_code == MERIT_NEWTON else 0.0
     is_nominal = D.is_nominal
     n_cats = D.n_cats
     edges = D.edges
@@ -930,7 +933,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             ws.feat_thr[f] = thr
             ws.feat_mslot[f] = mslot
             ws.feat_k[f] = kk
-            if track and better(score, run_best):
+            if track and better_at(score, run_best, tie_scale):
                 # (the choice below picks the same feature: same order, same rule)
                 run_best = score
                 if is_nominal[f]:
@@ -967,7 +970,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
         best_val = -np.inf
         for j in range(n_eval):
             f = ws.visited[j]
-            if ws.feat_status[f] == 1 and better(ws.feat_score[f], best_val):
+            if ws.feat_status[f] == 1 and better_at(ws.feat_score[f], best_val, tie_scale):
                 best_val = ws.feat_score[f]
                 best_f = f
     return best_f
@@ -1179,11 +1182,16 @@ def binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f, mov
 
 
 @njit(cache=True, nogil=True, inline="always")
-def split_ok(P, improvement):
+def split_ok(P, improvement, imp):
     """Whether the improvement of a split is enough (``min_impurity_decrease``;
-    Newton: a gain above it, the slides' pre-stopping at a non-positive gain)."""
+    Newton: a gain above it, the slides' pre-stopping at a non-positive gain).
+    A Newton gain must exceed it by more than rounding of the node's score
+    ``imp`` = -G^2 / 2(H + lambda) (:data:`~.merit.TIE_RTOL` of it): with
+    lambda = 0 a split of a node whose rows share g and h gains exactly 0, and
+    the rounding of its sums would otherwise decide it -- differently for a
+    weight of k than for k copies of a row."""
     if P.merit_code == MERIT_NEWTON:
-        return improvement > P.min_impurity_decrease
+        return improvement - P.min_impurity_decrease > TIE_RTOL * abs(imp)
     return not (improvement + EPSILON < P.min_impurity_decrease)
 
 
@@ -1465,7 +1473,7 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
             else:
                 improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp,
                                                 w_total, imp_fn)
-            if not split_ok(P, improvement):
+            if not split_ok(P, improvement, imp):
                 f = -1
     return f, k, deferred, improvement
 
@@ -1525,7 +1533,7 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
                 else:
                     improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp,
                                                     w_total, imp_fn)
-                if not split_ok(P, improvement):
+                if not split_ok(P, improvement, imp):
                     is_leaf = True
         if is_leaf:
             if hslot >= 0:

@@ -1236,7 +1236,7 @@ def _grow_nodes(XT, D, P, cp, ws, t, tg, stack, top, w_total, imp_fn, merit_fn, 
                 ws.cstats[0, s] = a
                 ws.cstats[1, s] = pv[s] - a
         improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
-        if not split_ok(P, improvement):
+        if not split_ok(P, improvement, imp):
             continue
         ws.feat_k[f] = 2
         # builder.make_children for a numeric split, capacity already ensured

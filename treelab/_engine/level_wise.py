@@ -492,7 +492,7 @@ def _decide_level_node(D, P, cp, wk, hp, yc, sstats, w, t, lv, q, w_total, imp_f
         return
     kk = _binned_children_stats_i(D, P, wk, hp, hslot, yc, sstats, w, start, end, f, False)
     if kk == 0 or not split_ok(P, children_improvement(P, cp, wk, kk, wn, imp, w_total,
-                                                       imp_fn)):
+                                                       imp_fn), imp):
         r_state[q] = 1
         return
     r_state[q] = 2

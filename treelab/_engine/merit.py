@@ -73,6 +73,18 @@ def better(v, best):
 
 
 @njit(cache=True, inline="always", nogil=True)
+def better_at(v, best, scale):
+    """:func:`better` with the rounding measured against ``scale`` too: ``v``
+    beats ``best`` by more than ``TIE_RTOL * (|best| + scale)``.  For merits
+    that are a small difference of large terms (the Newton gain
+    ``imp(parent) - imp(left) - imp(right)``, scale ``|imp(parent)|``): two
+    features that cut the node into the same two sets (in the same or mirrored
+    order, their right sums taken as parent minus left) differ by rounding of
+    those terms, not of the gain.  ``scale`` 0: :func:`better`."""
+    return v > (best if math.isinf(best) else best + TIE_RTOL * (abs(best) + scale))
+
+
+@njit(cache=True, inline="always", nogil=True)
 def stats_weight(s, task):
     """Total weight held by a statistics vector."""
     if task == TASK_CLASSIFICATION:
