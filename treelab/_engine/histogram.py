@@ -1028,7 +1028,7 @@ def _subtract_bins(h, c, oh, oc, b0, b1):
                 h[b, s] = v if k > 0 else 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _subtract_features(hist, cnt, other_hist, other_cnt, e, f0, f1):
     """:func:`hist_subtract` of features ``f0 .. f1 - 1`` (their value bins within
     the extents, then the missing bin)."""

@@ -474,7 +474,7 @@ def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, paren
     return status, best_score, best_thr, best_slot
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, cp, n_parent,
                       min_samples_leaf, min_weight_leaf, scratch):
     """:func:`best_numeric_hist` for the Newton gain (statistics ``[H, G, w]``):
