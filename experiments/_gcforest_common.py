@@ -117,12 +117,13 @@ def build(spec, shape):
             pooling=spec.get("pooling", "mean"), pool_size=spec.get("pool_size", 3), **casc_kw)
     if m in ("gb", "gb_reg"):
         from treelab import GradientBoostingClassifier, GradientBoostingRegressor
+        from treelab.ensembles import XGBOOST_REGULARISATION
         cls = GradientBoostingClassifier if m == "gb" else GradientBoostingRegressor
         # XGBoost's regularisation, as the README's recorded runs (treelab's defaults
         # are HistGB's since 2026-12-02)
         return cls(n_estimators=spec.get("gb_rounds", 100), learning_rate=0.3, max_depth=6,
-                   colsample_bynode=spec.get("colsample", 1.0), reg_lambda=1.0,
-                   min_child_weight=1.0, random_state=0)
+                   colsample_bynode=spec.get("colsample", 1.0), random_state=0,
+                   **XGBOOST_REGULARISATION)
     raise ValueError(m)
 
 

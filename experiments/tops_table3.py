@@ -58,10 +58,6 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 DATA = os.path.join(os.path.dirname(os.path.dirname(HERE)), "shared", "data")
-#: XGBoost's regularisation, which treelab's boosting defaulted to when the README's
-#: tables were recorded (its defaults are now HistGB's: reg_lambda=0,
-#: min_child_weight=1e-3)
-XGB_REG = dict(reg_lambda=1.0, min_child_weight=1.0)
 if not os.path.isdir(DATA):
     DATA = "/work/shared/data"
 
@@ -103,6 +99,9 @@ def methods(task, loss, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, 
         GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
         RandomForestRegressor, ToPsClassifier, ToPsRegressor,
     )
+    # XGBoost's regularisation, which treelab's boosting defaulted to when the
+    # README's tables were recorded (its defaults are now HistGB's)
+    from treelab.ensembles import XGBOOST_REGULARISATION as XGB_REG
     from treelab.node_models import LinearModel, LogisticModel
     small = ens_size if ens_size is not None else (5 if quick else 20)
     if quick and ens_depth is None:

@@ -6,7 +6,6 @@ References: a brute-force least-squares stump booster and Li Hang's worked examp
 (the slides' boosting-tree algorithm), the slow pure-Python tree grower of
 test_newton.py (same splits, same leaf values), scipy / numpy for the line
 searches, a user loss defined outside the package (tests/user_loss/my_loss.py)."""
-import math
 import pickle
 import sys
 from pathlib import Path

@@ -208,3 +208,20 @@ def test_integer_weights_equal_row_copies_at_lambda_zero(policy):
         assert tb.feature.shape[0] == n
         np.testing.assert_array_equal(ta.feature[:n], tb.feature[:n])
     np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-9, atol=1e-12)
+
+
+
+def test_xgboost_regularisation_constant_reproduces_xgboost_defaults():
+    """``XGBOOST_REGULARISATION`` is XGBoost's reg_lambda=1, min_child_weight=1 (the
+    experiments recorded with them pass it): a stump's leaves are the slides'
+    -G / (H + 1) with it and -G / H with treelab's defaults.  Squared error around
+    base_score = mean(y) = 1: g = [1, 1, 1, -3], h = 1."""
+    from treelab.ensembles import XGBOOST_REGULARISATION
+    assert XGBOOST_REGULARISATION == {"reg_lambda": 1.0, "min_child_weight": 1.0}
+    X = np.arange(4.0).reshape(-1, 1)
+    y = np.array([0.0, 0.0, 0.0, 4.0])
+    kw = dict(n_estimators=1, learning_rate=1.0, max_depth=1)
+    xgb = GradientBoostingRegressor(**kw, **XGBOOST_REGULARISATION).fit(X, y)
+    np.testing.assert_allclose(xgb.predict(X), [1 - 3 / 4, 1 - 3 / 4, 1 - 3 / 4, 1 + 3 / 2])
+    ours = GradientBoostingRegressor(**kw).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), [0.0, 0.0, 0.0, 4.0])

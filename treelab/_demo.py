@@ -296,6 +296,7 @@ def _cart_section(out):
 
 def _boosting_section(out):
     from . import GradientBoostingClassifier
+    from .ensembles import XGBOOST_REGULARISATION
     from .teaching import text_table
 
     _title("6. Gradient boosting: first order (GBDT) against second order (XGBoost), "
@@ -312,8 +313,8 @@ def _boosting_section(out):
             "grown with the gain of the second-order expansion (lambda 1) and its leaves "
             "take w* = -G / (H + lambda).")
     # the slides' XGBoost with lambda 1 (XGBoost's defaults; treelab's are HistGB's)
-    kw = dict(n_estimators=100, learning_rate=0.1, max_depth=3, reg_lambda=1.0,
-              min_child_weight=1.0, random_state=0)
+    kw = dict(n_estimators=100, learning_rate=0.1, max_depth=3, random_state=0,
+              **XGBOOST_REGULARISATION)
     models = {m: GradientBoostingClassifier(method=m, **kw).fit(Xtr, ytr)
               for m in ("gradient", "newton")}
     staged = {m: list(g.staged_predict_proba(Xte)) for m, g in models.items()}

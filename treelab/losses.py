@@ -73,7 +73,7 @@ __all__ = [
 
 from ._engine.signatures import GRAD_HESS_SIG, GRAD_HESS_TYPE, SCALAR_SIG, SCALAR_TYPE  # noqa: E402
 from ._engine.loss_kernels import (  # noqa: E402,F401
-    _elementwise_value, _log1pexp, _logistic_proba, _logistic_value, _softmax_proba,
+    _elementwise_value, _logistic_proba, _logistic_value, _softmax_proba,
     _softmax_value, _squared_error_value,
     absolute_error_grad_hess, bag_max, huber_grad_hess, logistic_grad_hess, mi_grad_hess,
     multinomial_grad_hess, quantile_grad_hess, sigmoid, softmax_grad_hess,

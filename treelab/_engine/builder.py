@@ -1191,7 +1191,7 @@ def split_ok(P, improvement, imp):
     the rounding of its sums would otherwise decide it -- differently for a
     weight of k than for k copies of a row."""
     if P.merit_code == MERIT_NEWTON:
-        return improvement - P.min_impurity_decrease > TIE_RTOL * abs(imp)
+        return better_at(improvement - P.min_impurity_decrease, 0.0, abs(imp))
     return not (improvement + EPSILON < P.min_impurity_decrease)
 
 

@@ -4,7 +4,8 @@ from .forest import (CompletelyRandomForestClassifier, CompletelyRandomForestReg
                      RandomForestRegressor)
 from .adaboost import AdaBoostClassifier, AdaBoostRegressor
 from .bagging import BaggingClassifier, BaggingRegressor
-from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
+from .gradient_boosting import (GradientBoostingClassifier, GradientBoostingRegressor,
+                                XGBOOST_REGULARISATION)
 from .cascade import CascadeForestClassifier, CascadeForestRegressor
 from .scanning import GcForestClassifier, MultiGrainedScanning
 
@@ -14,4 +15,4 @@ __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor",
            "CompletelyRandomForestRegressor",
            "CascadeForestClassifier", "CascadeForestRegressor", "MultiGrainedScanning",
            "GcForestClassifier", "BaggingClassifier", "BaggingRegressor", "AdaBoostClassifier",
-           "AdaBoostRegressor"]
+           "AdaBoostRegressor", "XGBOOST_REGULARISATION"]

@@ -73,7 +73,13 @@ from ..losses import (
 from ..split_criteria.gradient import NewtonCriterion
 from ._base import KeptWalkLayout
 
-__all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]
+__all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor", "XGBOOST_REGULARISATION"]
+
+#: XGBoost's default regularisation under its own names, for runs that reproduce
+#: XGBoost (or results recorded with it): ``GradientBoosting*(**XGBOOST_REGULARISATION)``.
+#: treelab's defaults are HistGradientBoosting's / LightGBM's (``reg_lambda=0``,
+#: ``min_child_weight=1e-3``; see the estimators' docstrings)
+XGBOOST_REGULARISATION = {"reg_lambda": 1.0, "min_child_weight": 1.0}
 
 _NO_LIMIT = np.iinfo(np.int64).max
 _METHODS = ("newton", "gradient", "residual")
@@ -624,7 +630,8 @@ _PARAM_DOC = """
         the first-order methods use ``min_child_weight`` only).  The regularisation
         defaults are scikit-learn HistGradientBoosting's (``l2_regularization=0``,
         ``min_hessian_to_split=1e-3``) and LightGBM's scikit-learn wrapper's (same
-        names), not XGBoost's (``reg_lambda=1, min_child_weight=1``): softmax
+        names), not XGBoost's (``reg_lambda=1, min_child_weight=1``, kept as
+        :data:`XGBOOST_REGULARISATION`): softmax
         Hessians p(1 - p) are small once the classes separate, and XGBoost's
         values stop splits the others make -- on the 10 MNIST digits of
         ``benchmarks/bench_boosting.py`` (five 8,000 / 2,000 splits, 31 leaves)
