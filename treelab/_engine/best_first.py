@@ -105,10 +105,11 @@ def _grow_rows(a, n, fill):
 
 @njit(cache=True, nogil=True)
 def _split_deferred(D, P, ws, hp, yc, sstats, w, tmp_r, leaf_of_row, hslot, f, k, depth,
-                    n_node):
+                    n_node, final):
     """A deferred split's partition (its samples are still in the parent's
     order) and its children's histograms (``ws.child_slot``), the level-wise
-    driver's kernels for a level of one node."""
+    driver's kernels for a level of one node.  ``final``: the tree's last split
+    (no leaf will be split after it): the partition only."""
     start = ws.child_start[0]
     end = start + n_node
     parts = np.empty((1, 7), np.int64)
@@ -120,7 +121,11 @@ def _split_deferred(D, P, ws, hp, yc, sstats, w, tmp_r, leaf_of_row, hslot, f, k
     parts[0, 4] = 1 if ws.feat_mslot[f] == 0 else 0
     parts[0, 5] = ws.child_n[0]
     parts[0, 6] = -1
-    hp, largest = plan_children_histograms(D, P, ws, hp, hslot, k, depth, n_node)
+    if final:
+        ws.child_slot[:k] = -1
+        largest = -1
+    else:
+        hp, largest = plan_children_histograms(D, P, ws, hp, hslot, k, depth, n_node)
     b_start = np.empty(k, np.int64)
     b_end = np.empty(k, np.int64)
     b_slot = np.empty(k, np.int64)
@@ -265,9 +270,16 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
         ws.cstats[:k] = rec_cstats[node, :k]
         ws.cimp[:k] = rec_cimp[node, :k]
         t, first = make_children(t, node, D, P, ws, f, k)
+        # the last split of the tree (every split adds a leaf at least): its children
+        # get no histogram and no split search (LightGBM stops there too)
+        final = n_leaves + k - 1 >= P.max_leaves
         if rec_i[node, _DEFER]:
             hp = _split_deferred(D, P, ws, hp, yc, sstats, w, tmp_r, leaf_of_row, hslot, f,
-                                 k, depth, n_node)
+                                 k, depth, n_node, final)
+        elif final:
+            ws.child_slot[:k] = -1
+            if D.use_hist and hslot >= 0:
+                pool_release(hp, hslot)
         else:
             hp = children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node)
         nd[node, 2] = -1
@@ -287,7 +299,7 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             nd[c, 2] = ws.child_slot[j]
             lv[j, 0] = c
             lv[j, 1:] = nd[c]
-        n_todo = k
+        n_todo = 0 if final else k
     if leaf_of_row.shape[0] > 0:
         _mark_leaves(leaf_of_row, ws.samples, t, nd, P.n_threads)
     return t

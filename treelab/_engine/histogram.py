@@ -722,22 +722,23 @@ def _row_cursors(sp_ptr, sp_bin, samples, start, end, b0):
 
 @njit(cache=True, nogil=True, inline="always")
 def _hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks,
-                cnt_col, ext, xt, r0):
+                cnt_col, ext, xt, r0, sub_h, sub_c):
     """Zero and fill block ``k`` of ``n_blocks`` contiguous feature blocks of one
     node's ``hist`` / ``cnt`` (``n_blocks = 1``: the whole histogram); only the
     bins within the extents ``ext`` (empty: all).  From the sparse rows ``sp``
     when they are cheaper (:func:`use_sparse_rows`); from the column codes ``xt``
     when ``r0 >= 0`` (the node's rows are ``r0, r0 + 1, ...``, see
-    :func:`ascending_run`; three dense statistics)."""
+    :func:`ascending_run`; three dense statistics).  ``sub_h`` / ``sub_c`` not
+    empty (:func:`no_subtraction`): then ``sub -= `` the block, as
+    :func:`hist_subtract` (a parent's histogram minus this smaller child's)."""
     d = Xb.shape[1]
     _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt,
-                k * d // n_blocks, (k + 1) * d // n_blocks, cnt_col, ext, xt, r0)
+                k * d // n_blocks, (k + 1) * d // n_blocks, cnt_col, ext, xt, r0, sub_h, sub_c)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0, f1, cnt_col,
-                ext, xt, r0):
-    """:func:`_hist_block` of the features ``f0 .. f1 - 1``."""
+@njit(cache=True, nogil=True)
+def _zero_features(hist, cnt, f0, f1, ext):
+    """Zero features ``f0 .. f1 - 1`` of ``hist`` / ``cnt`` within their extents."""
     B = hist.shape[1]
     if ext.shape[0] == 0:
         hist[f0:f1] = 0.0
@@ -749,6 +750,20 @@ def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0,
             cnt[f, :top] = 0
             hist[f, B - 1] = 0.0
             cnt[f, B - 1] = 0
+
+
+@njit(cache=True, nogil=True)
+def no_subtraction():
+    """The ``(sub_h, sub_c)`` of :func:`_hist_block` meaning "no subtraction"."""
+    return np.zeros((0, 0, 0), np.float64), np.zeros((0, 0), np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0, f1, cnt_col,
+                ext, xt, r0, sub_h, sub_c):
+    """:func:`_hist_block` of the features ``f0 .. f1 - 1``."""
+    B = hist.shape[1]
+    subtract = sub_h.shape[0] > 0
     # features in cache-sized groups, one pass over the rows each: a histogram's
     # bins are spread over B * (S + 1) words a feature, and 784 features x 256
     # bins (MNIST) did not fit a core's L2 cache -- one pass over all of them
@@ -758,17 +773,25 @@ def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0,
     count = cnt_col == COUNT_NONE
     if use_sparse_rows(sp, end - start, f0, f1, B, ext):
         # each row's codes other than its features' most frequent ones, then the
-        # default bins from the node's totals
+        # default bins from the node's totals -- group by group, each group's
+        # zeroing, additions, default bins, counts and subtraction while its bins
+        # are in the cache (one pass over the whole histogram each was a fifth of
+        # a boosting fit on MNIST: 784 features x ~140 bins x 32 bytes a node)
         cur = _row_cursors(sp[0], sp[1], samples, start, end, f0 * B)
-        for g0 in range(f0, f1, step):
-            _hist_add_sparse(sp[0], sp[1], samples, start, end, yc, sstats, w, task, hist,
-                             cnt, min(g0 + step, f1) * B, count, cur)
         tot = _node_totals(samples, start, end, yc, sstats, w, task, hist.shape[2])
-        _fix_default_bins(hist, cnt, sp[2], tot, end - start, f0, f1, count, ext)
-        if not count:
-            _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext)
-        _zero_empty_default_bins(hist, cnt, sp[2], f0, f1)
+        for g0 in range(f0, f1, step):
+            g1 = min(g0 + step, f1)
+            _zero_features(hist, cnt, g0, g1, ext)
+            _hist_add_sparse(sp[0], sp[1], samples, start, end, yc, sstats, w, task, hist,
+                             cnt, g1 * B, count, cur)
+            _fix_default_bins(hist, cnt, sp[2], tot, end - start, g0, g1, count, ext)
+            if not count:
+                _counts_from_stats(hist, cnt, g0, g1, cnt_col, ext)
+            _zero_empty_default_bins(hist, cnt, sp[2], g0, g1)
+            if subtract:
+                _subtract_features(sub_h, sub_c, hist, cnt, ext, g0, g1)
         return
+    _zero_features(hist, cnt, f0, f1, ext)
     if r0 >= 0:
         _hist_columns(xt, r0, end - start, sstats, hist, cnt, f0, f1, count)
     elif columns_pay(xt, end - start, task, sstats):
@@ -779,6 +802,8 @@ def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0,
                                min(g0 + step, f1), cnt_col)
     if not count:
         _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext)
+    if subtract:
+        _subtract_features(sub_h, sub_c, hist, cnt, ext, f0, f1)
 
 
 #: :func:`_hist_block` as a plain kernel, for the parallel regions: their prange
@@ -790,9 +815,10 @@ hist_block = njit(cache=True, nogil=True)(_hist_block.py_func)
 def _hist_build_features(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, n_blocks,
                          cnt_col, ext, xt, r0):
     """:func:`hist_build` on ``n_blocks`` threads, each owning a block of features."""
+    sub_h, sub_c = no_subtraction()
     for k in prange(n_blocks):
         hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks,
-                   cnt_col, ext, xt, r0)
+                   cnt_col, ext, xt, r0, sub_h, sub_c)
 
 
 @njit(cache=True, nogil=True)
@@ -831,8 +857,9 @@ def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_thread
         _hist_build_features(Xb, s, samples, start, end, yc, sstats, w, task, hist, cnt,
                              n_blocks, cnt_col, e, x, r0)
     else:
+        sub_h, sub_c = no_subtraction()
         _hist_block(Xb, s, samples, start, end, yc, sstats, w, task, hist, cnt, 0, 1, cnt_col,
-                    e, x, r0)
+                    e, x, r0, sub_h, sub_c)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -847,18 +874,55 @@ def _hist_build_nodes_features(Xb, sp, samples, starts, ends, slots, n_nodes, yc
 
 
 @njit(cache=True, nogil=True)
+def fused_subtraction(subs, slot):
+    """The parent slot ``a`` of the subtraction ``(a, slot)`` in ``subs`` when it is
+    the only one from ``a`` (then it can be made as ``slot``'s histogram is built,
+    feature group by feature group, with the same result; several siblings
+    subtracted from one parent keep the order of ``subs``), else -1."""
+    a = -1
+    for q in range(subs.shape[0]):
+        if subs[q, 1] == slot:
+            a = subs[q, 0]
+    if a < 0:
+        return -1
+    m = 0
+    for q in range(subs.shape[0]):
+        if subs[q, 0] == a:
+            m += 1
+    return a if m == 1 else -1
+
+
+@njit(cache=True, nogil=True)
+def _built_here(slots, n_nodes, b):
+    for q in range(n_nodes):
+        if slots[q] == b:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _hist_block_nodes(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats, w, task, hist,
                       cnt, k, n_blocks, cnt_col, ext, xt, subs):
     """Feature block ``k`` of ``n_blocks`` of every node's histogram
     (:func:`_hist_build_nodes_features`'s thread ``k``), then that block of the
-    subtractions ``subs``."""
+    subtractions ``subs`` (each made with its node's block where it is the only
+    subtraction from its parent: :func:`fused_subtraction`)."""
+    eh, ec = no_subtraction()
     for q in range(n_nodes):
-        _hist_block(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
-                    cnt[slots[q]], k, n_blocks, cnt_col, ext, xt, -1)
+        a = fused_subtraction(subs, slots[q])
+        if a >= 0:
+            _hist_block(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task,
+                        hist[slots[q]], cnt[slots[q]], k, n_blocks, cnt_col, ext, xt, -1,
+                        hist[a], cnt[a])
+        else:
+            _hist_block(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task,
+                        hist[slots[q]], cnt[slots[q]], k, n_blocks, cnt_col, ext, xt, -1, eh, ec)
     d = Xb.shape[1]
     for q in range(subs.shape[0]):
         a = subs[q, 0]
         b = subs[q, 1]
+        if _built_here(slots, n_nodes, b) and fused_subtraction(subs, b) >= 0:
+            continue
         _subtract_features(hist[a], cnt[a], hist[b], cnt[b], ext, k * d // n_blocks,
                            (k + 1) * d // n_blocks)
 
@@ -872,13 +936,14 @@ def _hist_segment(Xb, samples, starts, ends, slots, yc, sstats, w, task, hist, c
     subtraction (``subs_of[q] >= 0``: that slot minus node ``q``'s)."""
     d = Xb.shape[1]
     sp = no_sparse()
+    eh, ec = no_subtraction()
     u = u0
     while u < u1:
         q = u // d
         f0 = u - q * d
         f1 = min(d, f0 + (u1 - u))
         _hist_range(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
-                    cnt[slots[q]], f0, f1, cnt_col, ext, xt, -1)
+                    cnt[slots[q]], f0, f1, cnt_col, ext, xt, -1, eh, ec)
         a = subs_of[q]
         if a >= 0:
             _subtract_features(hist[a], cnt[a], hist[slots[q]], cnt[slots[q]], ext, f0, f1)
@@ -982,12 +1047,8 @@ def hist_build_nodes(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, t
         _hist_build_nodes_features(Xb, s, samples, starts, ends, slots, n_nodes, yc, sstats, w,
                                    task, hist, cnt, n_blocks, cnt_col, e, x, sb)
         return
-    for q in range(n_nodes):
-        _hist_block(Xb, s, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
-                    cnt[slots[q]], 0, 1, cnt_col, e, x, -1)
-    for q in range(sb.shape[0]):
-        _subtract_features(hist[sb[q, 0]], cnt[sb[q, 0]], hist[sb[q, 1]], cnt[sb[q, 1]], e, 0,
-                           d)
+    _hist_block_nodes(Xb, s, samples, starts, ends, slots, n_nodes, yc, sstats, w, task, hist,
+                      cnt, 0, 1, cnt_col, e, x, sb)
 
 
 @njit(cache=True, nogil=True)

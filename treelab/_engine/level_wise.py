@@ -43,7 +43,9 @@ from .builder import (
     plan_children_histograms, pool_release, reuse_pool, set_feature_mask, sparse_rows,
     split_codes, split_ok,
 )
-from .histogram import _hist_block, hist_build_nodes, hist_build_segments, hist_subtract
+from .histogram import (
+    _hist_block, hist_build_nodes, hist_build_segments, hist_subtract, no_subtraction,
+)
 from .jit import njit
 from .prefetch import PREFETCH_DISTANCE, prefetch_at, prefetch_stop
 
@@ -231,10 +233,20 @@ def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
                            float(parts[q, 3]), parts[q, 4] != 0, Xb, parts[q, 2], missing_bin,
                            True, xt)
             parts[q, 5] = cn[0]
+    # the parent's minus the smaller child's histogram made with the child's, group
+    # by group while its bins are in the cache (the same numbers)
+    fused = False
+    eh, ec = no_subtraction()
     for b in range(task[1], task[2]):
-        _hist_block(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
-                    hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext, xt, -1)
-    if task[3] >= 0:
+        if task[3] >= 0 and b_slot[b] == task[4]:
+            fused = True
+            _hist_block(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
+                        hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext, xt, -1,
+                        hist[task[3]], cnt[task[3]])
+        else:
+            _hist_block(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
+                        hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext, xt, -1, eh, ec)
+    if task[3] >= 0 and not fused:
         hist_subtract(hist[task[3]], cnt[task[3]], hist[task[4]], cnt[task[4]], ext)
 
 
