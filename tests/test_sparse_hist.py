@@ -192,3 +192,58 @@ def test_boosted_trees_match_the_dense_path(monkeypatch, policy):
     np.testing.assert_allclose(sparse[0].predict_proba(X), dense[0].predict_proba(X),
                                rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(sparse[1].predict(X), dense[1].predict(X), rtol=1e-9, atol=1e-9)
+
+
+def test_fused_subtraction_only_for_a_parent_losing_one_child():
+    from treelab._engine.histogram import fused_subtraction
+    subs = np.array([[5, 2], [7, 3], [7, 4]], np.int64)
+    assert fused_subtraction(subs, 2) == 5           # the only subtraction from 5
+    assert fused_subtraction(subs, 3) == -1          # 7 loses two: kept in subs' order
+    assert fused_subtraction(subs, 4) == -1
+    assert fused_subtraction(subs, 9) == -1          # not subtracted at all
+    assert fused_subtraction(np.zeros((0, 2), np.int64), 2) == -1
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_subtraction_made_with_the_sparse_build_is_the_separate_one(n_threads):
+    """hist_build_nodes with ``subs``: a parent's minus its smaller child's
+    histogram made group by group as the child's sparse histogram is built
+    (``fused_subtraction``) equals the child's build followed by hist_subtract,
+    bit for bit; a parent losing two siblings (not fused) too."""
+    from treelab._engine.histogram import hist_subtract, unit_count_column
+    X = _sparse_X(5, n=6000, d=300)
+    data = _data(X)
+    n, d = X.shape
+    sp = (data.sp_ptr, data.sp_bin, data.sp_dflt)
+    rng = np.random.default_rng(6)
+    g = rng.normal(size=n)
+    sst = np.column_stack([rng.random(n) + 0.1, g, np.ones(n)])
+    yc, w = np.zeros(0, np.int64), np.ones(n)
+    P = make_params(TASK_DENSE, 3, 1, 2, 1, 0.0, 0.0, 1, False, 0)
+    ext = new_pool(data, P).ext
+    samples = rng.permutation(n).astype(np.int64)
+    B = data.n_bins
+    # slots 0, 1: parents (all rows; rows 0..3999); 2: child of 0; 3, 4: children of 1
+    starts, ends = np.array([0, 1000, 1500]), np.array([1500, 1800, 2300])
+    col = unit_count_column(samples, 0, n, yc, sst, w, TASK_DENSE)
+
+    def parents():
+        h = np.zeros((5, d, B, 3))
+        c = np.zeros((5, d, B), np.int64)
+        hist_build(data.Xb, samples, 0, n, yc, sst, w, TASK_DENSE, h[0], c[0], 1, col, ext, sp)
+        hist_build(data.Xb, samples, 0, 4000, yc, sst, w, TASK_DENSE, h[1], c[1], 1, col, ext,
+                   sp)
+        return h, c
+    ref_h, ref_c = parents()
+    for q, slot in enumerate((2, 3, 4)):
+        assert use_sparse_rows(sp, ends[q] - starts[q], 0, d, B, ext)
+        hist_build(data.Xb, samples, starts[q], ends[q], yc, sst, w, TASK_DENSE, ref_h[slot],
+                   ref_c[slot], 1, col, ext, sp)
+    for a, b in ((0, 2), (1, 3), (1, 4)):
+        hist_subtract(ref_h[a], ref_c[a], ref_h[b], ref_c[b], ext)
+    hist, cnt = parents()
+    subs = np.array([[0, 2], [1, 3], [1, 4]], np.int64)
+    hist_build_nodes(data.Xb, samples, starts, ends, np.array([2, 3, 4]), 3, yc, sst, w,
+                     TASK_DENSE, hist, cnt, n_threads, col, ext, sp, None, subs)
+    np.testing.assert_array_equal(cnt, ref_c)
+    np.testing.assert_array_equal(hist, ref_h)
