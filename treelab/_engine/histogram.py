@@ -910,13 +910,9 @@ def _hist_block_nodes(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats,
     eh, ec = no_subtraction()
     for q in range(n_nodes):
         a = fused_subtraction(subs, slots[q])
-        if a >= 0:
-            _hist_block(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task,
-                        hist[slots[q]], cnt[slots[q]], k, n_blocks, cnt_col, ext, xt, -1,
-                        hist[a], cnt[a])
-        else:
-            _hist_block(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task,
-                        hist[slots[q]], cnt[slots[q]], k, n_blocks, cnt_col, ext, xt, -1, eh, ec)
+        _hist_block(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
+                    cnt[slots[q]], k, n_blocks, cnt_col, ext, xt, -1,
+                    hist[a] if a >= 0 else eh, cnt[a] if a >= 0 else ec)
     d = Xb.shape[1]
     for q in range(subs.shape[0]):
         a = subs[q, 0]
@@ -942,11 +938,10 @@ def _hist_segment(Xb, samples, starts, ends, slots, yc, sstats, w, task, hist, c
         q = u // d
         f0 = u - q * d
         f1 = min(d, f0 + (u1 - u))
-        _hist_range(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
-                    cnt[slots[q]], f0, f1, cnt_col, ext, xt, -1, eh, ec)
         a = subs_of[q]
-        if a >= 0:
-            _subtract_features(hist[a], cnt[a], hist[slots[q]], cnt[slots[q]], ext, f0, f1)
+        _hist_range(Xb, sp, samples, starts[q], ends[q], yc, sstats, w, task, hist[slots[q]],
+                    cnt[slots[q]], f0, f1, cnt_col, ext, xt, -1, hist[a] if a >= 0 else eh,
+                    cnt[a] if a >= 0 else ec)
         u += f1 - f0
 
 

@@ -238,14 +238,11 @@ def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
     fused = False
     eh, ec = no_subtraction()
     for b in range(task[1], task[2]):
-        if task[3] >= 0 and b_slot[b] == task[4]:
-            fused = True
-            _hist_block(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
-                        hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext, xt, -1,
-                        hist[task[3]], cnt[task[3]])
-        else:
-            _hist_block(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
-                        hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext, xt, -1, eh, ec)
+        here = task[3] >= 0 and b_slot[b] == task[4]
+        fused = fused or here
+        _hist_block(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
+                    hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext, xt, -1,
+                    hist[task[3]] if here else eh, cnt[task[3]] if here else ec)
     if task[3] >= 0 and not fused:
         hist_subtract(hist[task[3]], cnt[task[3]], hist[task[4]], cnt[task[4]], ext)
 
