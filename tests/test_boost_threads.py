@@ -11,7 +11,7 @@ from treelab._engine.binning import bin_data
 from treelab._engine.builder import build_tree, make_params
 from treelab._engine.histogram import (
     COUNT_ALL_STATS, COUNT_NONE, COUNT_STATS_0_2, PARALLEL_HIST_MIN_WORK, hist_build,
-    unit_count_column,
+    count_stat, unit_count_column,
 )
 from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 from treelab._engine.tree import (
@@ -98,13 +98,20 @@ def test_unit_weight_counts_read_off_the_histogram(task):
             cnt = np.full((D, data.n_bins), 7, np.int64)
             hist_build(data.Xb, samples, start, end, y, sst, w, task, hist, cnt, nt, col)
             np.testing.assert_array_equal(hist, ref[0])
-            np.testing.assert_array_equal(cnt, ref[1])
+            if col == COUNT_ALL_STATS:
+                np.testing.assert_array_equal(cnt, ref[1])
+            else:
+                # the counts are statistic 2's sums: cnt is neither zeroed nor filled
+                assert count_stat(col) == 2
+                np.testing.assert_array_equal(hist[..., 2], ref[1])
+                assert (cnt == 7).all()
 
 
 def test_squared_error_stats_sum_one_column_fewer():
     """Squared-error boosting's ``[1, g, 1]``: statistics 0 and 2 are both 1, the
-    loop sums only statistic 0 and 1 and copies 0 into 2 and the counts -- the
-    same histogram as counting everything, serial and on threads."""
+    loop sums only statistic 0 and 1 and copies 0 into 2 -- the same histogram
+    as counting everything, serial and on threads; the counts are statistic 0
+    (``cnt`` is not kept)."""
     X, y = _data(7)
     data = bin_data(X, np.zeros(D, bool), np.zeros(D, np.int64), True)
     rng = np.random.default_rng(8)
@@ -125,7 +132,9 @@ def test_squared_error_stats_sum_one_column_fewer():
             cnt = np.full((D, data.n_bins), 7, np.int64)
             hist_build(data.Xb, samples, start, end, y, sst, one, TASK_DENSE, hist, cnt, nt, col)
             np.testing.assert_array_equal(hist, ref[0])
-            np.testing.assert_array_equal(cnt, ref[1])
+            assert count_stat(col) == 0
+            np.testing.assert_array_equal(hist[..., 0], ref[1])
+            assert (cnt == 7).all()
 
 
 @pytest.mark.parametrize("policy", ["depthwise", "lossguide"])

@@ -285,10 +285,10 @@ def test_feature_groups_are_the_fewest_passes_as_even_as_can_be():
 def test_root_histogram_from_counted_bins(cnt_col):
     """A root on every row in order whose unit statistics are the weights (2) or
     the Hessians and weights (-3, squared error) accumulates only the others and
-    takes the unit ones and the counts from the data's bin counts
-    (``BinnedData.Xt_cnt``): the same bits as the row-major histogram, within the
-    extents and without, on one thread and on feature blocks; any other node or
-    statistics keep the general build."""
+    takes the unit ones (the counts: no ``cnt`` is kept) from the data's bin
+    counts (``BinnedData.Xt_cnt``): the same bits as the row-major histogram,
+    within the extents and without, on one thread and on feature blocks; any
+    other node or statistics keep the general build."""
     from treelab._engine.binning import with_column_codes
     from treelab._engine.histogram import (
         TASK_CLASSIFICATION, _root_counted_features, hist_build, root_counts_usable,
@@ -314,16 +314,17 @@ def test_root_histogram_from_counted_bins(cnt_col):
             cr = np.full((d, B), 5, np.int64)
             hist_build(data.Xb, rows, 0, n, np.zeros(0, np.int64), sst, np.ones(n), TASK_DENSE,
                        hr, cr, 1, cnt_col, e)
+            assert (cr == 5).all()                   # (counts: statistics 2 and 0)
+            if e.shape[0] == 0:
+                np.testing.assert_array_equal(hr[..., 2], data.Xt_cnt)
             for blocks in (0, 1, 2, 3):
                 h = np.full((d, B, 3), 5.0)          # (bins outside the extents: untouched)
-                c = np.full((d, B), 5, np.int64)
                 if blocks == 0:
-                    root_hist_counted(data.Xt, data.Xt_cnt, sst, h, c, cnt_col, e, 2)
+                    root_hist_counted(data.Xt, data.Xt_cnt, sst, h, cnt_col, e, 2)
                 else:
-                    _root_counted_features(data.Xt, data.Xt_cnt, sst, h, c, cnt_col, e,
+                    _root_counted_features(data.Xt, data.Xt_cnt, sst, h, cnt_col, e,
                                            min(blocks, d))
                 np.testing.assert_array_equal(h, hr)
-                np.testing.assert_array_equal(c, cr)
         assert root_counts_usable(data.Xt, data.Xt_cnt, rows, n, sst, TASK_DENSE, cnt_col, B)
         for args in ((rows[1:], n - 1, sst, TASK_DENSE, cnt_col),      # not every row
                      (rng.permutation(n).astype(np.int64), n, sst, TASK_DENSE, cnt_col),
@@ -366,6 +367,7 @@ def test_segmented_level_histograms_equal_node_by_node(n_threads):
     # parents in slots m.., three of the nodes subtracted from one each
     parents = rng.normal(size=(m, d, B, 3))
     pcnt = rng.integers(1000, 2000, size=(m, d, B))
+    parents[..., 2] = pcnt           # (unit weights: the counts are statistic 2)
     subs_of = np.array([m, -1, m + 2, -1, m + 4], np.int64)
     for e in (None, ext):
         ee = np.zeros(0, np.int64) if e is None else e
@@ -378,7 +380,7 @@ def test_segmented_level_histograms_equal_node_by_node(n_threads):
             hist_build(data.Xb, order, starts[q], ends[q], y0, sst, w, TASK_DENSE, ref_h[q],
                        ref_c[q], 1, 2, e, None, data.Xt)
             if subs_of[q] >= 0:
-                hist_subtract(ref_h[subs_of[q]], ref_c[subs_of[q]], ref_h[q], ref_c[q], e)
+                hist_subtract(ref_h[subs_of[q]], ref_c[subs_of[q]], ref_h[q], ref_c[q], e, 2)
         hist_build_segments(data.Xb, order, starts, ends, slots, m, y0, sst, w, TASK_DENSE,
                             hist, cnt, n_threads, 2, ee, data.Xt, subs_of)
         np.testing.assert_array_equal(hist, ref_h)

@@ -11,7 +11,7 @@ from treelab._engine import binning
 from treelab._engine.binning import bin_data, no_sparse_codes, sparse_codes
 from treelab._engine.builder import make_params, new_pool
 from treelab._engine.histogram import (
-    COUNT_NONE, hist_build, hist_build_nodes, unit_count_column, use_sparse_rows,
+    COUNT_NONE, count_stat, hist_build, hist_build_nodes, unit_count_column, use_sparse_rows,
 )
 from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 
@@ -115,6 +115,11 @@ def test_sparse_histograms_equal_the_dense_ones(task, unit, n_threads):
                 cnt = np.full((d, data.n_bins), 7, np.int64)
                 hist_build(data.Xb, samples, start, end, yc, sst, w, tk, hist, cnt, n_threads,
                            cnt_col, ext, use)
+                cs = count_stat(cnt_col)
+                if cs >= 0:
+                    # the counts are a statistic's sums: cnt is not kept
+                    assert (cnt == 7).all()
+                    cnt = hist[..., cs].astype(np.int64)
                 out.append((hist, cnt))
         ref_h, ref_c = out[0]
         for hist, cnt in out[1:]:
@@ -240,7 +245,7 @@ def test_subtraction_made_with_the_sparse_build_is_the_separate_one(n_threads):
         hist_build(data.Xb, samples, starts[q], ends[q], yc, sst, w, TASK_DENSE, ref_h[slot],
                    ref_c[slot], 1, col, ext, sp)
     for a, b in ((0, 2), (1, 3), (1, 4)):
-        hist_subtract(ref_h[a], ref_c[a], ref_h[b], ref_c[b], ext)
+        hist_subtract(ref_h[a], ref_c[a], ref_h[b], ref_c[b], ext, col)
     hist, cnt = parents()
     subs = np.array([[0, 2], [1, 3], [1, 4]], np.int64)
     hist_build_nodes(data.Xb, samples, starts, ends, np.array([2, 3, 4]), 3, yc, sst, w,

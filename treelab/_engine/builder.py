@@ -42,11 +42,12 @@ from numba import prange, types
 from .binning import (  # noqa: F401  (presort: re-exported)
     BinnedData, edges_below, feature_bin_values, presort,
 )
-from .histogram import (COUNT_NONE, count_column_of_three, hist_build, hist_subtract,
-                        root_counts_usable, root_hist_counted, unit_count_column)
+from .histogram import (COUNT_NONE, bin_count, count_column_of_three, count_stat, hist_build,
+                        hist_subtract, root_counts_usable, root_hist_counted,
+                        unit_count_column)
 from .jit import njit
 from .merit import (
-    MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, TIE_RTOL, better,
+    MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better,
     better_at, impurity_of, stats_weight,
 )
 from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
@@ -154,7 +155,9 @@ Workspace = namedtuple("Workspace", [
 
 #: histogram pool: ``hist[slot]`` / ``cnt[slot]`` (feature, bin[, stat]) and a stack
 #: of free slots (``meta[0]`` of them at the bottom of ``free``); ``meta[1]``: the
-#: tree's ``cnt_col`` (:func:`~.histogram.unit_count_column`, set with the root)
+#: tree's ``cnt_col`` (:func:`~.histogram.unit_count_column`, set with the root;
+#: where it names a statistic, ``cnt`` is left untouched and the counts are read
+#: off that statistic: :func:`~.histogram.count_stat`, :func:`~.histogram.bin_count`)
 HistPool = namedtuple("HistPool", ["hist", "cnt", "free", "meta", "ext"])
 
 
@@ -773,6 +776,8 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     samples = ws.samples
     pool = hp.hist
     pcnt = hp.cnt
+    # the statistic holding the bins' counts where the pool keeps no cnt (.histogram)
+    cc = count_stat(hp.meta[1])
     max_features = P.max_features
     min_samples_leaf = P.min_samples_leaf
     min_weight_leaf = P.min_weight_leaf
@@ -813,10 +818,10 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             nc = n_cats[f]
             if use_hist and hslot >= 0:
                 for c in range(nc):
-                    cat_cnt[c] = pcnt[hslot, f, c]
+                    cat_cnt[c] = bin_count(pool[hslot, f], pcnt[hslot, f], cc, c)
                     for s in range(S):
                         cat_stats[c, s] = pool[hslot, f, c, s]
-                n_miss = pcnt[hslot, f, missing_bin]
+                n_miss = bin_count(pool[hslot, f], pcnt[hslot, f], cc, missing_bin)
                 for s in range(S):
                     miss[s] = pool[hslot, f, missing_bin, s]
             else:
@@ -893,7 +898,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             status, score, thr, mslot = newton_hist_sweep(
                 pool[hslot, f], pcnt[hslot, f], edge_offsets[f + 1] - lo + 1,
                 edges[lo:edge_offsets[f + 1]], missing_bin, parent, cp, n_node,
-                min_samples_leaf, min_weight_leaf, ws.sweep)
+                min_samples_leaf, min_weight_leaf, ws.sweep, cc)
             ratio = score
             kk = 2
         elif use_hist:
@@ -902,7 +907,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                 pool[hslot, f], pcnt[hslot, f], nvb,
                 edges[edge_offsets[f]:edge_offsets[f + 1]], missing_bin,
                 parent, imp, n_node, left, buf, min_samples_leaf, min_weight_leaf,
-                task, merit_code, builtin, imp_fn, merit_fn, cp, ws.proxy_best)
+                task, merit_code, builtin, imp_fn, merit_fn, cp, ws.proxy_best, 0, -1, cc)
             kk = 2
         elif P.layout == LAYOUT_SAMPLES:
             # one sample array: gather and sort only this feature's values
@@ -1094,25 +1099,28 @@ def binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f, mov
     if hslot >= 0 and P.merit_code == MERIT_NEWTON:
         hf = hp.hist[hslot, f]
         cf = hp.cnt[hslot, f]
+        cc = count_stat(hp.meta[1])
         nvb = D.edge_offsets[f + 1] - D.edge_offsets[f] + 1
         cst[:2] = 0.0
         n_right = 0
         for b in range(nvb):
-            if cf[b] == 0:
+            nb = bin_count(hf, cf, cc, b)
+            if nb == 0:
                 continue
             j = 0 if b <= tb else 1
             for s in range(cst.shape[1]):
                 cst[j, s] += hf[b, s]
             if j == 0:
-                nl += cf[b]
+                nl += nb
             else:
-                n_right += cf[b]
-        if cf[missing_bin] > 0:
+                n_right += nb
+        n_mb = bin_count(hf, cf, cc, missing_bin)
+        if n_mb > 0:
             j = 0 if miss_left else 1
             for s in range(cst.shape[1]):
                 cst[j, s] += hf[missing_bin, s]
             if j == 0:
-                nl += cf[missing_bin]
+                nl += n_mb
         if move:
             return _partition_two(samples, tmp, ws.child_n, ws.child_start, start, end,
                                   ws.tmpk, float(tb), miss_left, Xb, f, missing_bin, True,
@@ -1276,7 +1284,7 @@ def finish_children_histograms(hp, hslot, child_slot, expand, k, largest, subtra
             for j in range(k):
                 if j != largest:
                     hist_subtract(hp.hist[hslot], hp.cnt[hslot], hp.hist[child_slot[j]],
-                                  hp.cnt[child_slot[j]], hp.ext)
+                                  hp.cnt[child_slot[j]], hp.ext, hp.meta[1])
         child_slot[largest] = hslot
         for j in range(k):
             if j != largest and not expand[j]:
@@ -1332,8 +1340,8 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
         if root_counts_usable(D.Xt, D.Xt_cnt, ws.samples, n, sstats, P.task, hp.meta[1],
                               hp.hist.shape[2]):
             # (boosting on all rows: the unit statistics' bins are the data's counts)
-            root_hist_counted(D.Xt, D.Xt_cnt, sstats, hp.hist[root_slot], hp.cnt[root_slot],
-                              hp.meta[1], hp.ext, P.n_threads)
+            root_hist_counted(D.Xt, D.Xt_cnt, sstats, hp.hist[root_slot], hp.meta[1], hp.ext,
+                              P.n_threads)
         else:
             hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
                        hp.cnt[root_slot], P.n_threads, hp.meta[1], hp.ext, sparse_rows(D), D.Xt)

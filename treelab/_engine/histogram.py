@@ -15,9 +15,16 @@ Unit weights: when one statistic is 1 for every row (the weight column of
 boosting's ``[H, G, w]`` or of a regression's ``[w, wy, wy^2]`` without
 ``sample_weight``; for class counts, every weight 1), that statistic's bin sums
 *are* the counts -- sums of ones are exact integers in float64 below 2^53 -- so
-the accumulation loop skips ``cnt`` and reads the counts off afterwards
-(``cnt_col``, see :func:`unit_count_column`): one read-modify-write fewer per
-(sample, feature), the same histogram.
+the accumulation loop skips ``cnt`` (``cnt_col``, see
+:func:`unit_count_column`): one read-modify-write fewer per (sample, feature),
+the same histogram.  Where the counts are one statistic's sums (a unit column,
+or :data:`COUNT_STATS_0_2`'s first; :func:`count_stat`) ``cnt`` is not kept at
+all: no kernel zeroes, fills or subtracts it and readers take the counts from
+that statistic (:func:`bin_count`) -- a boosted histogram is then 24 bytes a bin
+instead of 32, and every pass over a node's bins (zeroing, default bins, the
+parent-minus-sibling subtraction, the split sweep) moves a quarter less.
+Class counts with unit weights (:data:`COUNT_ALL_STATS`) are read off the
+statistics into ``cnt`` after the accumulation.
 
 Extents: a pool's histograms have as many bins as the widest feature (plus the
 missing bin, the last), but feature ``f`` only fills bins ``0 .. ext[f] - 1``
@@ -49,7 +56,7 @@ from .merit import TASK_CLASSIFICATION
 from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
 
 __all__ = ["hist_build", "hist_build_nodes", "hist_build_segments", "hist_subtract",
-           "unit_count_column", "no_extents", "no_columns", "ascending_run",
+           "unit_count_column", "count_stat", "bin_count", "no_extents", "no_columns", "ascending_run",
            "root_counts_usable", "root_hist_counted",
            "PARALLEL_HIST_MIN_WORK", "PARALLEL_LEVEL_MIN_WORK",
            "COUNT_NONE", "COUNT_ALL_STATS", "COUNT_STATS_0_2"]
@@ -89,12 +96,34 @@ COLUMN_MIN_SHARE = 1024
 #: ``cnt_col`` values: counts accumulated in the loop; counts = the sum of all
 #: statistics (class counts with unit weights); ``COUNT_STATS_0_2``: three
 #: statistics whose first and last are 1 on every row (squared-error boosting's
-#: ``[h, g, w] = [1, g, 1]``): only statistic 0 and 1 are summed, statistic 2
-#: and the counts are copied from statistic 0.  ``cnt_col >= 0``: counts =
-#: statistic ``cnt_col``.
+#: ``[h, g, w] = [1, g, 1]``): only statistic 0 and 1 are summed, statistic 2 is
+#: copied from statistic 0, the counts are statistic 0 (``cnt`` not kept).
+#: ``cnt_col >= 0``: counts = statistic ``cnt_col`` (``cnt`` not kept).
 COUNT_NONE = -1
 COUNT_ALL_STATS = -2
 COUNT_STATS_0_2 = -3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def count_stat(cnt_col):
+    """The statistic whose bin sums are a histogram's counts when its ``cnt`` is
+    not kept (see the module's docstring): ``cnt_col`` when it names one,
+    statistic 0 for :data:`COUNT_STATS_0_2`; -1 when ``cnt`` holds the counts."""
+    if cnt_col >= 0:
+        return cnt_col
+    if cnt_col == COUNT_STATS_0_2:
+        return 0
+    return -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def bin_count(hist_f, cnt_f, cc, b):
+    """The rows in bin ``b`` of one feature's histogram ``hist_f`` / ``cnt_f``:
+    ``cnt_f[b]``, or with ``cc = count_stat(cnt_col) >= 0`` statistic ``cc``'s sum
+    (a sum of ones: exact)."""
+    if cc >= 0:
+        return np.int64(hist_f[b, cc])
+    return cnt_f[b]
 
 
 @njit(cache=True, nogil=True)
@@ -218,8 +247,12 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
 
 @njit(cache=True, nogil=True)
 def _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext):
-    """``cnt`` of features ``f0 .. f1 - 1`` read off ``hist`` (``cnt_col``, see the
-    module's docstring), over their extents."""
+    """After the accumulation of features ``f0 .. f1 - 1`` (over their extents):
+    :data:`COUNT_ALL_STATS`, ``cnt`` = the sum of the statistics;
+    :data:`COUNT_STATS_0_2`, statistic 2 = statistic 0 (``cnt`` is not kept);
+    any other ``cnt_col``: nothing."""
+    if cnt_col != COUNT_ALL_STATS and cnt_col != COUNT_STATS_0_2:
+        return
     B, S = hist.shape[1], hist.shape[2]
     for f in range(f0, f1):
         # the feature's bins 0 .. top - 1, then its missing bin (one loop body:
@@ -229,15 +262,12 @@ def _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext):
         for j in range(nb):
             b = j if j < top else B - 1
             if cnt_col == COUNT_STATS_0_2:
-                v = hist[f, b, 0]
-                hist[f, b, 2] = v
-            elif cnt_col >= 0:
-                v = hist[f, b, cnt_col]
+                hist[f, b, 2] = hist[f, b, 0]
             else:
                 v = 0.0
                 for s in range(S):
                     v += hist[f, b, s]
-            cnt[f, b] = np.int64(v)
+                cnt[f, b] = np.int64(v)
 
 
 @njit(cache=True, nogil=True)
@@ -343,12 +373,13 @@ def _fix_default_bins(hist, cnt, dflt, tot, n, f0, f1, count, ext):
 
 
 @njit(cache=True, nogil=True)
-def _zero_empty_default_bins(hist, cnt, dflt, f0, f1):
+def _zero_empty_default_bins(hist, cnt, dflt, f0, f1, cc):
     """A default bin that holds no row: exactly zero (the subtraction of
-    :func:`_fix_default_bins` leaves rounding residue)."""
+    :func:`_fix_default_bins` leaves rounding residue).  ``cc``:
+    :func:`count_stat`."""
     for f in range(f0, f1):
         db = dflt[f]
-        if cnt[f, db] == 0:
+        if bin_count(hist[f], cnt[f], cc, db) == 0:
             hist[f, db, :] = 0.0
 
 
@@ -530,14 +561,15 @@ def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
 
 
 @njit(cache=True, nogil=True)
-def _root_columns_counted(xt, xt_cnt, sstats, hist, cnt, f0, f1, cnt_col, e):
+def _root_columns_counted(xt, xt_cnt, sstats, hist, f0, f1, cnt_col, e):
     """Features ``f0 .. f1 - 1`` of the histogram of all rows in order (a root on
     every row) when the statistics ``cnt_col`` names are 1 on every row (2: the
     weight column of boosting's ``[H, G, w]``; :data:`COUNT_STATS_0_2`: also
     ``H``, squared error): only the other statistics are accumulated (two or one
-    read-modify-write a row and feature instead of three), the unit ones and
-    ``cnt`` are the rows' counts per bin, ``xt_cnt`` (``BinnedData.Xt_cnt``;
-    sums of ones are those counts exactly).  The same histogram as
+    read-modify-write a row and feature instead of three), the unit ones are the
+    rows' counts per bin, ``xt_cnt`` (``BinnedData.Xt_cnt``; sums of ones are
+    those counts exactly; such a histogram keeps no ``cnt``, see
+    :func:`count_stat`).  The same histogram as
     :func:`_hist_columns`: each accumulated bin adds the rows in their order."""
     B = hist.shape[1]
     n = xt.shape[1]
@@ -619,17 +651,16 @@ def _root_columns_counted(xt, xt_cnt, sstats, hist, cnt, f0, f1, cnt_col, e):
         for j in range(top + 1 if top < B else B):
             b = j if j < top else B - 1
             c = xt_cnt[f, b]
-            cnt[f, b] = c
             hist[f, b, 2] = float(c)
             if not both:
                 hist[f, b, 0] = float(c)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _root_counted_features(xt, xt_cnt, sstats, hist, cnt, cnt_col, e, n_blocks):
+def _root_counted_features(xt, xt_cnt, sstats, hist, cnt_col, e, n_blocks):
     d = xt.shape[0]
     for k in prange(n_blocks):
-        _root_columns_counted(xt, xt_cnt, sstats, hist, cnt, k * d // n_blocks,
+        _root_columns_counted(xt, xt_cnt, sstats, hist, k * d // n_blocks,
                               (k + 1) * d // n_blocks, cnt_col, e)
 
 
@@ -645,16 +676,16 @@ def root_counts_usable(xt, xt_cnt, samples, n, sstats, task, cnt_col, n_bins):
 
 
 @njit(cache=True, nogil=True)
-def root_hist_counted(xt, xt_cnt, sstats, hist, cnt, cnt_col, ext, n_threads):
+def root_hist_counted(xt, xt_cnt, sstats, hist, cnt_col, ext, n_threads):
     """The histogram of a root on all rows with unit statistics counted once
     (:func:`_root_columns_counted`; see :func:`root_counts_usable`), on
     ``n_threads`` threads split by features (the same histogram)."""
     d = xt.shape[0]
     n_blocks = min(n_threads, d)
     if n_blocks > 1 and xt.shape[1] * d >= PARALLEL_HIST_MIN_WORK:
-        _root_counted_features(xt, xt_cnt, sstats, hist, cnt, cnt_col, ext, n_blocks)
+        _root_counted_features(xt, xt_cnt, sstats, hist, cnt_col, ext, n_blocks)
     else:
-        _root_columns_counted(xt, xt_cnt, sstats, hist, cnt, 0, d, cnt_col, ext)
+        _root_columns_counted(xt, xt_cnt, sstats, hist, 0, d, cnt_col, ext)
 
 
 @njit(cache=True, nogil=True)
@@ -737,19 +768,22 @@ def _hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, 
 
 
 @njit(cache=True, nogil=True)
-def _zero_features(hist, cnt, f0, f1, ext):
-    """Zero features ``f0 .. f1 - 1`` of ``hist`` / ``cnt`` within their extents."""
+def _zero_features(hist, cnt, f0, f1, ext, counted):
+    """Zero features ``f0 .. f1 - 1`` of ``hist`` (and ``cnt`` when ``counted``)
+    within their extents."""
     B = hist.shape[1]
     if ext.shape[0] == 0:
         hist[f0:f1] = 0.0
-        cnt[f0:f1] = 0
+        if counted:
+            cnt[f0:f1] = 0
     else:
         for f in range(f0, f1):
             top = ext[f]
             hist[f, :top] = 0.0
-            cnt[f, :top] = 0
             hist[f, B - 1] = 0.0
-            cnt[f, B - 1] = 0
+            if counted:
+                cnt[f, :top] = 0
+                cnt[f, B - 1] = 0
 
 
 @njit(cache=True, nogil=True)
@@ -771,6 +805,7 @@ def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0,
     # order: each bin still adds the node's rows in their order)
     step = max(8, HIST_BLOCK_BYTES // (B * (hist.shape[2] + 1) * 8))
     count = cnt_col == COUNT_NONE
+    cc = count_stat(cnt_col)
     if use_sparse_rows(sp, end - start, f0, f1, B, ext):
         # each row's codes other than its features' most frequent ones, then the
         # default bins from the node's totals -- group by group, each group's
@@ -781,17 +816,16 @@ def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0,
         tot = _node_totals(samples, start, end, yc, sstats, w, task, hist.shape[2])
         for g0 in range(f0, f1, step):
             g1 = min(g0 + step, f1)
-            _zero_features(hist, cnt, g0, g1, ext)
+            _zero_features(hist, cnt, g0, g1, ext, cc < 0)
             _hist_add_sparse(sp[0], sp[1], samples, start, end, yc, sstats, w, task, hist,
                              cnt, g1 * B, count, cur)
             _fix_default_bins(hist, cnt, sp[2], tot, end - start, g0, g1, count, ext)
-            if not count:
-                _counts_from_stats(hist, cnt, g0, g1, cnt_col, ext)
-            _zero_empty_default_bins(hist, cnt, sp[2], g0, g1)
+            _counts_from_stats(hist, cnt, g0, g1, cnt_col, ext)
+            _zero_empty_default_bins(hist, cnt, sp[2], g0, g1, cc)
             if subtract:
-                _subtract_features(sub_h, sub_c, hist, cnt, ext, g0, g1)
+                _subtract_features(sub_h, sub_c, hist, cnt, ext, g0, g1, cc)
         return
-    _zero_features(hist, cnt, f0, f1, ext)
+    _zero_features(hist, cnt, f0, f1, ext, cc < 0)
     if r0 >= 0:
         _hist_columns(xt, r0, end - start, sstats, hist, cnt, f0, f1, count)
     elif columns_pay(xt, end - start, task, sstats):
@@ -800,10 +834,9 @@ def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0,
         for g0 in range(f0, f1, step):
             _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, g0,
                                min(g0 + step, f1), cnt_col)
-    if not count:
-        _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext)
+    _counts_from_stats(hist, cnt, f0, f1, cnt_col, ext)
     if subtract:
-        _subtract_features(sub_h, sub_c, hist, cnt, ext, f0, f1)
+        _subtract_features(sub_h, sub_c, hist, cnt, ext, f0, f1, cc)
 
 
 #: :func:`_hist_block` as a plain kernel, for the parallel regions: their prange
@@ -920,7 +953,7 @@ def _hist_block_nodes(Xb, sp, samples, starts, ends, slots, n_nodes, yc, sstats,
         if _built_here(slots, n_nodes, b) and fused_subtraction(subs, b) >= 0:
             continue
         _subtract_features(hist[a], cnt[a], hist[b], cnt[b], ext, k * d // n_blocks,
-                           (k + 1) * d // n_blocks)
+                           (k + 1) * d // n_blocks, count_stat(cnt_col))
 
 
 @njit(cache=True, nogil=True)
@@ -1047,24 +1080,39 @@ def hist_build_nodes(Xb, samples, starts, ends, slots, n_nodes, yc, sstats, w, t
 
 
 @njit(cache=True, nogil=True)
-def hist_subtract(hist, cnt, other_hist, other_cnt, ext=None):
+def hist_subtract(hist, cnt, other_hist, other_cnt, ext=None, cnt_col=COUNT_NONE):
     """In place: ``hist -= other_hist`` and ``cnt -= other_cnt`` (parent minus a
-    sibling), over the extents ``ext`` (as :func:`hist_build`; None: every bin)."""
+    sibling), over the extents ``ext`` (as :func:`hist_build`; None: every bin).
+    ``cnt_col``: the histograms' (:func:`count_stat`: where it names the
+    statistic that holds the counts, ``cnt`` is neither read nor written)."""
     if ext is None:
         e = no_extents()
     else:
         e = ext
-    _subtract_features(hist, cnt, other_hist, other_cnt, e, 0, hist.shape[0])
+    _subtract_features(hist, cnt, other_hist, other_cnt, e, 0, hist.shape[0],
+                       count_stat(cnt_col))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _subtract_bins(h, c, oh, oc, b0, b1):
+def _subtract_bins(h, c, oh, oc, b0, b1, cc):
     """Bins ``b0 .. b1 - 1`` of one feature: ``c -= oc``, ``h -= oh``, a bin left
-    with no row set to 0.  No branch: a sibling's empty bin subtracts zeros
-    (``x - 0.0`` is ``x``), where a test of its count mispredicted about every
-    other bin of a deep node (the subtraction was ~8 % of a boosted fit)."""
+    with no row set to 0 (``cc = count_stat(cnt_col) >= 0``: ``c`` is not kept,
+    the rows are statistic ``cc``).  No branch: a sibling's empty bin subtracts
+    zeros (``x - 0.0`` is ``x``), where a test of its count mispredicted about
+    every other bin of a deep node (the subtraction was ~8 % of a boosted
+    fit)."""
     S = h.shape[1]
-    if S == 3:
+    if S == 3 and cc >= 0:
+        for b in range(b0, b1):
+            v0 = h[b, 0] - oh[b, 0]
+            v1 = h[b, 1] - oh[b, 1]
+            v2 = h[b, 2] - oh[b, 2]
+            # (counts: sums of ones, exact; an empty bin's is 0.0)
+            keep = (v2 if cc == 2 else (v0 if cc == 0 else v1)) > 0.5
+            h[b, 0] = v0 if keep else 0.0
+            h[b, 1] = v1 if keep else 0.0
+            h[b, 2] = v2 if keep else 0.0
+    elif S == 3:
         for b in range(b0, b1):
             k = c[b] - oc[b]
             c[b] = k
@@ -1077,20 +1125,23 @@ def _subtract_bins(h, c, oh, oc, b0, b1):
             h[b, 2] = v2 if keep else 0.0
     else:
         for b in range(b0, b1):
-            k = c[b] - oc[b]
-            c[b] = k
+            if cc >= 0:
+                k = np.int64(h[b, cc] - oh[b, cc])
+            else:
+                k = c[b] - oc[b]
+                c[b] = k
             for s in range(S):
                 v = h[b, s] - oh[b, s]
                 h[b, s] = v if k > 0 else 0.0
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _subtract_features(hist, cnt, other_hist, other_cnt, e, f0, f1):
+def _subtract_features(hist, cnt, other_hist, other_cnt, e, f0, f1, cc):
     """:func:`hist_subtract` of features ``f0 .. f1 - 1`` (their value bins within
-    the extents, then the missing bin)."""
+    the extents, then the missing bin; ``cc``: :func:`count_stat`)."""
     B = hist.shape[1]
     for f in range(f0, f1):
         top = e[f] if e.shape[0] > 0 else B
-        _subtract_bins(hist[f], cnt[f], other_hist[f], other_cnt[f], 0, top)
+        _subtract_bins(hist[f], cnt[f], other_hist[f], other_cnt[f], 0, top, cc)
         if top < B:
-            _subtract_bins(hist[f], cnt[f], other_hist[f], other_cnt[f], B - 1, B)
+            _subtract_bins(hist[f], cnt[f], other_hist[f], other_cnt[f], B - 1, B, cc)

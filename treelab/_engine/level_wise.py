@@ -244,7 +244,7 @@ def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
                     hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext, xt, -1,
                     hist[task[3]] if here else eh, cnt[task[3]] if here else ec)
     if task[3] >= 0 and not fused:
-        hist_subtract(hist[task[3]], cnt[task[3]], hist[task[4]], cnt[task[4]], ext)
+        hist_subtract(hist[task[3]], cnt[task[3]], hist[task[4]], cnt[task[4]], ext, cnt_col)
 
 
 @njit(cache=True, nogil=True, parallel=True)

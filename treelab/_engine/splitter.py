@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from .histogram import bin_count
 from .impurity import BUILTIN_ENTROPY, BUILTIN_GINI, BUILTIN_VARIANCE
 from .jit import njit
 # the merit protocol lives in .merit; its names stay importable from here
@@ -476,7 +477,7 @@ def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, paren
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, cp, n_parent,
-                      min_samples_leaf, min_weight_leaf, scratch):
+                      min_samples_leaf, min_weight_leaf, scratch, cc=-1):
     """:func:`best_numeric_hist` for the Newton gain (statistics ``[H, G, w]``):
     the same candidates, the same floating-point operations in the same order
     (so the same tree) as the generic path through :func:`eval_binary` and
@@ -498,9 +499,10 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     the level-wise driver's parallel split search by numba's parfor pass, they
     gave other splits on the second thread.)  Returns ``(status, score,
     threshold, missing_slot)``; status -1: the feature is constant on the
-    node."""
+    node.  ``cc``: the statistic holding the bins' counts where ``cnt_f`` is not
+    kept (:func:`~.histogram.count_stat`; -1: ``cnt_f``)."""
     h_par, g_par, imp_par, lam, alpha, gamma = _newton_terms(parent, cp)
-    n_miss = cnt_f[missing_bin]
+    n_miss = bin_count(hist_f, cnt_f, cc, missing_bin)
     if n_miss == 0 and scratch.shape[0] >= 5 and scratch.shape[1] >= n_value_bins:
         hb = scratch[0]
         gb = scratch[1]
@@ -513,7 +515,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         m = 0
         nonempty = 0
         for b in range(n_value_bins):
-            c = cnt_f[b]
+            c = bin_count(hist_f, cnt_f, cc, b)
             if c == 0:
                 continue
             nonempty += 1
@@ -559,7 +561,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         return 1, best_score, edges_f[int(ib[best_q])], (0 if nl >= npf - nl else 1)
     nonempty = 0
     for b in range(n_value_bins):
-        if cnt_f[b] > 0:
+        if bin_count(hist_f, cnt_f, cc, b) > 0:
             nonempty += 1
             if nonempty > 1:
                 break
@@ -577,11 +579,12 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     n_left = 0
     n_nonmissing = n_parent - n_miss
     for b in range(n_value_bins):
-        if cnt_f[b] == 0:
+        n_b = bin_count(hist_f, cnt_f, cc, b)
+        if n_b == 0:
             continue
         h_left += hist_f[b, 0]
         g_left += hist_f[b, 1]
-        n_left += cnt_f[b]
+        n_left += n_b
         if n_left == n_nonmissing and n_miss == 0:
             break
         ok, c_score, c_slot = _newton_candidate(
@@ -606,27 +609,29 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
 def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, parent_imp,
                       n_parent, left, buf, min_samples_leaf, min_weight_leaf,
                       task, merit_code, builtin, imp_fn, merit_fn, cp, proxy_best,
-                      b_lo=0, b_hi=-1):
+                      b_lo=0, b_hi=-1, cc=-1):
     """Threshold search over the histogram of one numeric feature.
 
     ``hist_f[b]`` is the statistics vector of bin ``b`` and ``cnt_f[b]`` its
     sample count; the split "bins 0..b go left" is the threshold ``edges_f[b]``.
     ``b_lo`` / ``b_hi``: the caller knows every bin outside ``[b_lo, b_hi]`` is
-    empty (the scans skip them; ``b_hi < 0``: not known).
+    empty (the scans skip them; ``b_hi < 0``: not known).  ``cc``: the statistic
+    holding the bins' counts where ``cnt_f`` is not kept
+    (:func:`~.histogram.count_stat`; -1: ``cnt_f``).
     Returns ``(status, score, ratio, threshold, missing_slot)``.
     """
     if merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
         # (the sweep makes the constant-feature check itself)
         status, score, thr, slot = newton_hist_sweep(
             hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, cp, n_parent,
-            min_samples_leaf, min_weight_leaf, buf[:0])
+            min_samples_leaf, min_weight_leaf, buf[:0], cc)
         return status, score, score, thr, slot
     miss = hist_f[missing_bin]
-    n_miss = cnt_f[missing_bin]
+    n_miss = bin_count(hist_f, cnt_f, cc, missing_bin)
     b_end = n_value_bins if b_hi < 0 else min(b_hi + 1, n_value_bins)
     nonempty = 0
     for b in range(b_lo, b_end):
-        if cnt_f[b] > 0:
+        if bin_count(hist_f, cnt_f, cc, b) > 0:
             nonempty += 1
     if nonempty == 0 or (nonempty == 1 and n_miss == 0):
         return -1, -np.inf, -np.inf, 0.0, 0
@@ -646,11 +651,12 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         best_v = -np.inf
         best_b = -1
         for b in range(b_lo, b_end):
-            if cnt_f[b] == 0:
+            n_b = bin_count(hist_f, cnt_f, cc, b)
+            if n_b == 0:
                 continue
             for s in range(left.shape[0]):
                 left[s] += hist_f[b, s]
-            n_left += cnt_f[b]
+            n_left += n_b
             if n_left == n_nonmissing:
                 break
             if n_left < min_samples_leaf or n_parent - n_left < min_samples_leaf:
@@ -669,7 +675,7 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         for b in range(b_lo, best_b + 1):
             for s in range(left.shape[0]):
                 left[s] += hist_f[b, s]
-            n_left += cnt_f[b]
+            n_left += bin_count(hist_f, cnt_f, cc, b)
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
                                              n_miss, buf, min_samples_leaf, min_weight_leaf,
                                              task, merit_code, builtin, imp_fn, merit_fn, cp)
@@ -677,11 +683,12 @@ def best_numeric_hist(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             return 0, -np.inf, -np.inf, 0.0, 0
         return 1, score, ratio, edges_f[best_b], slot
     for b in range(b_lo, b_end):
-        if cnt_f[b] == 0:
+        n_b = bin_count(hist_f, cnt_f, cc, b)
+        if n_b == 0:
             continue
         for s in range(left.shape[0]):
             left[s] += hist_f[b, s]
-        n_left += cnt_f[b]
+        n_left += n_b
         if n_left == n_nonmissing and n_miss == 0:
             break
         ok, score, ratio, slot = eval_binary(parent, parent_imp, n_parent, left, n_left, miss,
