@@ -323,15 +323,19 @@ def test_packed_traversal_reaches_the_walked_leaves():
         predict_value_serial(trim(ms[1].tree_.arrays), Xf)[:, 0])
 
 
-@pytest.mark.parametrize("depths,layout", [([1, 4, 11, None], 1), ([1, 4, 6, 3], 2)])
-def test_lockstep_traversal_equals_the_walk(depths, layout):
-    """Numeric binary forests take the level-by-level (lockstep) walk -- as
-    complete heaps when the trees are shallow (layout 2), on the flat node
-    layout otherwise (1): same leaves and the same sums in tree order as a
-    row-by-row walk, with missing values going either way, trees of uneven
-    depth, roots given out of order and a leaf-only tree."""
+@pytest.mark.parametrize("depths,layout,bitvector", [
+    ([1, 4, 11, None], 1, True), ([1, 4, 6, 3], 2, False), ([1, 4, 6, 3, "deep"], 3, True)])
+def test_lockstep_traversal_equals_the_walk(depths, layout, bitvector):
+    """Numeric binary forests take a branch-free block walk -- bitvectors when no
+    tree has more than 64 leaves (layout 3; a tree of exactly 64 and a deep tree
+    of few leaves among them), complete heaps when the trees are shallow (2), the
+    level-by-level walk on the flat node layout otherwise (1): same leaves and the
+    same sums in tree order as a row-by-row walk, with missing values going
+    either way, trees of uneven depth, roots given out of order, a leaf-only
+    tree, blocks cut short and on one or two threads."""
     from treelab import DecisionTreeRegressor
-    from treelab._engine.tree import _pack_raw
+    from treelab._engine.tree import (_forest_raw_packed, _forest_raw_serial_packed,
+                                      _pack_raw, n_leaves)
     rng = np.random.default_rng(3)
     n = 7000
     X = rng.normal(size=(n, 6))
@@ -339,13 +343,23 @@ def test_lockstep_traversal_equals_the_walk(depths, layout):
     X[:, 5] = 0.0                        # a constant feature: no tree splits on it
     y = np.nan_to_num(X[:, 0]) * 2 + np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=n)
     y[np.isnan(X[:, 1])] += 3.0          # missing values of feature 1 matter (either side)
-    ms = [DecisionTreeRegressor(max_depth=dp, random_state=s).fit(X, y)
+    ms = [DecisionTreeRegressor(max_depth=dp, random_state=s).fit(X, y) if dp != "deep" else
+          DecisionTreeRegressor(min_samples_leaf=200, random_state=s).fit(X, y)
           for s, dp in enumerate(depths)]
     ms.append(DecisionTreeRegressor(max_depth=3).fit(X, np.ones(n)))      # a single leaf
-    forest, roots = concat_trees([m.tree_.arrays for m in ms])
-    roots = roots[[3, 0, 4, 1, 2]]
-    cols = np.array([1, 0, 1, 0, 1], np.int64)
-    assert _pack_raw(forest, roots)[0] == layout
+    if layout == 3:                      # a complete tree of depth 6: 64 leaves
+        ms.insert(3, DecisionTreeRegressor(max_depth=6).fit(
+            X, np.nan_to_num(X[:, 2]) + np.nan_to_num(X[:, 3])))
+    trees = [m.tree_.arrays for m in ms]
+    if layout == 3:
+        assert 64 in [n_leaves(a) for a in trees]
+        assert max(int(a.depth.max()) for a in trees) > 6
+    forest, roots = concat_trees(trees)
+    k = roots.shape[0]
+    roots = roots[[k - 2, 0, k - 1] + list(range(1, k - 2))]
+    cols = np.arange(k, dtype=np.int64) % 2
+    packed = _pack_raw(forest, roots, bitvector)
+    assert packed[0] == layout
     assert 5 not in forest.feature[forest.kind == 1]
     missing = forest.missing_child[forest.kind == 1]
     assert 0 < missing.sum() < missing.size                  # both directions occur
@@ -357,22 +371,29 @@ def test_lockstep_traversal_equals_the_walk(depths, layout):
     sparse[:3, 0] = [np.inf, -np.inf, 0.0]
     sparse[100, 1] = sparse[5001, 4] = sparse[6999, 0] = np.nan
     sparse[2000:2200, 5] = np.nan
-    for Xf in (dense, sparse, np.where(np.isnan(X), 1.0, X)):
+    for Xf in (dense, sparse, np.where(np.isnan(X), 1.0, X), dense[:77], dense[5:6]):
         Xf = np.ascontiguousarray(Xf)
         leaves = np.array([[_walk(forest, r, x) for r in roots] for x in Xf])
-        ref = np.zeros((n, 2))
+        ref = np.zeros((Xf.shape[0], 2))
         for j in range(roots.shape[0]):                       # tree order, as the kernels add
             ref[:, cols[j]] += forest.value[leaves[:, j], 0]
-        np.testing.assert_array_equal(forest_raw_serial(forest, roots, cols, Xf, 2), ref)
-        np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 2), ref)
+        np.testing.assert_array_equal(_forest_raw_serial_packed(forest, packed, roots, cols,
+                                                                Xf, 2), ref)
+        for threads in (1, 2):
+            np.testing.assert_array_equal(
+                _forest_raw_packed(forest, packed, roots, cols, Xf, 2, threads), ref)
+        if bitvector:
+            np.testing.assert_array_equal(forest_raw_serial(forest, roots, cols, Xf, 2), ref)
+            np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 2), ref)
 
 
 def test_forest_raw_chunks_do_not_change_the_sums():
     """A few rows through a large forest go on threads in chunks smaller than
     ``_ROW_CHUNK`` (``n_threads``): the same sums as the serial walk whatever the
-    chunks, on both lockstep layouts and on the general walk."""
+    chunks, on the three block layouts and on the general walk."""
     from treelab import DecisionTreeClassifier, DecisionTreeRegressor
-    from treelab._engine.tree import PARALLEL_MIN_FOREST_WORK, _pack_raw, forest_raw
+    from treelab._engine.tree import (PARALLEL_MIN_FOREST_WORK, _forest_raw_packed,
+                                      _forest_raw_serial_packed, _pack_raw, forest_raw)
     rng = np.random.default_rng(11)
     n = 700
     X = rng.normal(size=(n, 4))
@@ -385,16 +406,21 @@ def test_forest_raw_chunks_do_not_change_the_sums():
     nominal = [DecisionTreeClassifier(nominal_split="multiway", max_depth=3)
                .fit(df, (y > 0).astype(int)).tree_.arrays]
     Xn = np.ascontiguousarray(np.column_stack([rng.integers(0, 4, n), X[:, 1]]).astype(float))
-    for trees, Xf, layout in [(shallow, X, 2), (deep + shallow, X, 1), (nominal, Xn, 0)]:
+    for trees, Xf, layout, bitvector in [(shallow, X, 3, True), (shallow, X, 2, False),
+                                         (deep + shallow, X, 1, True), (nominal, Xn, 0, True)]:
         forest, roots = concat_trees(trees * -(-300 // len(trees)))
-        assert _pack_raw(forest, roots)[0] == layout
+        packed = _pack_raw(forest, roots, bitvector)
+        assert packed[0] == layout
         assert n * roots.shape[0] >= PARALLEL_MIN_FOREST_WORK
         cols = np.arange(roots.shape[0], dtype=np.int64) % 3
         Xf = np.ascontiguousarray(Xf)
-        ref = forest_raw_serial(forest, roots, cols, Xf, 3)
+        ref = _forest_raw_serial_packed(forest, packed, roots, cols, Xf, 3)
         for k in (0, 1, 2, 7, 64):
-            np.testing.assert_array_equal(forest_raw(forest, roots, cols, Xf, 3, k), ref)
-        np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 3), ref)
+            np.testing.assert_array_equal(
+                _forest_raw_packed(forest, packed, roots, cols, Xf, 3, k), ref)
+        if bitvector:
+            np.testing.assert_array_equal(forest_raw(forest, roots, cols, Xf, 3, 1), ref)
+            np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 3), ref)
 
 
 def _unit_count_column_reference(sstats):
