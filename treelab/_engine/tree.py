@@ -964,11 +964,13 @@ def forest_raw(t, roots, root_col, X, n_cols, n_threads=0):
     ``out[i, root_col[j]] += value[leaf of row i in tree j, 0]`` for every tree
     ``j`` (trees in order), ``n_cols`` output columns.  One call predicts a whole
     ensemble (boosting: trees summed per class; SGT: one tree per column).
-    Parallel over chunks of rows; binary numeric trees are walked level by level
-    for a whole block of rows at once, as complete heaps when they are shallow
-    enough (:func:`_forest_raw_heap`: depth-wise boosted trees) or on the flat
-    node layout (:func:`_forest_raw_lockstep`), others one tree at a time on the
-    packed node layout (:func:`pack_forest`).  ``n_threads`` (0: not given):
+    Parallel over chunks of rows; binary numeric trees are walked for a whole
+    block of rows at once: as bitvectors when no tree has more than 64 leaves
+    (:func:`_forest_raw_bitvector`, QuickScorer: boosted trees of depth 6 or 31
+    leaves), else level by level as complete heaps when they are shallow enough
+    (:func:`_forest_raw_heap`) or on the flat node layout
+    (:func:`_forest_raw_lockstep`); others one tree at a time on the packed node
+    layout (:func:`pack_forest`).  ``n_threads`` (0: not given):
     the threads the chunks are for (fewer rows than two full chunks a thread
     are cut into smaller ones).  The same sums whatever the chunks."""
     return _forest_raw_packed(t, _pack_raw(t, roots), roots, root_col, X, n_cols, n_threads)
