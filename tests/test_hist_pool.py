@@ -227,6 +227,14 @@ def test_column_codes_give_the_row_major_histogram(n_threads, cnt_col):
                 hr, cr = build(samples, start, end, None, e)
                 hc, cc = build(samples, start, end, data.Xt, e)
                 np.testing.assert_array_equal(hc, hr)
+                if e is None:
+                    # and both are the sums written out (np.add.at adds in the rows'
+                    # order: the same bits; [1, g, 1] counts in statistics 0 and 2)
+                    rows_n = samples[start:end]
+                    for f in range(d):
+                        ref = np.zeros((B, 3))
+                        np.add.at(ref, data.Xb[rows_n, f], sst[rows_n])
+                        np.testing.assert_array_equal(hc[f], ref)
                 np.testing.assert_array_equal(cc, cr)
                 # which codes were read: column codes of all zeros change the
                 # histogram of a run or of a node of at least n / COLUMN_MIN_SHARE

@@ -492,6 +492,18 @@ def _add_two_features(hs, xs, i, a0, a1, a2):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _add_unit02(hs, xs, i, a1):
+    """Row ``i`` of ``[1, g, 1]`` statistics (:data:`COUNT_STATS_0_2`) into the
+    bins of its codes in a group of 1-4 features: ``1`` to statistic 0 and ``g``
+    to statistic 1 (two read-modify-writes instead of three; statistic 2 is
+    copied from statistic 0 afterwards, :func:`_counts_from_stats`)."""
+    for k in range(len(hs)):
+        b = xs[k][i]
+        hs[k][b, 0] += 1.0
+        hs[k][b, 1] += a1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _count_features(cs, xs, i):
     """Row ``i`` counted in the count rows ``cs`` of a group of 1-3 features."""
     for k in range(len(cs)):
@@ -510,17 +522,40 @@ def feature_group(r):
 
 
 @njit(cache=True, nogil=True)
-def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count):
+def _hist_columns(xt, r0, n, sstats, hist, cnt, f0, f1, count, unit02):
     """Add the rows ``r0 .. r0 + n - 1`` (in order) to features ``f0 .. f1 - 1`` of
     ``hist`` (three dense statistics; ``count``: also ``cnt``) from the column
     codes ``xt`` (``(d, n_rows)``): up to four features a pass over the rows
     (:func:`feature_group`), each bin's sums in the rows' order (see the
-    module's docstring)."""
+    module's docstring).  ``unit02``: the statistics are ``[1, g, 1]``
+    (:data:`COUNT_STATS_0_2`): statistics 0 and 1 only (:func:`_add_unit02`)."""
     ss = sstats[r0:r0 + n]
     f = f0
     while f < f1:
         g = feature_group(f1 - f)
-        if g == 4:
+        if unit02:
+            if g == 4:
+                hs = (hist[f], hist[f + 1], hist[f + 2], hist[f + 3])
+                xs = (xt[f, r0:r0 + n], xt[f + 1, r0:r0 + n], xt[f + 2, r0:r0 + n],
+                      xt[f + 3, r0:r0 + n])
+                for i in range(n):
+                    _add_unit02(hs, xs, i, ss[i, 1])
+            elif g == 3:
+                hs3 = (hist[f], hist[f + 1], hist[f + 2])
+                xs3 = (xt[f, r0:r0 + n], xt[f + 1, r0:r0 + n], xt[f + 2, r0:r0 + n])
+                for i in range(n):
+                    _add_unit02(hs3, xs3, i, ss[i, 1])
+            elif g == 2:
+                hs2 = (hist[f], hist[f + 1])
+                xs2 = (xt[f, r0:r0 + n], xt[f + 1, r0:r0 + n])
+                for i in range(n):
+                    _add_unit02(hs2, xs2, i, ss[i, 1])
+            else:
+                hs1 = (hist[f],)
+                xs1 = (xt[f, r0:r0 + n],)
+                for i in range(n):
+                    _add_unit02(hs1, xs1, i, ss[i, 1])
+        elif g == 4:
             hs = (hist[f], hist[f + 1], hist[f + 2], hist[f + 3])
             xs = (xt[f, r0:r0 + n], xt[f + 1, r0:r0 + n], xt[f + 2, r0:r0 + n],
                   xt[f + 3, r0:r0 + n])
@@ -689,13 +724,40 @@ def root_hist_counted(xt, xt_cnt, sstats, hist, cnt_col, ext, n_threads):
 
 
 @njit(cache=True, nogil=True)
-def _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count):
+def _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count, unit02):
     """:func:`_hist_columns` over the rows ``samples[start:end]`` (any node: the
     codes and statistics read at those rows, in that order)."""
     f = f0
     while f < f1:
         g = feature_group(f1 - f)
-        if g == 4:
+        if unit02:
+            # [1, g, 1]: two read-modify-writes a row and feature instead of three
+            # (a node of 80,000 of 160,000 rows, 8 features: 1.67 -> 1.00 ms)
+            if g == 4:
+                hs = (hist[f], hist[f + 1], hist[f + 2], hist[f + 3])
+                xs = (xt[f], xt[f + 1], xt[f + 2], xt[f + 3])
+                for p in range(start, end):
+                    i = samples[p]
+                    _add_unit02(hs, xs, i, sstats[i, 1])
+            elif g == 3:
+                hs3 = (hist[f], hist[f + 1], hist[f + 2])
+                xs3 = (xt[f], xt[f + 1], xt[f + 2])
+                for p in range(start, end):
+                    i = samples[p]
+                    _add_unit02(hs3, xs3, i, sstats[i, 1])
+            elif g == 2:
+                hs2 = (hist[f], hist[f + 1])
+                xs2 = (xt[f], xt[f + 1])
+                for p in range(start, end):
+                    i = samples[p]
+                    _add_unit02(hs2, xs2, i, sstats[i, 1])
+            else:
+                hs1 = (hist[f],)
+                xs1 = (xt[f],)
+                for p in range(start, end):
+                    i = samples[p]
+                    _add_unit02(hs1, xs1, i, sstats[i, 1])
+        elif g == 4:
             hs = (hist[f], hist[f + 1], hist[f + 2], hist[f + 3])
             xs = (xt[f], xt[f + 1], xt[f + 2], xt[f + 3])
             for p in range(start, end):
@@ -826,10 +888,11 @@ def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0,
                 _subtract_features(sub_h, sub_c, hist, cnt, ext, g0, g1, cc)
         return
     _zero_features(hist, cnt, f0, f1, ext, cc < 0)
+    unit02 = cnt_col == COUNT_STATS_0_2
     if r0 >= 0:
-        _hist_columns(xt, r0, end - start, sstats, hist, cnt, f0, f1, count)
+        _hist_columns(xt, r0, end - start, sstats, hist, cnt, f0, f1, count, unit02)
     elif columns_pay(xt, end - start, task, sstats):
-        _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count)
+        _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count, unit02)
     else:
         for g0 in range(f0, f1, step):
             _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, g0,
