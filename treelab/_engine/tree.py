@@ -712,47 +712,64 @@ _BITVECTOR_MAX_LEAVES = 64
 
 
 @njit(cache=True, nogil=True)
+def _preorder(t, root, out):
+    """The nodes of the tree under ``root`` in preorder, left child first (so its
+    leaves come left to right, and every node before its subtree), into ``out``
+    (grown when full).  Returns ``(out, count)``."""
+    stack = np.empty(64, np.int64)
+    stack[0] = root
+    top = 1
+    k = 0
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        if k == out.shape[0]:
+            o2 = np.empty(2 * max(k, 1), np.int64)
+            o2[:k] = out[:k]
+            out = o2
+        out[k] = node
+        k += 1
+        if t.kind[node] == LEAF:
+            continue
+        if top + 2 > stack.shape[0]:
+            s2 = np.empty(2 * stack.shape[0], np.int64)
+            s2[:top] = stack[:top]
+            stack = s2
+        stack[top] = t.first_child[node] + 1
+        stack[top + 1] = t.first_child[node]
+        top += 2
+    return out, k
+
+
+@njit(cache=True, nogil=True)
 def _pack_bitvector(t, roots, featm_flat, thr_flat, used):
     """The forest for :func:`_forest_raw_bitvector` (QuickScorer, Lucchese et al.,
     SIGIR 2015), or ``ok = False`` when a tree has more than
     :data:`_BITVECTOR_MAX_LEAVES` leaves.  The leaves of tree ``j`` are numbered
     left to right (in order) and their values stored in that order,
-    ``bv[loff[j]:loff[j + 1]]``; its internal nodes, ``ioff[j]:ioff[j + 1]``, hold
-    ``bf`` (the position of the node's feature in ``used``, bit 30 set when a
-    missing value goes right, as ``featm``), the threshold ``bt`` and ``bm``: every
-    bit set but those of the leaves of the node's left subtree, the leaves a row
-    going right can no longer reach.  ``featm_flat`` / ``thr_flat``: the flat
-    packing's arrays; ``used``: :func:`_used_features` of ``featm_flat``."""
+    ``bv[loff[j]:loff[j + 1]]``; its internal nodes, ``ioff[j]:ioff[j + 1]`` in
+    preorder, hold ``bf`` (the position of the node's feature in ``used``, bit
+    30 set when a missing value goes right, as ``featm``), the threshold ``bt``
+    and ``bm``: every bit set but those of the leaves of the node's left subtree,
+    the leaves a row going right can no longer reach.  ``featm_flat`` /
+    ``thr_flat``: the flat packing's arrays; ``used``: :func:`_used_features` of
+    ``featm_flat``."""
     T = roots.shape[0]
     ioff = np.zeros(T + 1, np.int64)
     loff = np.zeros(T + 1, np.int64)
     pos = np.zeros(used[-1] + 1 if used.shape[0] > 0 else 1, np.int32)
     for k in range(used.shape[0]):
         pos[used[k]] = k
-    stack = np.empty(64, np.int64)
+    nodes = np.empty(128, np.int64)
     ok = True
     for j in range(T):                      # leaves and internal nodes per tree
-        top = 1
-        stack[0] = roots[j]
-        ni = 0
+        nodes, k = _preorder(t, roots[j], nodes)
         nl = 0
-        while top > 0:
-            top -= 1
-            node = stack[top]
-            if t.kind[node] == LEAF:
-                nl += 1
-                continue
-            ni += 1
-            if top + 2 > stack.shape[0]:
-                s2 = np.empty(2 * stack.shape[0], np.int64)
-                s2[:top] = stack[:top]
-                stack = s2
-            stack[top] = t.first_child[node] + 1
-            stack[top + 1] = t.first_child[node]
-            top += 2
+        for q in range(k):
+            nl += t.kind[nodes[q]] == LEAF
         if nl > _BITVECTOR_MAX_LEAVES:
             ok = False
-        ioff[j + 1] = ioff[j] + ni
+        ioff[j + 1] = ioff[j] + k - nl
         loff[j + 1] = loff[j] + nl
     if not ok:
         return (False, np.zeros(0, np.int32), np.zeros(0), np.zeros(0, np.uint64),
@@ -763,44 +780,36 @@ def _pack_bitvector(t, roots, featm_flat, thr_flat, used):
     bv = np.empty(loff[T], np.float64)
     first_leaf = np.zeros(t.sizes[0], np.int64)     # a subtree's leaves: first .. end - 1
     end_leaf = np.zeros(t.sizes[0], np.int64)
-    order = np.empty(max(ioff[T] - ioff[0], 1), np.int64)
     for j in range(T):
-        # preorder, left child first: leaves come in order; internal nodes are
-        # listed before their subtrees, so the reverse list sees children first
-        top = 1
-        stack[0] = roots[j]
+        nodes, k = _preorder(t, roots[j], nodes)
         nl = 0
-        no = 0
-        while top > 0:
-            top -= 1
-            node = stack[top]
+        for q in range(k):
+            node = nodes[q]
             if t.kind[node] == LEAF:
                 bv[loff[j] + nl] = t.value[node, 0]
                 first_leaf[node] = nl
                 end_leaf[node] = nl + 1
                 nl += 1
+        for q in range(k - 1, -1, -1):      # children before their parent
+            node = nodes[q]
+            if t.kind[node] != LEAF:
+                c = t.first_child[node]
+                first_leaf[node] = first_leaf[c]
+                end_leaf[node] = end_leaf[c + 1]
+        i = ioff[j]
+        for q in range(k):
+            node = nodes[q]
+            if t.kind[node] == LEAF:
                 continue
-            order[no] = node
-            no += 1
-            stack[top] = t.first_child[node] + 1
-            stack[top + 1] = t.first_child[node]
-            top += 2
-        for q in range(no - 1, -1, -1):
-            node = order[q]
-            c = t.first_child[node]
-            first_leaf[node] = first_leaf[c]
-            end_leaf[node] = end_leaf[c + 1]
-        for q in range(no):
-            node = order[q]
             c = t.first_child[node]
             span = end_leaf[c] - first_leaf[c]      # 1 .. 63 leaves on the left
             left_bits = ((np.uint64(1) << np.uint64(span)) - np.uint64(1)) \
                 << np.uint64(first_leaf[c])
-            k = ioff[j] + q
             fm = featm_flat[node]
-            bf[k] = pos[fm & _FEAT_MASK] | (fm & ~np.int32(_FEAT_MASK))
-            bt[k] = thr_flat[node]
-            bm[k] = ~left_bits
+            bf[i] = pos[fm & _FEAT_MASK] | (fm & ~np.int32(_FEAT_MASK))
+            bt[i] = thr_flat[node]
+            bm[i] = ~left_bits
+            i += 1
     return True, bf, bt, bm, bv, ioff, loff
 
 
