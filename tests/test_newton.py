@@ -365,16 +365,22 @@ def test_newton_hist_sweep_equals_the_candidate_by_candidate_rule():
     edges = np.sort(rng.normal(size=nvb - 1))
     scratch = np.empty((5, nvb + 1))
     seen = set()
+    regimes = set()
     for it in range(3000):
         dens = (1.0, 0.5, 0.1, 0.05)[it % 4]
-        cnt = np.where(rng.random(nvb + 1) < dens, rng.integers(1, 30, nvb + 1), 0)
+        # (counts up to 30 a bin: nodes with at least a row a bin and nodes with fewer)
+        cnt = np.where(rng.random(nvb + 1) < dens, rng.integers(1, (3, 30)[it % 2] + 1,
+                                                                   nvb + 1), 0)
         cnt[nvb] = rng.integers(1, 20) if it % 3 == 0 else 0          # the missing bin
         hist = np.zeros((nvb + 1, 3))
         hist[:, 0] = cnt * rng.uniform(0.05, 0.3, nvb + 1)
         hist[:, 1] = rng.normal(size=nvb + 1) * np.sqrt(cnt)
         hist[:, 2] = cnt
-        # a sibling's subtraction leaves rounding residue in empty bins: never summed
-        hist[cnt == 0, :2] = rng.normal(size=((cnt == 0).sum(), 2)) * 1e-15
+        # empty bins hold exactly 0.0, as the engine's histograms do (built ones are
+        # never added to; subtractions and sparse default bins set them to 0:
+        # test_subtraction_leaves_empty_bins_exactly_zero, test_sparse_hist): the
+        # sweep adds them without a branch where a node has a row a bin
+        hist[cnt == 0, :2] = 0.0
         if it % 11 == 0 and cnt[:nvb].any():
             hist[rng.choice(np.flatnonzero(cnt[:nvb])), 0] = np.nan   # a NaN Hessian sum
         parent = hist[cnt > 0].sum(0)
@@ -389,4 +395,40 @@ def test_newton_hist_sweep_equals_the_candidate_by_candidate_rule():
             assert got[0] == want[0] and got[2] == want[2] and got[3] == want[3], (it, got, want)
             assert got[1] == want[1] or (math.isinf(got[1]) and math.isinf(want[1])), (it, got)
         seen.add((got[0], bool(cnt[nvb])))
+        regimes.add(n_parent >= nvb)
     assert seen >= {(1, False), (1, True), (-1, False), (0, False)}
+    assert regimes == {True, False}
+
+
+def test_subtraction_leaves_empty_bins_exactly_zero():
+    """A parent's histogram minus a child's: every bin left without a row holds
+    exactly 0.0 in every statistic, whatever rounding the subtraction left (the
+    Newton sweep adds empty bins' sums, :func:`.splitter.newton_hist_sweep`),
+    with the counts kept (``cnt``) and read off a statistic."""
+    from treelab._engine.histogram import COUNT_NONE, hist_subtract
+    rng = np.random.default_rng(1)
+    d, B = 3, 33
+    for cnt_col in (COUNT_NONE, 2):
+        for _ in range(50):
+            child_c = rng.integers(0, 4, (d, B))
+            extra = np.where(rng.random((d, B)) < 0.5, rng.integers(1, 4, (d, B)), 0)
+            par_c = child_c + extra
+            # sums of ones and of random values, the child's a part of the parent's
+            g_child = rng.normal(size=(d, B)) * child_c
+            g_par = g_child + rng.normal(size=(d, B)) * extra
+            h_child = 0.1 * child_c + 1e-3 * rng.random((d, B)) * (child_c > 0)
+            h_par = h_child + 0.3 * extra
+            # the parent's sums added in another order than the child's: rounding
+            # residue where they hold the same rows
+            res = (extra == 0) & (child_c > 0)
+            g_par = g_par + res * rng.normal(size=(d, B)) * 1e-15
+            h_par = h_par + res * rng.random((d, B)) * 1e-16
+            par = np.stack([h_par, g_par, par_c.astype(float)], axis=2)
+            child = np.stack([h_child, g_child, child_c.astype(float)], axis=2)
+            pc = par_c.astype(np.int64).copy()
+            hist_subtract(par, pc, child, child_c.astype(np.int64), None, cnt_col)
+            empty = extra == 0
+            assert (empty & (child_c > 0)).any() and (~empty).any()
+            assert (par[empty] == 0.0).all()
+            assert not np.signbit(par[empty]).any()
+            np.testing.assert_allclose(par[~empty][:, 1], (g_par - g_child)[~empty])

@@ -489,7 +489,8 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     ``scratch`` (``(5, >= n_value_bins)`` float64, the caller's; smaller: the
     one-pass sweep below): the left sums of each candidate (the running sums,
     in bin order; without a branch a bin where the node has at least a row a
-    bin), then every candidate's gain in a loop without branches (vectorised:
+    bin, which needs the empty bins' sums to be exactly 0.0, as every
+    histogram of the engine holds them), then every candidate's gain in a loop without branches (vectorised:
     its two divisions were half the sweep's time, one after the other), then
     the first best in bin order, each candidate against the running best's
     :func:`~.merit.better_bar`.  With missing values, one pass
