@@ -69,3 +69,28 @@ def test_fitted_learners_hold_no_literal_specializations():
             if isinstance(obj, Dispatcher):
                 bad += [f"{name}.{attr}{s}" for s in obj.signatures if _has_literal(s)]
     assert not bad, bad
+
+
+def test_function_pointer_is_typed_once_and_calls_like_the_dispatcher():
+    """``signatures.function_pointer``: the same object for the same function, its
+    numba type made once (the identical ``FunctionType(sig)`` on every typing),
+    and a kernel given it returns what the dispatcher itself gives."""
+    import numpy as np
+    from numba import njit, types
+    from numba.core.typing.typeof import Purpose, typeof
+
+    from treelab._engine.impurity import entropy
+    from treelab._engine.signatures import IMPURITY_SIG, TypedWAP, function_pointer
+
+    fp = function_pointer(entropy, IMPURITY_SIG)
+    assert isinstance(fp, TypedWAP) and function_pointer(entropy, IMPURITY_SIG) is fp
+    t1 = typeof(fp, Purpose.argument)
+    assert t1 == types.FunctionType(IMPURITY_SIG)
+    assert typeof(fp, Purpose.argument) is t1
+
+    @njit
+    def call(f, a):
+        return f(a)
+
+    a = np.array([3.0, 1.0, 0.0, 4.0])
+    assert call(fp, a) == entropy(a)
