@@ -8,8 +8,8 @@ the subtractions apart), then one node's histogram is built by both libraries
 on the same codes and gradients: treelab's ``hist_build_nodes`` from the
 column codes through the node's samples (as its boosted trees' children are
 built; squared error's ``[1, g, 1]`` statistics) and HistGB's
-``compute_histograms_brute`` (float32 gradients, constant Hessians).  Each
-size is timed hot (the same node again) and with ``--traffic`` MiB of other
+``compute_histograms_brute`` (float32 gradients, constant Hessians), first
+checked to give the same counts and sums.  Each size is timed hot (the same node again) and with ``--traffic`` MiB of other
 memory written between calls, as a fit's other work (partitions, split
 searches, the other nodes, other processes on the machine) leaves the cache.
 
@@ -119,6 +119,13 @@ def node_histograms(X, y, threads, traffic_mib, repeat):
         for m in (2_000, 10_000, 40_000, 80_000):
             samples = np.sort(rng.choice(n, m, replace=False)).astype(np.int64)
             s32 = samples.astype(np.uint32)
+            # the same work: the same counts, the same sums (HistGB's in float32)
+            ours(samples)
+            theirs = np.asarray(hb.compute_histograms_brute(s32, None))
+            if not (np.array_equal(hist[0, :, :, 0], theirs["count"]) and np.allclose(
+                    hist[0, :, :, 1], theirs["sum_gradients"], rtol=1e-4,
+                    atol=1e-4 * np.abs(g).max())):
+                raise AssertionError(f"the two histograms of the node of {m} rows differ")
             cells = []
             for pollute in (False, True):
                 t = {0: [], 1: []}
