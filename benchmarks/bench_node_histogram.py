@@ -9,9 +9,10 @@ on the same codes and gradients: treelab's ``hist_build_nodes`` from the
 column codes through the node's samples (as its boosted trees' children are
 built; squared error's ``[1, g, 1]`` statistics) and HistGB's
 ``compute_histograms_brute`` (float32 gradients, constant Hessians), first
-checked to give the same counts and sums.  Each size is timed hot (the same node again) and with ``--traffic`` MiB of other
-memory written between calls, as a fit's other work (partitions, split
-searches, the other nodes, other processes on the machine) leaves the cache.
+checked to give the same counts and sums.  Each size is timed hot (the same
+node again) and with ``--traffic`` MiB of other memory written between calls,
+as a fit's other work (partitions, split searches, the other nodes, other
+processes on the machine) leaves the cache.
 
 Data: ``make_regression(200_000, 20, n_informative=10, noise=10, random_state=0)``,
 the first 160,000 rows (``bench_boosting.py``'s regression task).
