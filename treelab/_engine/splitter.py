@@ -495,8 +495,9 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     time, one after the other), then the first best in bin order, each
     candidate against the running best's :func:`~.merit.better_bar`.  With
     missing values, one pass (:func:`_newton_candidate`, missing right then
-    left).  One call a feature, every candidate on scalars: the generic path's calls per candidate made
-    that a fifth of a boosting fit on MNIST's 784 features.  (The parent's
+    left).  One call a feature, every candidate on scalars: the generic
+    path's calls per candidate made that a fifth of a boosting fit on MNIST's
+    784 features.  (The parent's
     terms stay computed here, not once a node by the caller: hoisted out of
     the level-wise driver's parallel split search by numba's parfor pass, they
     gave other splits on the second thread.)  Returns ``(status, score,
