@@ -94,7 +94,7 @@ def node_histograms(X, y, threads, traffic_mib, repeat):
     n, d = X.shape
     data = with_column_codes(bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True))
     B = data.n_bins
-    g = (y - y.mean()).astype(np.float64)
+    g = y - y.mean()
     sst = np.column_stack([np.ones(n), g, np.ones(n)])      # squared error, unit weights
     w = np.ones(n)
     y0 = np.zeros(0, np.int64)
@@ -106,12 +106,13 @@ def node_histograms(X, y, threads, traffic_mib, repeat):
     junk = np.zeros(max(traffic_mib, 0) * 2 ** 20 // 8)
     rng = np.random.default_rng(0)
 
+    end = np.zeros(1, np.int64)
+
     def ours(samples):
         # (as a boosted tree's smaller child: a level of one node, features split
-        # over the threads)
-        hist_build_nodes(data.Xb, samples, one, np.full(1, samples.shape[0]), one, 1, y0, sst,
-                         w, TASK_DENSE, hist, cnt, threads, COUNT_STATS_0_2, None, None,
-                         data.Xt)
+        # over the threads; the node's end set before the timing)
+        hist_build_nodes(data.Xb, samples, one, end, one, 1, y0, sst, w, TASK_DENSE, hist,
+                         cnt, threads, COUNT_STATS_0_2, None, None, data.Xt)
 
     print(f"\none node's histogram, {d} features x {B} bins, {threads} thread(s); median "
           f"of {repeat}, us (treelab / HistGB)")
@@ -120,6 +121,7 @@ def node_histograms(X, y, threads, traffic_mib, repeat):
         for m in (2_000, 10_000, 40_000, 80_000):
             samples = np.sort(rng.choice(n, m, replace=False)).astype(np.int64)
             s32 = samples.astype(np.uint32)
+            end[0] = m
             # the same work: the same counts, the same sums (HistGB's in float32)
             ours(samples)
             theirs = np.asarray(hb.compute_histograms_brute(s32, None))
