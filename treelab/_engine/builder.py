@@ -45,7 +45,7 @@ from .binning import (  # noqa: F401  (presort: re-exported)
 from .histogram import (COUNT_NONE, bin_count, count_column_of_three, count_stat, hist_build,
                         hist_subtract, root_counts_usable, root_hist_counted,
                         unit_count_column)
-from .jit import njit
+from .jit import U0, U1, njit
 from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better,
     better_at, impurity_of, stats_weight,
@@ -472,8 +472,9 @@ def finish_two(samples, tmp, start, nl, nr, child_n, child_start):
     are compacted in ``samples[start:nl]``, the ``nr`` right ones wait in
     ``tmp[:nr]`` and are written after them.  Sets ``child_n`` / ``child_start``;
     returns 2, or 0 when a child is empty (:func:`two_children`)."""
-    for q in range(nr):
-        samples[nl + q] = tmp[q]
+    nlu = np.uint64(nl)
+    for q in range(np.uint64(nr)):       # (unsigned: a vectorized copy, .jit.U1)
+        samples[nlu + q] = tmp[q]
     return two_children(start, nl, nr, child_n, child_start)
 
 
@@ -528,30 +529,36 @@ def split_codes(samples, start, end, Xb, f, key, miss_left, missing_bin, out_l, 
     (``BinnedData.Xt``; empty: none), read instead of ``Xb`` when given -- a
     node's ascending samples then read neighbouring bytes of one column, not one
     cache line of ``Xb`` a sample (160,000 x 20 codes, a node of 1/8 of the
-    rows: 1.6 -> 0.63 ns a sample)."""
-    nl = 0
-    nr = 0
+    rows: 1.6 -> 0.63 ns a sample).  Positions and rows index as unsigned
+    integers (:data:`~.jit.U1`): numba wraps a negative signed index around, a
+    compare and select on every access (37,000 of 160,000 rows from the column
+    codes: 3.2 -> 2.1 ns a sample)."""
+    nl = U0
+    nr = U0
+    ol = np.uint64(off_l)
+    orr = np.uint64(off_r)
     if xt.shape[0] > 0:
         col = xt[f]
-        for p in range(start, end):
+        for p in range(np.uint64(start), np.uint64(end)):
             i = samples[p]
-            go_left = code_goes_left(col[i], key, miss_left, missing_bin)
-            out_l[off_l + nl] = i
-            out_r[off_r + nr] = i
+            go_left = np.uint64(code_goes_left(col[np.uint64(i)], key, miss_left, missing_bin))
+            out_l[ol + nl] = i
+            out_r[orr + nr] = i
             nl += go_left
-            nr += 1 - go_left
-        return nl
+            nr += U1 - go_left
+        return np.int64(nl)
     ahead = prefetch_stop(samples, start, end)
+    fu = np.uint64(f)
     for p in range(start, end):
         if p < ahead:
             prefetch_at(Xb, samples[p + PREFETCH_DISTANCE], f)     # (.prefetch)
-        i = samples[p]
-        go_left = code_goes_left(Xb[i, f], key, miss_left, missing_bin)
-        out_l[off_l + nl] = i
-        out_r[off_r + nr] = i
+        i = samples[np.uint64(p)]
+        go_left = np.uint64(code_goes_left(Xb[np.uint64(i), fu], key, miss_left, missing_bin))
+        out_l[ol + nl] = i
+        out_r[orr + nr] = i
         nl += go_left
-        nr += 1 - go_left
-    return nl
+        nr += U1 - go_left
+    return np.int64(nl)
 
 
 # ------------------------------------------------------------------ set-up
@@ -1350,16 +1357,17 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
 
 @njit(cache=True, nogil=True)
 def _mark_leaf(leaf_of_row, samples, start, end, node):
-    for p in range(start, end):
-        leaf_of_row[samples[p]] = node
+    for p in range(np.uint64(start), np.uint64(end)):     # (unsigned: .jit.U1)
+        leaf_of_row[np.uint64(samples[p])] = node
 
 
 @njit(cache=True, nogil=True)
 def _add_leaf_values_rows(out, j, value, leaf_of_row, lo, hi):
     # (a plain kernel: the parallel region below holds one call and nothing
     # else, as every parallel region of the engine; see level_wise.py)
-    for i in range(lo, hi):
-        out[i, j] += value[leaf_of_row[i], 0]
+    ju = np.uint64(j)
+    for i in range(np.uint64(lo), np.uint64(hi)):       # (unsigned: .jit.U1)
+        out[i, ju] += value[np.uint64(leaf_of_row[i]), 0]
 
 
 @njit(cache=True, nogil=True, parallel=True)

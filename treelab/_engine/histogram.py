@@ -197,7 +197,7 @@ def _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, 
             for off in range(f0, f1, 64):
                 prefetch_at(Xb, j, off)
             prefetch_targets(task == TASK_CLASSIFICATION, yc, w, sstats, j)
-        i = samples[p]
+        i = np.uint64(samples[np.uint64(p)])     # (unsigned: .jit.U1)
         row = Xb[i, f0:f1]
         if task == TASK_CLASSIFICATION:
             c = yc[i]
@@ -726,7 +726,11 @@ def root_hist_counted(xt, xt_cnt, sstats, hist, cnt_col, ext, n_threads):
 @njit(cache=True, nogil=True)
 def _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count, unit02):
     """:func:`_hist_columns` over the rows ``samples[start:end]`` (any node: the
-    codes and statistics read at those rows, in that order)."""
+    codes and statistics read at those rows, in that order).  Positions and rows
+    index as unsigned integers (:data:`.jit.U1`; a node of 10,000 of 160,000
+    rows, ``[1, g, 1]``: 173 -> 128 us)."""
+    s0 = np.uint64(start)
+    s1 = np.uint64(end)
     f = f0
     while f < f1:
         g = feature_group(f1 - f)
@@ -736,63 +740,63 @@ def _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count, 
             if g == 4:
                 hs = (hist[f], hist[f + 1], hist[f + 2], hist[f + 3])
                 xs = (xt[f], xt[f + 1], xt[f + 2], xt[f + 3])
-                for p in range(start, end):
-                    i = samples[p]
+                for p in range(s0, s1):
+                    i = np.uint64(samples[p])
                     _add_unit02(hs, xs, i, sstats[i, 1])
             elif g == 3:
                 hs3 = (hist[f], hist[f + 1], hist[f + 2])
                 xs3 = (xt[f], xt[f + 1], xt[f + 2])
-                for p in range(start, end):
-                    i = samples[p]
+                for p in range(s0, s1):
+                    i = np.uint64(samples[p])
                     _add_unit02(hs3, xs3, i, sstats[i, 1])
             elif g == 2:
                 hs2 = (hist[f], hist[f + 1])
                 xs2 = (xt[f], xt[f + 1])
-                for p in range(start, end):
-                    i = samples[p]
+                for p in range(s0, s1):
+                    i = np.uint64(samples[p])
                     _add_unit02(hs2, xs2, i, sstats[i, 1])
             else:
                 hs1 = (hist[f],)
                 xs1 = (xt[f],)
-                for p in range(start, end):
-                    i = samples[p]
+                for p in range(s0, s1):
+                    i = np.uint64(samples[p])
                     _add_unit02(hs1, xs1, i, sstats[i, 1])
         elif g == 4:
             hs = (hist[f], hist[f + 1], hist[f + 2], hist[f + 3])
             xs = (xt[f], xt[f + 1], xt[f + 2], xt[f + 3])
-            for p in range(start, end):
-                i = samples[p]
+            for p in range(s0, s1):
+                i = np.uint64(samples[p])
                 _add_four(hs, xs, i, sstats[i, 0], sstats[i, 1], sstats[i, 2])
             if count:
                 cs = (cnt[f], cnt[f + 1], cnt[f + 2], cnt[f + 3])
-                for p in range(start, end):
-                    _count_four(cs, xs, samples[p])
+                for p in range(s0, s1):
+                    _count_four(cs, xs, np.uint64(samples[p]))
         elif g == 3:
             hs3 = (hist[f], hist[f + 1], hist[f + 2])
             xs3 = (xt[f], xt[f + 1], xt[f + 2])
-            for p in range(start, end):
-                i = samples[p]
+            for p in range(s0, s1):
+                i = np.uint64(samples[p])
                 _add_three_features(hs3, xs3, i, sstats[i, 0], sstats[i, 1], sstats[i, 2])
             if count:
                 cs3 = (cnt[f], cnt[f + 1], cnt[f + 2])
-                for p in range(start, end):
-                    _count_features(cs3, xs3, samples[p])
+                for p in range(s0, s1):
+                    _count_features(cs3, xs3, np.uint64(samples[p]))
         elif g == 2:
             hs2 = (hist[f], hist[f + 1])
             xs2 = (xt[f], xt[f + 1])
-            for p in range(start, end):
-                i = samples[p]
+            for p in range(s0, s1):
+                i = np.uint64(samples[p])
                 _add_two_features(hs2, xs2, i, sstats[i, 0], sstats[i, 1], sstats[i, 2])
             if count:
                 cs2 = (cnt[f], cnt[f + 1])
-                for p in range(start, end):
-                    _count_features(cs2, xs2, samples[p])
+                for p in range(s0, s1):
+                    _count_features(cs2, xs2, np.uint64(samples[p]))
         else:
             h0 = hist[f]
             c0 = cnt[f]
             x0 = xt[f]
-            for p in range(start, end):
-                i = samples[p]
+            for p in range(s0, s1):
+                i = np.uint64(samples[p])
                 b0 = x0[i]
                 _add_three(h0, b0, sstats[i, 0], sstats[i, 1], sstats[i, 2])
                 if count:

@@ -88,10 +88,14 @@ def _place_chunk(samples, tmp_l, tmp_r, ch, c):
     """Chunk ``c``'s left and right samples from ``tmp_l`` / ``tmp_r`` to their
     destinations ``ch[c, 6]`` / ``ch[c, 7]``."""
     s, e, nl, dl, dr = ch[c, 0], ch[c, 1], ch[c, 5], ch[c, 6], ch[c, 7]
-    for q in range(nl):
-        samples[dl + q] = tmp_l[s + q]
-    for q in range(e - s - nl):
-        samples[dr + q] = tmp_r[s + q]
+    # (unsigned positions: two copies numba vectorizes, .jit.U1; 0.99 -> 0.26 ns a sample)
+    su = np.uint64(s)
+    dlu = np.uint64(dl)
+    dru = np.uint64(dr)
+    for q in range(np.uint64(nl)):
+        samples[dlu + q] = tmp_l[su + q]
+    for q in range(np.uint64(e - s - nl)):
+        samples[dru + q] = tmp_r[su + q]
 
 
 @njit(cache=True, nogil=True)
@@ -187,21 +191,23 @@ def mark_two_leaves(Xb, samples, start, end, f, key, miss_left, missing_bin, lea
     ``xt``: the codes column by column, read instead of ``Xb`` (empty: none)."""
     nl = 0
     mark = leaf_of_row.shape[0] > 0
+    # (positions and rows unsigned: no wraparound test an access, .jit.U1)
     if xt.shape[0] > 0:
         col = xt[f]
-        for p in range(start, end):
-            i = samples[p]
+        for p in range(np.uint64(start), np.uint64(end)):
+            i = np.uint64(samples[p])
             go_left = code_goes_left(col[i], key, miss_left, missing_bin)
             if mark:
                 leaf_of_row[i] = first if go_left else first + 1
             nl += go_left
         return nl
     ahead = prefetch_stop(samples, start, end)
+    fu = np.uint64(f)
     for p in range(start, end):
         if p < ahead:
             prefetch_at(Xb, samples[p + PREFETCH_DISTANCE], f)
-        i = samples[p]
-        go_left = code_goes_left(Xb[i, f], key, miss_left, missing_bin)
+        i = np.uint64(samples[np.uint64(p)])
+        go_left = code_goes_left(Xb[i, fu], key, miss_left, missing_bin)
         if mark:
             leaf_of_row[i] = first if go_left else first + 1
         nl += go_left
