@@ -296,6 +296,7 @@ def newton_round_stats(grad_hess, y, raw, grad, hess, w, sst, first_order, rowwi
         if rowwise:
             grad_hess(y[lo:hi], raw[lo:hi], grad[lo:hi], hess[lo:hi])
         for j in range(K):
-            for i in range(lo, hi):
+            # (unsigned rows: no wraparound test an access, .jit.U1)
+            for i in range(np.uint64(lo), np.uint64(hi)):
                 sst[j, i, 0] = w[i] if first_order else w[i] * hess[i, j]
                 sst[j, i, 1] = w[i] * grad[i, j]
