@@ -497,10 +497,9 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     missing values, one pass (:func:`_newton_candidate`, missing right then
     left).  One call a feature, every candidate on scalars: the generic
     path's calls per candidate made that a fifth of a boosting fit on MNIST's
-    784 features.  (The parent's
-    terms stay computed here, not once a node by the caller: hoisted out of
-    the level-wise driver's parallel split search by numba's parfor pass, they
-    gave other splits on the second thread.)  Returns ``(status, score,
+    784 features.  (The parent's terms stay computed here, not once a node by
+    the caller: hoisted out of the level-wise driver's parallel split search
+    by numba's parfor pass, they gave other splits on the second thread.)  Returns ``(status, score,
     threshold, missing_slot)``; status -1: the feature is constant on the
     node.  ``cc``: the statistic holding the bins' counts where ``cnt_f`` is not
     kept (:func:`~.histogram.count_stat`; -1: ``cnt_f``)."""
