@@ -252,3 +252,69 @@ def test_subtraction_made_with_the_sparse_build_is_the_separate_one(n_threads):
                      TASK_DENSE, hist, cnt, n_threads, col, ext, sp, None, subs)
     np.testing.assert_array_equal(cnt, ref_c)
     np.testing.assert_array_equal(hist, ref_h)
+
+
+def _mixed_extents_X(seed, n, d):
+    """Sparse columns (70 % zeros): the first half with two other values (a
+    few bins each), the second half with reals (every bin)."""
+    rng = np.random.default_rng(seed)
+    nz = rng.random((n, d)) < 0.3
+    h = d // 2
+    X = np.zeros((n, d))
+    X[:, :h] = np.where(nz[:, :h], rng.integers(1, 3, (n, h)), 0.0)
+    X[:, h:] = np.where(nz[:, h:], rng.normal(size=(n, d - h)) + 5.0, 0.0)
+    return X
+
+
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
+def test_sparse_or_dense_is_chosen_for_the_whole_histogram(policy):
+    """Split by features on two threads, each thread's half of a node's
+    histogram once chose sparse rows or dense codes by its own features' bins:
+    a node of a few hundred rows here had its few-bin half from the sparse rows
+    (default bins = totals minus the others: other rounding) and its other half
+    dense on two threads, all sparse on one -- so a boosted model depended on
+    ``n_jobs`` in the last bits.  The choice is the whole histogram's now: the
+    same histograms and the same trees, bit for bit, on one thread and two."""
+    from treelab._engine.builder import build_tree
+    from treelab._engine.histogram import PARALLEL_LEVEL_MIN_WORK
+    from treelab._engine.tree import trim
+    from treelab.split_criteria.gradient import NewtonCriterion
+    n, d = 3000, 240
+    X = _mixed_extents_X(8, n, d)
+    data = _data(X)
+    sp = (data.sp_ptr, data.sp_bin, data.sp_dflt)
+    assert sp[2].shape == (d,)
+    B = data.n_bins
+    rng = np.random.default_rng(9)
+    g = rng.normal(size=n) + X[:, d - 1] - X[:, 0]
+    sst = np.ascontiguousarray(np.column_stack([rng.random(n) + 0.1, g, np.ones(n)]))
+    yc, w = np.zeros(0, np.int64), np.ones(n)
+    crit = NewtonCriterion(reg_lambda=1.0)
+    P0 = make_params(TASK_DENSE, 3, 1, 2, 1, 0.0, 0.0, 1, False, 0)
+    ext = new_pool(data, P0).ext
+    # node sizes where a half of the features alone would choose otherwise
+    split = [m for m in range(2, n) if m * d >= PARALLEL_LEVEL_MIN_WORK and
+             use_sparse_rows(sp, m, 0, d, B, ext) != use_sparse_rows(sp, m, d // 2, d, B, ext)]
+    assert len(split) > 50
+    samples = rng.permutation(n).astype(np.int64)
+    for m in (split[0], split[len(split) // 2], split[-1]):
+        out = []
+        for nt in (1, 2):
+            hist = np.zeros((1, d, B, 3))
+            cnt = np.zeros((1, d, B), np.int64)
+            hist_build_nodes(data.Xb, samples, np.array([0]), np.array([m]), np.array([0]), 1,
+                             yc, sst, w, TASK_DENSE, hist, cnt, nt, COUNT_NONE, ext, sp)
+            out.append((hist, cnt))
+        np.testing.assert_array_equal(out[0][1], out[1][1])
+        np.testing.assert_array_equal(out[0][0], out[1][0])
+    trees = []
+    for nt in (1, 2):
+        P = make_params(TASK_DENSE, 3, 6 if policy == "depthwise" else 50, 2, 1,
+                        crit.min_child_weight, 0.0, d, False, crit.merit_code, crit.builtin_code,
+                        max_leaves=31 if policy == "lossguide" else np.iinfo(np.int64).max,
+                        n_threads=nt)
+        trees.append(trim(build_tree(data, yc, sst, w, P, crit.impurity, crit.merit,
+                                     cp=crit.params, grow_policy=policy)))
+    assert trees[0].sizes[0] > 20
+    for name in trees[0]._fields:
+        np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))

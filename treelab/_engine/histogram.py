@@ -872,7 +872,11 @@ def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0,
     step = max(8, HIST_BLOCK_BYTES // (B * (hist.shape[2] + 1) * 8))
     count = cnt_col == COUNT_NONE
     cc = count_stat(cnt_col)
-    if use_sparse_rows(sp, end - start, f0, f1, B, ext):
+    # (sparse or dense decided for the node's whole histogram, not for this block
+    # of features: a default bin derived from the totals differs from the dense
+    # sums by rounding, so a per-block choice made the model depend on the number
+    # of threads)
+    if use_sparse_rows(sp, end - start, 0, Xb.shape[1], B, ext):
         # each row's codes other than its features' most frequent ones, then the
         # default bins from the node's totals -- group by group, each group's
         # zeroing, additions, default bins, counts and subtraction while its bins
