@@ -397,11 +397,15 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
         if driver == "depthwise" and K == 1 and level_wise_fits(
                 p["max_depth"], d, data.n_bins, 3):
             driver = "levelwise"
-        n_threads = min(_n_threads(self.n_jobs), K)
+        # (n_jobs None: numba's threads, as the kernels -- the K trees of a round on
+        # them rather than one after the other: MNIST's 10 classes, 20 rounds, two
+        # threads, 3.0-3.6 s against 4.2-5.3 s; the same model)
+        import numba
+        n_threads = min(numba.get_num_threads() if self.n_jobs is None
+                        else _n_threads(self.n_jobs), K)
         pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
         # the threads left to each tree build its histograms on (split by features:
         # the trees are the same whatever their number)
-        import numba
         params = params._replace(n_threads=max(1, numba.get_num_threads() // n_threads))
         n_chunks = 4 * numba.get_num_threads() if n >= 20_000 else 1
         best, best_it, since = np.inf, -1, 0
@@ -669,7 +673,7 @@ _PARAM_DOC = """
         and, for several outputs (one tree per class), the trees of a round grown
         at once; the threads left to each tree build its histograms (split by
         features: the model is the same whatever ``n_jobs``).  None: numba's
-        default for kernels and histograms, one tree at a time.
+        threads (``numba.get_num_threads()``, all cores unless set otherwise).
     warm_start : bool, default=False
         Keep the fitted trees and add rounds up to ``n_estimators``; the result
         equals a single fit with as many rounds (same ``random_state``).
