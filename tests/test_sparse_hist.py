@@ -318,3 +318,53 @@ def test_sparse_or_dense_is_chosen_for_the_whole_histogram(policy):
     assert trees[0].sizes[0] > 20
     for name in trees[0]._fields:
         np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))
+
+
+def test_small_nodes_skip_the_features_constant_on_them(monkeypatch):
+    """``builder.small_node_codes``: on a small node of sparse data a feature
+    whose rows all hold its default code (not the missing bin) is constant on
+    the node and is not read; the flags equal a direct look at the codes, and
+    trees whose nodes are all small are the same with and without sparse rows."""
+    from treelab import DecisionTreeClassifier, GradientBoostingRegressor
+    from treelab._engine.builder import small_node_codes
+    rng = np.random.default_rng(11)
+    X = _sparse_X(11, n=3000)
+    X[:, 2] = np.where(rng.random(3000) < 0.8, np.nan, X[:, 2])   # default: missing
+    data = _data(X)
+    n, d = X.shape
+    assert data.sp_dflt.shape == (d,) and data.sp_dflt[2] == data.missing_bin
+    samples = rng.permutation(n).astype(np.int64)
+    n_constant = 0
+    for start, m in ((0, 1), (5, 7), (100, 40), (2000, 120), (2900, 100)):
+        nz = small_node_codes(data, samples, start, start + m, True)
+        rows = samples[start:start + m]
+        ref = np.array([(data.Xb[rows, f] != data.sp_dflt[f]).any()
+                        or data.sp_dflt[f] == data.missing_bin for f in range(d)])
+        np.testing.assert_array_equal(nz, ref)
+        n_constant += int((~nz).sum())
+    assert n_constant > 30
+    assert small_node_codes(data, samples, 0, 10, False).shape == (0,)
+    dense = bin_data(np.random.default_rng(0).normal(size=(50, 40)), np.zeros(40, bool),
+                     np.zeros(40, np.int64), True)
+    assert small_node_codes(dense, samples, 0, 10, True).shape == (0,)
+    # 30 rows: every node sorts its own samples (fewer than 32 rows); class
+    # counts are exact on histograms too (100 rows)
+    Xs, ys = X[:100], (np.nan_to_num(X[:100, 0]) + X[:100, 1] > 3).astype(int)
+    Xr = X[:30]
+    yr = np.nan_to_num(Xr[:, 0]) * 2 - Xr[:, 4] + np.nan_to_num(Xr[:, 2])
+    fitted = []
+    for sparse in (True, False):
+        if not sparse:
+            _dense_only(monkeypatch)
+        assert (_data(Xs).sp_dflt.shape[0] > 0) == sparse
+        assert (_data(Xr).sp_dflt.shape[0] > 0) == sparse
+        fitted.append((DecisionTreeClassifier(splitter="hist", random_state=0).fit(Xs, ys),
+                       GradientBoostingRegressor(n_estimators=5, max_depth=4,
+                                                 random_state=0).fit(Xr, yr)))
+    (ta, ga), (tb, gb) = fitted
+    assert ta.tree_.feature.shape[0] > 5
+    np.testing.assert_array_equal(ta.tree_.feature, tb.tree_.feature)
+    np.testing.assert_array_equal(ta.tree_.threshold, tb.tree_.threshold)
+    np.testing.assert_array_equal(ta.predict_proba(X), tb.predict_proba(X))
+    assert ga._trees[0][0].feature.shape[0] > 5
+    np.testing.assert_array_equal(ga.predict(X), gb.predict(X))
