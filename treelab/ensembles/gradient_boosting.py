@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import numbers
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
@@ -421,6 +422,7 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
         # each thread's histogram pool, reused by every tree it grows (fresh pools
         # cost their pages' first-write faults on every tree)
         pools = threading.local()
+        took = [0.0] * K            # each class's last tree's growing time (seconds)
 
         def thread_pool():
             if not hasattr(pools, "pool"):
@@ -453,8 +455,9 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
                     # the class's per-row statistics [w h, w g, w] (first order: h = 1)
                     jobs.append((sst_buf[j], tp))
 
-                def grow(job):
-                    sst, tp = job
+                def grow(j):
+                    sst, tp = jobs[j]
+                    t_start = time.perf_counter()
                     # the builder reports the leaf of every grown-on row: training
                     # scores are updated without traversing the tree
                     leaves = np.empty(n, np.int64)     # (every grown-on row is set)
@@ -463,8 +466,17 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
                                         rows=all_rows if rows is None else rows,
                                         grow_policy=driver, leaf_of_row=leaves,
                                         pool=thread_pool()))
+                    took[j] = time.perf_counter() - t_start
                     return t, leaves
-                grown = list(pool.map(grow, jobs)) if pool is not None else [grow(j) for j in jobs]
+                if pool is None:
+                    grown = [grow(j) for j in range(K)]
+                else:
+                    # the round's trees longest first by their class's last round
+                    # (LPT: less idle time before the round's end; the trees do not
+                    # depend on the order or the thread)
+                    futures = {j: pool.submit(grow, j)
+                               for j in sorted(range(K), key=lambda j: -took[j])}
+                    grown = [futures[j].result() for j in range(K)]
                 new = []
                 for j, (t, leaves) in enumerate(grown):
                     stats = t.value
