@@ -368,3 +368,40 @@ def test_small_nodes_skip_the_features_constant_on_them(monkeypatch):
     np.testing.assert_array_equal(ta.predict_proba(X), tb.predict_proba(X))
     assert ga._trees[0][0].feature.shape[0] > 5
     np.testing.assert_array_equal(ga.predict(X), gb.predict(X))
+
+
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
+def test_histogram_nodes_skip_the_features_constant_on_them(monkeypatch, policy):
+    """A histogram node whose default bin holds all its rows has the feature
+    constant on it (``find_best_split`` then skips its search): half of the
+    features here are non-zero only where feature 0 is, so the many large nodes
+    without it have them constant.  Class-count trees are the same with and
+    without sparse rows, bit for bit; boosted trees the same splits (their
+    default bins differ from the dense sums in the last bits)."""
+    from treelab import DecisionTreeClassifier, GradientBoostingRegressor
+    X = _sparse_X(12, n=4000)
+    X[X[:, 0] == 0, 20:] = 0.0
+    assert (X[:, 0] == 0).sum() > 3000
+    yc = ((X[:, 0] > 2) & (X[:, 25] > 2) | (X[:, 3] > 2) | (X[:, 1] == 3) & (X[:, 30] > 1.5)
+          ).astype(int)
+    yr = X[:, 0] - 2 * X[:, 25] + X[:, 3] + (X[:, 1] == 3) + X[:, 30]
+    kw = dict(n_estimators=6, max_depth=5, grow_policy=policy, random_state=0)
+    if policy == "lossguide":
+        kw.update(max_depth=0, max_leaves=24)
+    fitted = []
+    for sparse in (True, False):
+        if not sparse:
+            _dense_only(monkeypatch)
+        assert (_data(X).sp_dflt.shape[0] > 0) == sparse
+        fitted.append((DecisionTreeClassifier(splitter="hist", random_state=0).fit(X, yc),
+                       GradientBoostingRegressor(**kw).fit(X, yr)))
+    (ta, ga), (tb, gb) = fitted
+    assert (ta.tree_.feature >= 20).any()
+    np.testing.assert_array_equal(ta.tree_.feature, tb.tree_.feature)
+    np.testing.assert_array_equal(ta.tree_.threshold, tb.tree_.threshold)
+    np.testing.assert_array_equal(ta.predict_proba(X), tb.predict_proba(X))
+    assert any((t.feature >= 20).any() for t, _ in ga._trees)
+    for (a, _), (b, _) in zip(ga._trees, gb._trees):
+        np.testing.assert_array_equal(a.feature, b.feature)
+        np.testing.assert_array_equal(a.threshold, b.threshold)
+    np.testing.assert_allclose(ga.predict(X), gb.predict(X), rtol=1e-9, atol=1e-9)

@@ -839,6 +839,11 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     track = P.split_mode == SPLIT_RANDOM and merit_code != MERIT_GAIN_RATIO
     run_best = -np.inf
     nz_small = small_node_codes(D, samples, start, end, n_node < small)
+    # sparse binned data: a histogram whose default bin (not the missing one)
+    # holds every row of the node is a feature constant on it, which the
+    # searches below report as status -1 after a pass over its bins
+    dflt = D.sp_dflt
+    check_dflt = use_hist and dflt.shape[0] > 0
     for j in range(d):
         if max_features < d:
             r = j + np.random.randint(0, d - j)
@@ -928,6 +933,10 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                     ws.yloc, ws.sloc, ws.wloc, parent, imp, left, miss, buf, min_samples_leaf,
                     min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
                     ws.proxy_best)
+            kk = 2
+        elif use_hist and check_dflt and dflt[f] != missing_bin and bin_count(
+                pool[hslot, f], pcnt[hslot, f], cc, dflt[f]) == n_node:
+            status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
             kk = 2
         elif use_hist and merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
             lo = edge_offsets[f]
