@@ -356,13 +356,28 @@ def _fix_default_bins(hist, cnt, dflt, tot, n, f0, f1, count, ext):
         db = np.int64(dflt[f])
         top = ext[f] if ext.shape[0] > 0 else B
         nb = top + 1 if top < B else B
-        for s in range(S):
-            acc = 0.0
+        if S == 3:
+            # the three sums in one pass over the bins (each in bin order, as below)
+            a0 = 0.0
+            a1 = 0.0
+            a2 = 0.0
             for j in range(nb):
                 b = j if j < top else B - 1
                 if b != db:
-                    acc += hist[f, b, s]
-            hist[f, db, s] = tot[s] - acc
+                    a0 += hist[f, b, 0]
+                    a1 += hist[f, b, 1]
+                    a2 += hist[f, b, 2]
+            hist[f, db, 0] = tot[0] - a0
+            hist[f, db, 1] = tot[1] - a1
+            hist[f, db, 2] = tot[2] - a2
+        else:
+            for s in range(S):
+                acc = 0.0
+                for j in range(nb):
+                    b = j if j < top else B - 1
+                    if b != db:
+                        acc += hist[f, b, s]
+                hist[f, db, s] = tot[s] - acc
         if count:
             m = 0
             for j in range(nb):
