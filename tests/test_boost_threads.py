@@ -387,6 +387,36 @@ def test_lockstep_traversal_equals_the_walk(depths, layout, bitvector):
             np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 2), ref)
 
 
+def test_full_depth6_trees_walk_as_heaps():
+    """Trees that hold more than ``_HEAP_NODES_PER_LEVEL`` split nodes a level
+    (full depth-6 trees: 63 split nodes, 6 levels) are walked as complete heaps
+    (one node a level) rather than as bitvectors (every split node); depth-5
+    trees keep the bitvectors.  Either way the sums of a row-by-row walk."""
+    from treelab import DecisionTreeRegressor
+    from treelab._engine.tree import (_HEAP_NODES_PER_LEVEL, _forest_raw_packed,
+                                      _pack_raw, forest_predict)
+    rng = np.random.default_rng(5)
+    n = 5000
+    X = rng.normal(size=(n, 5))
+    X[rng.random((n, 5)) < 0.05] = np.nan
+    y = np.nan_to_num(X[:, 0]) + np.sin(np.nan_to_num(X[:, 1]) * 3) + rng.normal(size=n)
+    for depth, layout in ((6, 2), (5, 3)):
+        trees = [DecisionTreeRegressor(max_depth=depth, random_state=s).fit(
+            X, y + s * np.nan_to_num(X[:, 2])).tree_.arrays for s in range(4)]
+        forest, roots = concat_trees(trees)
+        n_split = int((forest.kind[:forest.sizes[0]] != 0).sum())
+        assert (n_split > _HEAP_NODES_PER_LEVEL * depth * 4) == (depth == 6)
+        packed = _pack_raw(forest, roots, True)
+        assert packed[0] == layout
+        cols = np.zeros(4, np.int64)
+        ref = np.zeros((n, 1))
+        for r in roots:
+            ref[:, 0] += forest.value[[_walk(forest, r, x) for x in X], 0]
+        np.testing.assert_array_equal(_forest_raw_packed(forest, packed, roots, cols, X, 1, 2),
+                                      ref)
+        np.testing.assert_array_equal(forest_predict(forest, roots, cols, X, 1), ref)
+
+
 def test_forest_raw_chunks_do_not_change_the_sums():
     """A few rows through a large forest go on threads in chunks smaller than
     ``_ROW_CHUNK`` (``n_threads``): the same sums as the serial walk whatever the
