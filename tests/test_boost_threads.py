@@ -19,7 +19,8 @@ from treelab._engine.tree import (
     predict_value_serial, trim,
 )
 from treelab.split_criteria import GINI
-from treelab.split_criteria.gradient import NewtonCriterion
+
+from _newton_trees import newton_trees_on_threads
 
 N, D = 251_000, 8           # N * D above PARALLEL_HIST_MIN_WORK: the root is built on threads
 
@@ -141,18 +142,9 @@ def test_squared_error_stats_sum_one_column_fewer():
 def test_newton_trees_do_not_depend_on_threads(policy):
     X, y = _data(3)
     data = bin_data(X, np.zeros(D, bool), np.zeros(D, np.int64), True)
-    crit = NewtonCriterion(reg_lambda=1.0)
     p = 0.3
     sst = np.ascontiguousarray(np.stack([np.full(N, p * (1 - p)), p - y, np.ones(N)], axis=1))
-    trees = []
-    for nt in (1, 2):
-        P = make_params(TASK_DENSE, 3, 6 if policy == "depthwise" else 50, 2, 1,
-                        crit.min_child_weight, 0.0, D, False, crit.merit_code, crit.builtin_code,
-                        max_leaves=31 if policy == "lossguide" else np.iinfo(np.int64).max,
-                        n_threads=nt)
-        trees.append(trim(build_tree(data, np.zeros(0, np.int64), sst, np.ones(N), P,
-                                     crit.impurity, crit.merit, cp=crit.params,
-                                     grow_policy=policy)))
+    trees = newton_trees_on_threads(data, sst, np.ones(N), policy, D)
     assert trees[0].sizes[0] > 20
     for name in trees[0]._fields:
         np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))

@@ -275,10 +275,9 @@ def test_sparse_or_dense_is_chosen_for_the_whole_histogram(policy):
     dense on two threads, all sparse on one -- so a boosted model depended on
     ``n_jobs`` in the last bits.  The choice is the whole histogram's now: the
     same histograms and the same trees, bit for bit, on one thread and two."""
-    from treelab._engine.builder import build_tree
+    from _newton_trees import newton_trees_on_threads
+
     from treelab._engine.histogram import PARALLEL_LEVEL_MIN_WORK
-    from treelab._engine.tree import trim
-    from treelab.split_criteria.gradient import NewtonCriterion
     n, d = 3000, 240
     X = _mixed_extents_X(8, n, d)
     data = _data(X)
@@ -289,7 +288,6 @@ def test_sparse_or_dense_is_chosen_for_the_whole_histogram(policy):
     g = rng.normal(size=n) + X[:, d - 1] - X[:, 0]
     sst = np.ascontiguousarray(np.column_stack([rng.random(n) + 0.1, g, np.ones(n)]))
     yc, w = np.zeros(0, np.int64), np.ones(n)
-    crit = NewtonCriterion(reg_lambda=1.0)
     P0 = make_params(TASK_DENSE, 3, 1, 2, 1, 0.0, 0.0, 1, False, 0)
     ext = new_pool(data, P0).ext
     # node sizes where a half of the features alone would choose otherwise
@@ -307,14 +305,7 @@ def test_sparse_or_dense_is_chosen_for_the_whole_histogram(policy):
             out.append((hist, cnt))
         np.testing.assert_array_equal(out[0][1], out[1][1])
         np.testing.assert_array_equal(out[0][0], out[1][0])
-    trees = []
-    for nt in (1, 2):
-        P = make_params(TASK_DENSE, 3, 6 if policy == "depthwise" else 50, 2, 1,
-                        crit.min_child_weight, 0.0, d, False, crit.merit_code, crit.builtin_code,
-                        max_leaves=31 if policy == "lossguide" else np.iinfo(np.int64).max,
-                        n_threads=nt)
-        trees.append(trim(build_tree(data, yc, sst, w, P, crit.impurity, crit.merit,
-                                     cp=crit.params, grow_policy=policy)))
+    trees = newton_trees_on_threads(data, sst, w, policy, d, yc)
     assert trees[0].sizes[0] > 20
     for name in trees[0]._fields:
         np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))

@@ -899,8 +899,8 @@ def _pack_raw(t, roots, bitvector=True):
     """The layout :func:`forest_raw` walks: 3 bitvectors (:func:`_pack_bitvector`,
     every tree of at most 64 leaves, unless the heaps fit and the trees have more
     than :data:`_HEAP_NODES_PER_LEVEL` split nodes a level; ``bitvector = False``:
-    not taken), 2 complete heaps (:func:`_pack_heap`, when :func:`_heap_fits`), 1 flat lockstep
-    (:func:`_pack_lockstep`, the nodes read as :func:`pack_walk`'s node words: one
+    not taken), 2 complete heaps (:func:`_pack_heap`, when :func:`_heap_fits`), 1
+    flat lockstep    (:func:`_pack_lockstep`, the nodes read as :func:`pack_walk`'s node words: one
     gather a step instead of a feature and a child array), 0 the general walk (a
     nominal node).  Returns ``(layout, flat, heap, bitv)``; ``flat`` = ``(featm,
     words, thr, val, depth, used features)``."""

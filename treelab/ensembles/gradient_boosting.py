@@ -400,7 +400,7 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
             driver = "levelwise"
         # (n_jobs None: numba's threads, as the kernels -- the K trees of a round on
         # them rather than one after the other: MNIST's 10 classes, 20 rounds, two
-        # threads, 3.0-3.6 s against 4.2-5.3 s; the same model)
+        # threads, 3.0-3.8 s against 4.2-5.3 s; the same model)
         import numba
         n_threads = min(numba.get_num_threads() if self.n_jobs is None
                         else _n_threads(self.n_jobs), K)
