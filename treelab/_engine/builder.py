@@ -934,7 +934,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                     min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
                     ws.proxy_best)
             kk = 2
-        elif use_hist and check_dflt and dflt[f] != missing_bin and bin_count(
+        elif check_dflt and dflt[f] != missing_bin and bin_count(
                 pool[hslot, f], pcnt[hslot, f], cc, dflt[f]) == n_node:
             status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
             kk = 2

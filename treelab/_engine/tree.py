@@ -900,10 +900,10 @@ def _pack_raw(t, roots, bitvector=True):
     every tree of at most 64 leaves, unless the heaps fit and the trees have more
     than :data:`_HEAP_NODES_PER_LEVEL` split nodes a level; ``bitvector = False``:
     not taken), 2 complete heaps (:func:`_pack_heap`, when :func:`_heap_fits`), 1
-    flat lockstep    (:func:`_pack_lockstep`, the nodes read as :func:`pack_walk`'s node words: one
-    gather a step instead of a feature and a child array), 0 the general walk (a
-    nominal node).  Returns ``(layout, flat, heap, bitv)``; ``flat`` = ``(featm,
-    words, thr, val, depth, used features)``."""
+    flat lockstep (:func:`_pack_lockstep`, the nodes read as :func:`pack_walk`'s
+    node words: one gather a step instead of a feature and a child array), 0 the
+    general walk (a nominal node).  Returns ``(layout, flat, heap, bitv)``;
+    ``flat`` = ``(featm, words, thr, val, depth, used features)``."""
     ok, featm, left, thr, val, depth = _pack_lockstep(t, roots)
     used = _used_features(featm)
     layout = 0
@@ -916,8 +916,9 @@ def _pack_raw(t, roots, bitvector=True):
             # the bitvectors test every split node of a tree, the heaps one node a
             # level: the heaps where the trees hold more than _HEAP_NODES_PER_LEVEL
             # split nodes a level of depth (full depth-6 trees)
+            n_split = bitv[5][-1]           # (ioff: the trees' split nodes)
             if bitv[0] and not (layout == 2 and
-                                bitv[5][-1] > _HEAP_NODES_PER_LEVEL * depth.sum()):
+                                n_split > _HEAP_NODES_PER_LEVEL * depth.sum()):
                 layout = 3
     if layout == 2:
         heap = _pack_heap(t, roots, depth, featm, thr)
