@@ -312,12 +312,15 @@ def test_sparse_or_dense_is_chosen_for_the_whole_histogram(policy):
 
 
 def test_small_nodes_skip_the_features_constant_on_them(monkeypatch):
-    """``builder.small_node_codes``: on a small node of sparse data a feature
-    whose rows all hold its default code (not the missing bin) is constant on
-    the node and is not read; the flags equal a direct look at the codes, and
-    trees whose nodes are all small are the same with and without sparse rows."""
-    from treelab import DecisionTreeClassifier, GradientBoostingRegressor
-    from treelab._engine.builder import small_node_codes
+    """``builder.small_node_entries``: on a small node of sparse data a feature
+    none of whose rows holds a code other than its default (not the missing
+    bin) is constant on the node and is not read; the entries equal a direct
+    look at the codes, and trees whose nodes are all small are the same with
+    and without sparse rows."""
+    from treelab import (
+        DecisionTreeClassifier, GradientBoostingClassifier, GradientBoostingRegressor,
+    )
+    from treelab._engine.builder import small_node_entries
     rng = np.random.default_rng(11)
     X = _sparse_X(11, n=3000)
     X[:, 2] = np.where(rng.random(3000) < 0.8, np.nan, X[:, 2])   # default: missing
@@ -327,22 +330,25 @@ def test_small_nodes_skip_the_features_constant_on_them(monkeypatch):
     samples = rng.permutation(n).astype(np.int64)
     n_constant = 0
     for start, m in ((0, 1), (5, 7), (100, 40), (2000, 120), (2900, 100)):
-        nz = small_node_codes(data, samples, start, start + m, True)
+        ptr, pos, code, mark = small_node_entries(data, samples, start, start + m, True)
         rows = samples[start:start + m]
-        ref = np.array([(data.Xb[rows, f] != data.sp_dflt[f]).any()
-                        or data.sp_dflt[f] == data.missing_bin for f in range(d)])
-        np.testing.assert_array_equal(nz, ref)
-        n_constant += int((~nz).sum())
+        assert mark.shape == (m,) and (mark == -1).all()
+        for f in range(d):
+            sel = data.Xb[rows, f] != data.sp_dflt[f]
+            np.testing.assert_array_equal(pos[ptr[f]:ptr[f + 1]], np.flatnonzero(sel))
+            np.testing.assert_array_equal(code[ptr[f]:ptr[f + 1]], data.Xb[rows[sel], f])
+            n_constant += int(not sel.any() and data.sp_dflt[f] != data.missing_bin)
     assert n_constant > 30
-    assert small_node_codes(data, samples, 0, 10, False).shape == (0,)
+    assert all(a.shape == (0,) for a in small_node_entries(data, samples, 0, 10, False))
     dense = bin_data(np.random.default_rng(0).normal(size=(50, 40)), np.zeros(40, bool),
                      np.zeros(40, np.int64), True)
-    assert small_node_codes(dense, samples, 0, 10, True).shape == (0,)
+    assert all(a.shape == (0,) for a in small_node_entries(dense, samples, 0, 10, True))
     # 30 rows: every node sorts its own samples (fewer than 32 rows); class
     # counts are exact on histograms too (100 rows)
     Xs, ys = X[:100], (np.nan_to_num(X[:100, 0]) + X[:100, 1] > 3).astype(int)
     Xr = X[:30]
     yr = np.nan_to_num(Xr[:, 0]) * 2 - Xr[:, 4] + np.nan_to_num(Xr[:, 2])
+    yr3 = np.digitize(yr, np.quantile(yr, [0.3, 0.7]))
     fitted = []
     for sparse in (True, False):
         if not sparse:
@@ -351,14 +357,80 @@ def test_small_nodes_skip_the_features_constant_on_them(monkeypatch):
         assert (_data(Xr).sp_dflt.shape[0] > 0) == sparse
         fitted.append((DecisionTreeClassifier(splitter="hist", random_state=0).fit(Xs, ys),
                        GradientBoostingRegressor(n_estimators=5, max_depth=4,
-                                                 random_state=0).fit(Xr, yr)))
-    (ta, ga), (tb, gb) = fitted
+                                                 random_state=0).fit(Xr, yr),
+                       GradientBoostingClassifier(n_estimators=3, max_depth=5,
+                                                  random_state=0).fit(Xr, yr3)))
+    (ta, ga, ca), (tb, gb, cb) = fitted
+    # (the softmax trees: small nodes searched from their non-default codes,
+    # builder.newton_sparse_small_split, against every code sorted)
+    assert max(t.feature.shape[0] for t, _ in ca._trees[:3]) >= 5
+    np.testing.assert_array_equal(ca.predict_proba(X), cb.predict_proba(X))
     assert ta.tree_.feature.shape[0] > 5
     np.testing.assert_array_equal(ta.tree_.feature, tb.tree_.feature)
     np.testing.assert_array_equal(ta.tree_.threshold, tb.tree_.threshold)
     np.testing.assert_array_equal(ta.predict_proba(X), tb.predict_proba(X))
     assert ga._trees[0][0].feature.shape[0] > 5
     np.testing.assert_array_equal(ga.predict(X), gb.predict(X))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sparse_small_node_sweep_equals_the_sorted_one(seed):
+    """``builder.newton_sparse_small_split`` (a small node's Newton search from
+    its non-default codes) gives the result of ``newton_small_split`` (every
+    code of the node gathered and sorted) bit for bit: the same order of
+    additions, candidates and thresholds -- defaults below, between and above
+    the other codes, missing codes, nodes of 1 to 127 rows."""
+    from treelab._engine.builder import (
+        newton_small_split, newton_sparse_small_split, small_node_entries,
+    )
+    rng = np.random.default_rng(seed)
+    n, d = 3000, 40
+    X = _sparse_X(seed, n=n, d=d)
+    X[:, 3] = np.where(rng.random(n) < 0.7, 1.5, rng.normal(size=n) * 2)   # default in the middle
+    X[:, 4] = np.where(rng.random(n) < 0.8, 9.0, rng.integers(0, 5, n))    # default the largest
+    X[:, 5] = np.where(rng.random(n) < 0.1, np.nan, X[:, 5])               # some missing
+    X[:, 6] = np.where(rng.random(n) < 0.05, np.nan, np.where(rng.random(n) < 0.85, 0.0, 7.0))
+    data = _data(X)
+    assert data.sp_dflt.shape == (d,)
+    B = data.n_bins
+    sstats = np.column_stack([rng.uniform(0.05, 0.3, n), rng.normal(size=n), np.ones(n)])
+    cp = np.array([0.5, 0.0, 0.0])
+    size = max(B + 1, 128)          # (rows of a small node, codes)
+    keys = np.zeros(size)
+    ids = np.zeros(size, np.int64)
+    scratch = np.zeros(size)
+    bucket = np.zeros(size, np.int64)
+    keys2, ids2, scratch2 = keys.copy(), ids.copy(), scratch.copy()
+    samples = rng.permutation(n).astype(np.int64)
+    n_found = n_sparse = 0
+    for start, m in ((0, 1), (3, 2), (10, 7), (40, 24), (100, 25), (300, 60), (900, 127)):
+        end = start + m
+        rows = samples[start:end]
+        sloc = np.ascontiguousarray(sstats[rows])
+        parent = sloc.sum(axis=0)
+        ptr, pos, code, mark = small_node_entries(data, samples, start, end, True)
+        for f in range(d):
+            e0, e1 = ptr[f], ptr[f + 1]
+            sel = data.Xb[rows, f] != data.sp_dflt[f]
+            np.testing.assert_array_equal(pos[e0:e1], np.flatnonzero(sel))
+            np.testing.assert_array_equal(code[e0:e1], data.Xb[rows[sel], f])
+            lo, hi = data.edge_offsets[f], data.edge_offsets[f + 1]
+            ref = newton_small_split(data.Xb, data.missing_bin, f, samples, start, end, keys2,
+                                     ids2, scratch2, bucket, data.edges, lo, hi, sloc,
+                                     parent, cp, 1, 1e-3)
+            if e1 == e0 or data.sp_dflt[f] == data.missing_bin:
+                continue
+            got = newton_sparse_small_split(pos, code, e0, e1, f, data.sp_dflt[f],
+                                            data.missing_bin, m, mark, keys, ids, scratch,
+                                            bucket, data.edges, lo, hi, sloc, parent, cp, 1,
+                                            1e-3)
+            assert got == ref, (start, m, f)
+            assert not bucket.any()
+            n_sparse += 1
+            n_found += ref[0] == 1
+    assert n_sparse > 100 and n_found > 50
+    empty = small_node_entries(data, samples, 0, 10, False)
+    assert all(a.shape == (0,) for a in empty)
 
 
 @pytest.mark.parametrize("policy", ["depthwise", "lossguide"])

@@ -54,7 +54,8 @@ from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, p
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
 from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
-    newton_hist_sweep, newton_sorted_sweep, random_nominal, random_numeric,
+    newton_candidate, newton_hist_sweep, newton_sorted_sweep, newton_terms, random_nominal,
+    random_numeric,
 )
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
@@ -266,33 +267,6 @@ def _gather_targets(samples, start, end, yc, sstats, w, task, yl, sl, wl):
                 sl[p, s] = sstats[i, s]
 
 
-@njit(cache=True, nogil=True)
-def small_node_codes(D, samples, start, end, small):
-    """For a small node (``small``) of sparse binned data (``D.sp_dflt`` not
-    empty): ``nz[f]`` False where every row of ``samples[start:end]`` holds
-    feature ``f``'s default code and that code is not the missing bin -- the
-    feature is constant on the node, as :func:`_gather_sort_small` would find
-    after reading each row's code (MNIST: 81 % of the codes are the default
-    ones, so the node's sparse codes are about a fifth of its codes).  Else an
-    empty array (no such knowledge: every feature is read)."""
-    dflt = D.sp_dflt
-    d = dflt.shape[0]
-    if not (small and D.use_hist and d > 0):
-        return np.zeros(0, np.bool_)
-    nz = np.zeros(d, np.bool_)
-    B = np.uint64(D.n_bins)
-    ptr = D.sp_ptr
-    fb = D.sp_bin
-    for p in range(start, end):
-        i = samples[p]
-        for k in range(ptr[i], ptr[i + 1]):
-            nz[np.uint64(fb[k]) // B] = True
-    for f in range(d):
-        if dflt[f] == D.missing_bin:
-            nz[f] = True
-    return nz
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _gather_codes(Xb, missing_bin, f, samples, start, end, scratch):
     """``scratch[:m]`` = the bin codes of feature ``f`` of the small node
@@ -448,6 +422,142 @@ def newton_small_split(Xb, missing_bin, f, samples, start, end, keys_s, ids_s, s
     _missing_as_nan(keys_s, m)
     return newton_sorted_sweep(keys_s, ids_s, 0, m, True, edges[lo:hi], sloc, parent, cp,
                                min_samples_leaf, min_weight_leaf)
+
+
+@njit(cache=True, nogil=True)
+def small_node_entries(D, samples, start, end, small):
+    """For a small node (``small``) of sparse binned data (``D.sp_dflt`` not
+    empty): the node's non-default codes grouped by feature, ``(ptr, pos, code,
+    mark)`` -- feature ``f``'s are ``code[ptr[f]:ptr[f + 1]]`` at the node's
+    positions ``pos[...]`` (ascending), and ``mark`` (-1, a position each) is
+    the scratch of :func:`newton_sparse_small_split`.  A feature without any
+    whose default code is not the missing bin is constant on the node (MNIST:
+    81 % of the codes are the default ones, so the node's sparse codes are
+    about a fifth of its codes).  Else four empty arrays (no such knowledge:
+    every feature is read)."""
+    dflt = D.sp_dflt
+    d = dflt.shape[0]
+    if not (small and D.use_hist and d > 0):
+        return (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                np.zeros(0, np.int64))
+    B = np.uint64(D.n_bins)
+    ptr = D.sp_ptr
+    fb = D.sp_bin
+    e_ptr = np.zeros(d + 1, np.int64)
+    for p in range(start, end):
+        i = samples[p]
+        for k in range(ptr[i], ptr[i + 1]):
+            e_ptr[np.uint64(fb[k]) // B + U1] += 1
+    for f in range(d):
+        e_ptr[f + 1] += e_ptr[f]
+    nxt = e_ptr[:d].copy()
+    pos = np.empty(e_ptr[d], np.int64)
+    code = np.empty(e_ptr[d], np.int64)
+    for p in range(start, end):
+        i = samples[p]
+        for k in range(ptr[i], ptr[i + 1]):
+            c = np.uint64(fb[k])
+            f = c // B
+            q = nxt[f]
+            nxt[f] = q + 1
+            pos[q] = p - start
+            code[q] = np.int64(c - f * B)
+    return e_ptr, pos, code, np.full(end - start, -1, np.int64)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def newton_sparse_small_split(pos, code, e0, e1, f, dflt_f, missing_bin, m, mark, keys_s, ids_s,
+                              scratch, bucket, edges, lo, hi, sloc, parent, cp,
+                              min_samples_leaf, min_weight_leaf):
+    """:func:`newton_small_split` of feature ``f`` on a small node of ``m`` rows from
+    its non-default codes ``code[e0:e1]`` at the positions ``pos[e0:e1]``
+    (:func:`small_node_entries`; its default code ``dflt_f`` is not the missing
+    bin): the same sorted order -- the codes below the default, the default
+    rows in position order, the codes above, missing last; equal codes by
+    position -- and the same sums, candidates and result, without reading the
+    default rows' codes (one pass over their statistics).  ``mark``: -1 or
+    another feature's number at every position (left marked with ``f``)."""
+    k = e1 - e0
+    n_def = m - k
+    lo_c = np.inf
+    hi_c = -np.inf
+    n_miss = 0
+    for q in range(k):
+        c = code[e0 + q]
+        mark[pos[e0 + q]] = f
+        if c == missing_bin:
+            n_miss += 1
+            scratch[q] = np.inf
+        else:
+            x = float(c)
+            if x < lo_c:
+                lo_c = x
+            if x > hi_c:
+                hi_c = x
+            scratch[q] = x
+    n_nm = m - n_miss
+    if n_nm == 0:
+        return -1, -np.inf, 0.0, 0
+    if n_miss == 0 and (k == 0 or (n_def == 0 and hi_c <= lo_c + FEATURE_THRESHOLD)):
+        return -1, -np.inf, 0.0, 0
+    if k <= 24:
+        _insertion_sort_small(keys_s, ids_s, scratch, k)
+    else:
+        _counting_sort_codes(keys_s, ids_s, scratch, k, lo_c, hi_c, n_miss, missing_bin,
+                             bucket)
+    h_par, g_par, imp_par, lam, alpha, gamma = newton_terms(parent, cp)
+    k_nm = k - n_miss
+    h_miss = 0.0
+    g_miss = 0.0
+    for q in range(k_nm, k):
+        i = pos[e0 + ids_s[q]]
+        h_miss += sloc[i, 0]
+        g_miss += sloc[i, 1]
+    edges_f = edges[lo:hi]
+    dflt_x = float(dflt_f)
+    status = 0
+    best_score = -np.inf
+    best_thr = 0.0
+    best_slot = 1
+    h_left = 0.0
+    g_left = 0.0
+    n_left = 0
+    q = 0
+    def_done = n_def == 0
+    while n_left < n_nm:
+        # the next group of equal codes: the default rows or the next sorted codes
+        if not def_done and (q >= k_nm or keys_s[q] > dflt_x):
+            for p in range(m):
+                if mark[p] != f:
+                    h_left += sloc[p, 0]
+                    g_left += sloc[p, 1]
+            n_left += n_def
+            x = dflt_x
+            def_done = True
+        else:
+            x = keys_s[q]
+            while q < k_nm and keys_s[q] == x:
+                i = pos[e0 + ids_s[q]]
+                h_left += sloc[i, 0]
+                g_left += sloc[i, 1]
+                n_left += 1
+                q += 1
+        if n_left == n_nm and n_miss == 0:
+            break
+        ok, score, slot = newton_candidate(
+            n_left, h_left, g_left, m, n_miss, h_miss, g_miss, h_par, g_par, imp_par,
+            min_samples_leaf, min_weight_leaf, lam, alpha, gamma)
+        if ok and better(score, best_score):
+            status = 1
+            best_score = score
+            best_slot = slot
+            if n_left < n_nm:
+                best_thr = edges_f[int(x)]
+            else:
+                # every non-missing value left, missing values right
+                best_thr = np.inf
+                best_slot = 1
+    return status, best_score, best_thr, best_slot
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -941,7 +1051,9 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     gsel[1] = -1
     track = P.split_mode == SPLIT_RANDOM and merit_code != MERIT_GAIN_RATIO
     run_best = -np.inf
-    nz_small = small_node_codes(D, samples, start, end, n_node < small)
+    # a small node of sparse binned data: its non-default codes by feature
+    e_ptr, e_pos, e_code, e_mark = small_node_entries(D, samples, start, end, n_node < small)
+    sparse_small = e_ptr.shape[0] > 0
     # sparse binned data: a histogram whose default bin (not the missing one)
     # holds every row of the node is a feature constant on it, which the
     # searches below report as status -1 after a pass over its bins
@@ -1018,8 +1130,15 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                 _gather_targets(samples, start, end, yc, sstats, w, task, ws.yloc,
                                 ws.sloc, ws.wloc)
                 gathered = True
-            if nz_small.shape[0] > 0 and not nz_small[f]:
+            if sparse_small and e_ptr[f + 1] == e_ptr[f] and dflt[f] != missing_bin:
+                # every row holds the feature's default code: constant on the node
                 status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
+            elif newton and sparse_small and dflt[f] != missing_bin:
+                status, score, thr, mslot = newton_sparse_small_split(
+                    e_pos, e_code, e_ptr[f], e_ptr[f + 1], f, dflt[f], missing_bin, n_node,
+                    e_mark, keys_s, ids_s, blk0, rank_cnt, edges, edge_offsets[f],
+                    edge_offsets[f + 1], sloc, parent, cp, min_samples_leaf, min_weight_leaf)
+                ratio = score
             elif newton:
                 # (the Newton sweep on scalars, see splitter.newton_hist_sweep)
                 status, score, thr, mslot = newton_small_split(

@@ -375,7 +375,7 @@ def _newton_imp(h, g, lam, alpha):
 
 
 @njit(cache=True, inline="always", nogil=True)
-def _newton_terms(parent, cp):
+def newton_terms(parent, cp):
     """The parent's ``H``, ``G`` and structure score
     (:func:`~.merit.newton_impurity`), then lambda, alpha and gamma."""
     return (parent[0], parent[1], newton_impurity(parent, cp), cp[NEWTON_LAMBDA],
@@ -383,7 +383,7 @@ def _newton_terms(parent, cp):
 
 
 @njit(cache=True, inline="always", nogil=True)
-def _newton_candidate(n_left, h_left, g_left, n_parent, n_miss, h_miss, g_miss, h_par, g_par,
+def newton_candidate(n_left, h_left, g_left, n_parent, n_miss, h_miss, g_miss, h_par, g_par,
                       imp_par, min_samples_leaf, min_weight_leaf, lam, alpha, gamma):
     """:func:`eval_binary` of one Newton candidate on scalars (the non-missing
     left side holds ``n_left`` samples of sums ``h_left``, ``g_left``): missing
@@ -427,7 +427,7 @@ def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, paren
     in ``sstats``, rows ``ids``): the same candidates and sums, in the same
     order, evaluated on scalars (see :func:`newton_hist_sweep`).  Returns
     ``(status, score, threshold, missing_slot)``."""
-    h_par, g_par, imp_par, lam, alpha, gamma = _newton_terms(parent, cp)
+    h_par, g_par, imp_par, lam, alpha, gamma = newton_terms(parent, cp)
     n_parent = end - start
     end_nm = end
     while end_nm > start and np.isnan(keys[end_nm - 1]):
@@ -459,7 +459,7 @@ def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, paren
                 continue
         elif n_miss == 0:
             break
-        ok, score, slot = _newton_candidate(
+        ok, score, slot = newton_candidate(
             n_left, h_left, g_left, n_parent, n_miss, h_miss, g_miss, h_par, g_par, imp_par,
             min_samples_leaf, min_weight_leaf, lam, alpha, gamma)
         if ok and better(score, best_score):
@@ -494,7 +494,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     without branches (vectorised: its two divisions were half the sweep's
     time, one after the other), then the first best in bin order, each
     candidate against the running best's :func:`~.merit.better_bar`.  With
-    missing values, one pass (:func:`_newton_candidate`, missing right then
+    missing values, one pass (:func:`newton_candidate`, missing right then
     left).  One call a feature, every candidate on scalars: the generic
     path's calls per candidate made that a fifth of a boosting fit on MNIST's
     784 features.  (The parent's terms stay computed here, not once a node by
@@ -503,7 +503,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     threshold, missing_slot)``; status -1: the feature is constant on the
     node.  ``cc``: the statistic holding the bins' counts where ``cnt_f`` is not
     kept (:func:`~.histogram.count_stat`; -1: ``cnt_f``)."""
-    h_par, g_par, imp_par, lam, alpha, gamma = _newton_terms(parent, cp)
+    h_par, g_par, imp_par, lam, alpha, gamma = newton_terms(parent, cp)
     n_miss = bin_count(hist_f, cnt_f, cc, missing_bin)
     if n_miss == 0 and scratch.shape[0] >= 5 and scratch.shape[1] >= n_value_bins:
         hb = scratch[0]
@@ -613,7 +613,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         n_left += n_b
         if n_left == n_nonmissing and n_miss == 0:
             break
-        ok, c_score, c_slot = _newton_candidate(
+        ok, c_score, c_slot = newton_candidate(
             n_left, h_left, g_left, n_parent, n_miss, h_miss, g_miss, h_par, g_par, imp_par,
             min_samples_leaf, min_weight_leaf, lam, alpha, gamma)
         if ok and c_score > bar:
