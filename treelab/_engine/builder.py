@@ -268,6 +268,18 @@ def _gather_targets(samples, start, end, yc, sstats, w, task, yl, sl, wl):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _code_key(c, missing_bin, scratch, q, lo, hi, n_miss):
+    """``scratch[q]`` = bin code ``c`` as a sort key (the missing bin: inf);
+    returns the running ``(lo, hi, n_miss)`` of the keys with it."""
+    if c == missing_bin:
+        scratch[q] = np.inf
+        return lo, hi, n_miss + 1
+    x = float(c)
+    scratch[q] = x
+    return min(lo, x), max(hi, x), n_miss
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _gather_codes(Xb, missing_bin, f, samples, start, end, scratch):
     """``scratch[:m]`` = the bin codes of feature ``f`` of the small node
     ``samples[start:end]`` as floats (missing = inf); returns ``(lo, hi,
@@ -276,17 +288,8 @@ def _gather_codes(Xb, missing_bin, f, samples, start, end, scratch):
     hi = -np.inf
     n_miss = 0
     for p in range(end - start):
-        c = Xb[samples[start + p], f]
-        if c == missing_bin:
-            n_miss += 1
-            scratch[p] = np.inf
-        else:
-            x = float(c)
-            if x < lo:
-                lo = x
-            if x > hi:
-                hi = x
-            scratch[p] = x
+        lo, hi, n_miss = _code_key(Xb[samples[start + p], f], missing_bin, scratch, p, lo, hi,
+                                   n_miss)
     return lo, hi, n_miss
 
 
@@ -357,6 +360,16 @@ def _counting_sort_codes(keys_s, ids_s, scratch, m, lo, hi, n_miss, missing_bin,
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _sort_codes(keys_s, ids_s, scratch, m, lo, hi, n_miss, missing_bin, bucket):
+    """``keys_s[:m]`` / ``ids_s[:m]``: the keys ``scratch[:m]`` sorted (stable) --
+    insertion sort up to 24 keys, else :func:`_counting_sort_codes` (bin codes)."""
+    if m <= 24:
+        _insertion_sort_small(keys_s, ids_s, scratch, m)
+    else:
+        _counting_sort_codes(keys_s, ids_s, scratch, m, lo, hi, n_miss, missing_bin, bucket)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _missing_as_nan(keys_s, m):
     """The sorted keys' trailing inf (missing) as NaN."""
     for p in range(m - 1, -1, -1):
@@ -382,10 +395,8 @@ def _gather_sort_small(X, Xb, use_hist, missing_bin, f, samples, start, end, key
                                    scratch)
     if n_miss == 0 and hi <= lo + FEATURE_THRESHOLD:
         return False
-    if m <= 24:
-        _insertion_sort_small(keys_s, ids_s, scratch, m)
-    elif use_hist:
-        _counting_sort_codes(keys_s, ids_s, scratch, m, lo, hi, n_miss, missing_bin, bucket)
+    if m <= 24 or use_hist:
+        _sort_codes(keys_s, ids_s, scratch, m, lo, hi, n_miss, missing_bin, bucket)
     else:
         perm = np.argsort(scratch[:m], kind="mergesort")
         for p in range(m):
@@ -414,11 +425,7 @@ def newton_small_split(Xb, missing_bin, f, samples, start, end, keys_s, ids_s, s
     c_lo, c_hi, n_miss = _gather_codes(Xb, missing_bin, f, samples, start, end, scratch)
     if n_miss == 0 and c_hi <= c_lo + FEATURE_THRESHOLD:
         return -1, -np.inf, 0.0, 0
-    if m <= 24:
-        _insertion_sort_small(keys_s, ids_s, scratch, m)
-    else:
-        _counting_sort_codes(keys_s, ids_s, scratch, m, c_lo, c_hi, n_miss, missing_bin,
-                             bucket)
+    _sort_codes(keys_s, ids_s, scratch, m, c_lo, c_hi, n_miss, missing_bin, bucket)
     _missing_as_nan(keys_s, m)
     return newton_sorted_sweep(keys_s, ids_s, 0, m, True, edges[lo:hi], sloc, parent, cp,
                                min_samples_leaf, min_weight_leaf)
@@ -483,28 +490,15 @@ def newton_sparse_small_split(pos, code, e0, e1, f, dflt_f, missing_bin, m, mark
     hi_c = -np.inf
     n_miss = 0
     for q in range(k):
-        c = code[e0 + q]
         mark[pos[e0 + q]] = f
-        if c == missing_bin:
-            n_miss += 1
-            scratch[q] = np.inf
-        else:
-            x = float(c)
-            if x < lo_c:
-                lo_c = x
-            if x > hi_c:
-                hi_c = x
-            scratch[q] = x
+        lo_c, hi_c, n_miss = _code_key(code[e0 + q], missing_bin, scratch, q, lo_c, hi_c,
+                                       n_miss)
     n_nm = m - n_miss
     if n_nm == 0:
         return -1, -np.inf, 0.0, 0
     if n_miss == 0 and (k == 0 or (n_def == 0 and hi_c <= lo_c + FEATURE_THRESHOLD)):
         return -1, -np.inf, 0.0, 0
-    if k <= 24:
-        _insertion_sort_small(keys_s, ids_s, scratch, k)
-    else:
-        _counting_sort_codes(keys_s, ids_s, scratch, k, lo_c, hi_c, n_miss, missing_bin,
-                             bucket)
+    _sort_codes(keys_s, ids_s, scratch, k, lo_c, hi_c, n_miss, missing_bin, bucket)
     h_par, g_par, imp_par, lam, alpha, gamma = newton_terms(parent, cp)
     k_nm = k - n_miss
     h_miss = 0.0
