@@ -437,11 +437,11 @@ def small_node_entries(D, samples, start, end, small):
     empty): the node's non-default codes grouped by feature, ``(ptr, pos, code,
     mark)`` -- feature ``f``'s are ``code[ptr[f]:ptr[f + 1]]`` at the node's
     positions ``pos[...]`` (ascending), and ``mark`` (-1, a position each) is
-    the scratch of :func:`newton_sparse_small_split`.  A feature without any
-    whose default code is not the missing bin is constant on the node (MNIST:
-    81 % of the codes are the default ones, so the node's sparse codes are
-    about a fifth of its codes).  Else four empty arrays (no such knowledge:
-    every feature is read)."""
+    the scratch of :func:`newton_sparse_small_split`.  A feature with no such
+    code on the node, its default code not being the missing bin, is constant
+    on the node (MNIST: 81 % of the codes are the default ones, so the node's
+    sparse codes are about a fifth of its codes).  Else four empty arrays (no
+    such knowledge: every feature is read)."""
     dflt = D.sp_dflt
     d = dflt.shape[0]
     if not (small and D.use_hist and d > 0):
