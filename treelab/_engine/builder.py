@@ -1145,9 +1145,9 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                 status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
             else:
                 status, score, ratio, thr, mslot = best_numeric_sorted(
-                    ws.keys_s, ws.ids_s, 0, n_node, use_hist,
+                    keys_s, ids_s, 0, n_node, use_hist,
                     edges[edge_offsets[f]:edge_offsets[f + 1]] if use_hist else edges,
-                    ws.yloc, ws.sloc, ws.wloc, parent, imp, left, miss, buf, min_samples_leaf,
+                    ws.yloc, sloc, ws.wloc, parent, imp, left, miss, buf, min_samples_leaf,
                     min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
                     ws.proxy_best)
             kk = 2
