@@ -371,6 +371,10 @@ def test_newton_hist_sweep_equals_the_candidate_by_candidate_rule():
         # (counts up to 30 a bin: nodes with at least a row a bin and nodes with fewer)
         cnt = np.where(rng.random(nvb + 1) < dens, rng.integers(1, (3, 30)[it % 2] + 1,
                                                                    nvb + 1), 0)
+        if it % 13 == 5:
+            # every row in one bin (a constant feature), as many rows as bins or fewer
+            cnt[:] = 0
+            cnt[rng.integers(nvb)] = rng.integers(nvb - 5, nvb + 5)
         cnt[nvb] = rng.integers(1, 20) if it % 3 == 0 else 0          # the missing bin
         hist = np.zeros((nvb + 1, 3))
         hist[:, 0] = cnt * rng.uniform(0.05, 0.3, nvb + 1)
@@ -386,18 +390,34 @@ def test_newton_hist_sweep_equals_the_candidate_by_candidate_rule():
         parent = hist[cnt > 0].sum(0)
         n_parent = int(cnt.sum())
         cp = np.array([(0.0, 1.0)[it % 2], (0.0, 0.0, 0.4)[it % 3], (0.0, 0.05)[it % 5 == 0]])
-        msl, mwl = (1, 5)[it % 7 == 0], (0.0, 1.0, 4.0)[it % 3]
+        msl, mwl = (1, 5, 0, 0)[(it % 7 == 0) + 2 * (it % 17 == 3)], (0.0, 1.0, 4.0)[it % 3]
         want = _ref_hist_sweep(hist, cnt, nvb, edges, nvb, parent, cp, n_parent, msl, mwl)
-        # with the scratch (three passes) and without it (one pass)
-        for sc in (scratch, scratch[:0]):
-            got = newton_hist_sweep(hist, cnt, nvb, edges, nvb, parent, cp, n_parent, msl,
-                                    mwl, sc)
+        # with the scratch (three passes) and without it (one pass); the counts
+        # from ``cnt`` and from statistic 2 (where the engine keeps no ``cnt``)
+        for sc, cc in ((scratch, -1), (scratch[:0], -1), (scratch, 2), (scratch[:0], 2)):
+            got = newton_hist_sweep(hist, cnt if cc < 0 else cnt * 0, nvb, edges, nvb, parent,
+                                    cp, n_parent, msl, mwl, sc, cc)
             assert got[0] == want[0] and got[2] == want[2] and got[3] == want[3], (it, got, want)
             assert got[1] == want[1] or (math.isinf(got[1]) and math.isinf(want[1])), (it, got)
         seen.add((got[0], bool(cnt[nvb])))
-        regimes.add(n_parent >= nvb)
+        regimes.add((n_parent >= nvb, got[0]))
     assert seen >= {(1, False), (1, True), (-1, False), (0, False)}
-    assert regimes == {True, False}
+    assert regimes >= {(True, -1), (True, 0), (True, 1), (False, -1), (False, 0), (False, 1)}
+    # min_samples_leaf 0: the bins before the first row are no candidate, even
+    # where every split scores the same (gradients 0: every gain is -gamma)
+    cnt = np.zeros(nvb + 1, np.int64)
+    cnt[3:nvb] = 2
+    hist = np.zeros((nvb + 1, 3))
+    hist[:, 0] = 0.1 * cnt
+    hist[:, 2] = cnt
+    parent = hist.sum(0)
+    cp = np.array([1.0, 0.0, 0.05])
+    want = _ref_hist_sweep(hist, cnt, nvb, edges, nvb, parent, cp, int(cnt.sum()), 0, 0.0)
+    assert want[0] == 1 and want[2] == edges[3]
+    for sc, cc in ((scratch, -1), (scratch[:0], -1), (scratch, 2)):
+        got = newton_hist_sweep(hist, cnt, nvb, edges, nvb, parent, cp, int(cnt.sum()), 0,
+                                0.0, sc, cc)
+        assert got == want, (sc.shape, cc, got, want)
 
 
 def test_subtraction_leaves_empty_bins_exactly_zero():
