@@ -935,9 +935,8 @@ hist_block = njit(cache=True, nogil=True)(_hist_block.py_func)
 
 @njit(cache=True, nogil=True, parallel=True)
 def _hist_build_features(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, n_blocks,
-                         cnt_col, ext, xt, r0):
+                         cnt_col, ext, xt, r0, sub_h, sub_c):
     """:func:`hist_build` on ``n_blocks`` threads, each owning a block of features."""
-    sub_h, sub_c = no_subtraction()
     for k in prange(n_blocks):
         hist_block(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, k, n_blocks,
                    cnt_col, ext, xt, r0, sub_h, sub_c)
@@ -945,7 +944,7 @@ def _hist_build_features(Xb, sp, samples, start, end, yc, sstats, w, task, hist,
 
 @njit(cache=True, nogil=True)
 def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_threads=1,
-               cnt_col=COUNT_NONE, ext=None, sp=None, xt=None):
+               cnt_col=COUNT_NONE, ext=None, sp=None, xt=None, sub=None):
     """Fill ``hist``/``cnt`` (zeroed here) from the samples ``samples[start:end]``;
     on ``n_threads`` threads (split by features: the result does not depend on
     it) when the node is large enough (:data:`PARALLEL_HIST_MIN_WORK`).
@@ -957,7 +956,10 @@ def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_thread
     equal to the dense sums up to rounding.  ``xt``: the codes column by column
     (``BinnedData.Xt``; None or empty: none), read instead of ``Xb`` -- the same
     histogram -- when the rows are one ascending run (the root) and there are three
-    dense statistics.  The one-node case of :func:`hist_build_nodes` (its own
+    dense statistics.  ``sub``: ``(parent_hist, parent_cnt)`` to subtract this
+    histogram from, as :func:`hist_subtract` after the build (the same bits), made
+    feature group by feature group while the group's bins are in the cache (None:
+    no subtraction).  The one-node case of :func:`hist_build_nodes` (its own
     threshold: one node a region)."""
     if ext is None:
         e = no_extents()
@@ -971,15 +973,18 @@ def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_thread
         x = no_columns()
     else:
         x = xt
+    if sub is None:
+        sub_h, sub_c = no_subtraction()
+    else:
+        sub_h, sub_c = sub
     r0 = -1
     if _columns_usable(x, task, sstats):
         r0 = ascending_run(samples, start, end)
     n_blocks = min(n_threads, Xb.shape[1])
     if n_blocks > 1 and (end - start) * Xb.shape[1] >= PARALLEL_HIST_MIN_WORK:
         _hist_build_features(Xb, s, samples, start, end, yc, sstats, w, task, hist, cnt,
-                             n_blocks, cnt_col, e, x, r0)
+                             n_blocks, cnt_col, e, x, r0, sub_h, sub_c)
     else:
-        sub_h, sub_c = no_subtraction()
         _hist_block(Xb, s, samples, start, end, yc, sstats, w, task, hist, cnt, 0, 1, cnt_col,
                     e, x, r0, sub_h, sub_c)
 
