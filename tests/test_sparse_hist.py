@@ -4,6 +4,8 @@ its features' most frequent ones and derives the default bins from the node's
 totals.  The counts are exact and the statistics equal the dense sums up to
 rounding, whatever the node, the count column, the extents or the threads;
 class counts with unit weights are exact, so the trees are the same."""
+import itertools
+
 import numpy as np
 import pytest
 
@@ -214,7 +216,8 @@ def test_subtraction_made_with_the_sparse_build_is_the_separate_one(n_threads):
     """hist_build_nodes with ``subs``: a parent's minus its smaller child's
     histogram made group by group as the child's sparse histogram is built
     (``fused_subtraction``) equals the child's build followed by hist_subtract,
-    bit for bit; a parent losing two siblings (not fused) too."""
+    bit for bit; a parent losing two siblings (not fused) too; and hist_build's
+    ``sub`` for one node."""
     from treelab._engine.histogram import hist_subtract, unit_count_column
     X = _sparse_X(5, n=6000, d=300)
     data = _data(X)
@@ -252,6 +255,31 @@ def test_subtraction_made_with_the_sparse_build_is_the_separate_one(n_threads):
                      TASK_DENSE, hist, cnt, n_threads, col, ext, sp, None, subs)
     np.testing.assert_array_equal(cnt, ref_c)
     np.testing.assert_array_equal(hist, ref_h)
+    # one node (hist_build's ``sub``, the best-first and depth-first drivers' form):
+    # from the sparse rows and from the dense codes, counts kept or from a statistic,
+    # a child large enough for the threads (PARALLEL_HIST_MIN_WORK) and a small one
+    n = 8000
+    data = _data(_sparse_X(7, n=n, d=d))
+    sp = (data.sp_ptr, data.sp_bin, data.sp_dflt)
+    sst = np.column_stack([rng.random(n) + 0.1, rng.normal(size=n), np.ones(n)])
+    w = np.ones(n)
+    samples = rng.permutation(n).astype(np.int64)
+    ext = new_pool(data, P).ext
+    col = unit_count_column(samples, 0, n, yc, sst, w, TASK_DENSE)
+    for (use_sp, cc), (c0, c1) in itertools.product(
+            ((True, col), (False, col), (True, COUNT_NONE), (False, COUNT_NONE)),
+            ((500, 7500), (1000, 1800))):
+        h = np.zeros((3, d, B, 3))
+        c = np.zeros((3, d, B), np.int64)
+        for a in (0, 2):
+            hist_build(data.Xb, samples, 0, n, yc, sst, w, TASK_DENSE, h[a], c[a], 1, cc,
+                       ext, sp if use_sp else None)
+        hist_build(data.Xb, samples, c0, c1, yc, sst, w, TASK_DENSE, h[1], c[1],
+                   n_threads, cc, ext, sp if use_sp else None, None, (h[2], c[2]))
+        hist_subtract(h[0], c[0], h[1], c[1], ext, cc)
+        assert h[2].any() and (h[2] != h[1]).any()
+        np.testing.assert_array_equal(c[2], c[0])
+        np.testing.assert_array_equal(h[2], h[0])
 
 
 def _mixed_extents_X(seed, n, d):
