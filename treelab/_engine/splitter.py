@@ -475,6 +475,39 @@ def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, paren
     return status, best_score, best_thr, best_slot
 
 
+@njit(cache=True, inline="always", nogil=True, error_model="numpy")
+def _score_left_sums(hb, gb, nb, sb, m, h_par, g_par, imp_par, lam, alpha, gamma, npf, msl,
+                     min_weight_leaf):
+    """The gains of the ``m`` splits with left sums ``hb``, ``gb`` and counts
+    ``nb`` into ``sb`` (-inf where a side holds fewer than ``msl`` rows or less
+    than ``min_weight_leaf`` Hessian), in a loop without branches (vectorised:
+    its two divisions were half the sweep's time), then the first best in
+    order, each against the running best's :func:`~.merit.better_bar`.
+    Returns ``(index, gain)``; index -1: none."""
+    for q in range(np.uint64(0), np.uint64(m)):
+        hl = hb[q]
+        gl = gb[q]
+        nl = nb[q]
+        hr = h_par - hl
+        g = 0.0
+        g -= _newton_imp(hl, gl, lam, alpha)
+        g -= _newton_imp(hr, g_par - gl, lam, alpha)
+        g += imp_par
+        g -= gamma * 1
+        ok = ((nl >= msl) & (npf - nl >= msl) & (hl >= min_weight_leaf)
+              & (hr >= min_weight_leaf))
+        sb[q] = g if ok else -np.inf
+    best_score = -np.inf
+    bar = -np.inf
+    best_q = -1
+    for q in range(m):
+        if sb[q] > bar:
+            best_score = sb[q]
+            bar = better_bar(best_score)
+            best_q = q
+    return best_q, best_score
+
+
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, cp, n_parent,
                       min_samples_leaf, min_weight_leaf, scratch, cc=-1):
@@ -490,10 +523,9 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     one-pass sweep below): the running left sums in bin order (of every bin,
     without a branch, where the node has at least a row a bin, which needs the
     empty bins' sums to be exactly 0.0, as every histogram of the engine holds
-    them; of the candidates only, where it has fewer), then every candidate's
-    gain in a loop without branches (a bin that is no candidate scores -inf) (vectorised: its two divisions were half the sweep's
-    time, one after the other), then the first best in bin order, each
-    candidate against the running best's :func:`~.merit.better_bar`.  With
+    them; of the candidates only, where it has fewer), then every one's gain
+    and the first best in bin order (:func:`_score_left_sums`; a bin that is
+    no candidate scores -inf).  With
     missing values, one pass (:func:`newton_candidate`, missing right then
     left).  One call a feature, every candidate on scalars: the generic
     path's calls per candidate made that a fifth of a boosting fit on MNIST's
@@ -545,28 +577,9 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             # before the first row and from the bin that brings the last one; an
             # empty bin after a candidate repeats its sums, so its score, which
             # never beats the first (better_bar): no test of the bin's count)
-            msl1 = max(msl, 1.0)
-            for b in range(np.uint64(0), np.uint64(n_value_bins)):
-                hl = hb[b]
-                gl = gb[b]
-                nl = nb[b]
-                hr = h_par - hl
-                g = 0.0
-                g -= _newton_imp(hl, gl, lam, alpha)
-                g -= _newton_imp(hr, g_par - gl, lam, alpha)
-                g += imp_par
-                g -= gamma * 1
-                ok = ((nl >= msl1) & (npf - nl >= msl1) & (hl >= min_weight_leaf)
-                      & (hr >= min_weight_leaf))
-                sb[b] = g if ok else -np.inf
-            best_score = -np.inf
-            bar = -np.inf
-            best_b = -1
-            for b in range(n_value_bins):
-                if sb[b] > bar:
-                    best_score = sb[b]
-                    bar = better_bar(best_score)
-                    best_b = b
+            best_b, best_score = _score_left_sums(
+                hb, gb, nb, sb, n_value_bins, h_par, g_par, imp_par, lam, alpha, gamma, npf,
+                max(msl, 1.0), min_weight_leaf)
             if best_b < 0:
                 return 0, -np.inf, 0.0, 1
             nl = nb[best_b]
@@ -593,27 +606,8 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             m += 1
         if nonempty <= 1:
             return -1, -np.inf, 0.0, 0
-        for q in range(m):
-            hl = hb[q]
-            gl = gb[q]
-            nl = nb[q]
-            hr = h_par - hl
-            g = 0.0
-            g -= _newton_imp(hl, gl, lam, alpha)
-            g -= _newton_imp(hr, g_par - gl, lam, alpha)
-            g += imp_par
-            g -= gamma * 1
-            ok = ((nl >= msl) & (npf - nl >= msl) & (hl >= min_weight_leaf)
-                  & (hr >= min_weight_leaf))
-            sb[q] = g if ok else -np.inf
-        best_score = -np.inf
-        bar = -np.inf
-        best_q = -1
-        for q in range(m):
-            if sb[q] > bar:
-                best_score = sb[q]
-                bar = better_bar(best_score)
-                best_q = q
+        best_q, best_score = _score_left_sums(hb, gb, nb, sb, m, h_par, g_par, imp_par, lam,
+                                              alpha, gamma, npf, msl, min_weight_leaf)
         if best_q < 0:
             return 0, -np.inf, 0.0, 1
         nl = nb[best_q]
