@@ -525,9 +525,8 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     empty bins' sums to be exactly 0.0, as every histogram of the engine holds
     them; of the candidates only, where it has fewer), then every one's gain
     and the first best in bin order (:func:`_score_left_sums`; a bin that is
-    no candidate scores -inf).  With
-    missing values, one pass (:func:`newton_candidate`, missing right then
-    left).  One call a feature, every candidate on scalars: the generic
+    no candidate scores -inf).  With missing values, one pass
+    (:func:`newton_candidate`, missing right then left).  One call a feature, every candidate on scalars: the generic
     path's calls per candidate made that a fifth of a boosting fit on MNIST's
     784 features.  (The parent's terms stay computed here, not once a node by
     the caller: hoisted out of the level-wise driver's parallel split search
@@ -558,8 +557,8 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             # added to; a subtraction or a sparse node's default bin sets them
             # to 0: histogram._subtract_bins, _zero_empty_default_bins), so its
             # running sums are its left neighbour's; it is no candidate (as the
-            # bin that brings every row left).  Counts
-            # (sums of ones, or integer counts) are exact in float64.
+            # bin that brings every row left).  Counts (sums of ones, or
+            # integer counts) are exact in float64.
             n_left = 0.0
             for b in range(np.uint64(0), np.uint64(n_value_bins)):
                 c = hist_f[b, cc] if cc >= 0 else float(cnt_f[b])
