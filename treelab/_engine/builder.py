@@ -43,8 +43,8 @@ from .binning import (  # noqa: F401  (presort: re-exported)
     BinnedData, edges_below, feature_bin_values, presort,
 )
 from .histogram import (COUNT_NONE, bin_count, count_column_of_three, count_stat, hist_build,
-                        hist_subtract, root_counts_usable, root_hist_counted,
-                        unit_count_column)
+                        hist_subtract, no_subtraction, root_counts_usable,
+                        root_hist_counted, unit_count_column)
 from .jit import U0, U1, njit
 from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better,
@@ -1565,25 +1565,22 @@ def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
         ws.child_slot[:k] = -1
         return hp
     hp, largest = plan_children_histograms(D, P, ws, hp, hslot, k, depth, n_node)
-    if largest >= 0 and k == 2:
-        # the smaller child's histogram subtracted from the parent's as it is built,
-        # group of features by group while its bins are in the cache (as the
-        # level-wise driver's tasks): the same sums as hist_subtract after it, and
-        # one pass less over both histograms
-        j = 1 - largest
-        sl = ws.child_slot[j]
-        hist_build(D.Xb, ws.samples, ws.child_start[j], ws.child_start[j] + ws.child_n[j],
-                   yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1],
-                   hp.ext, sparse_rows(D), D.Xt, (hp.hist[hslot], hp.cnt[hslot]))
-        finish_children_histograms(hp, hslot, ws.child_slot, ws.expand, k, largest, True)
-        return hp
+    # two children: the smaller one's histogram is subtracted from the parent's as
+    # it is built, group of features by group while its bins are in the cache (as
+    # the level-wise driver's tasks): the same sums as hist_subtract after it, and
+    # one pass less over both histograms
+    fused = largest >= 0 and k == 2
+    if fused:
+        sub_h, sub_c = hp.hist[hslot], hp.cnt[hslot]
+    else:
+        sub_h, sub_c = no_subtraction()
     for j in range(k):
         sl = ws.child_slot[j]
         if sl >= 0:
             hist_build(D.Xb, ws.samples, ws.child_start[j], ws.child_start[j] + ws.child_n[j],
                        yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1],
-                       hp.ext, sparse_rows(D), D.Xt)
-    finish_children_histograms(hp, hslot, ws.child_slot, ws.expand, k, largest)
+                       hp.ext, sparse_rows(D), D.Xt, (sub_h, sub_c))
+    finish_children_histograms(hp, hslot, ws.child_slot, ws.expand, k, largest, fused)
     return hp
 
 

@@ -958,8 +958,8 @@ def hist_build(Xb, samples, start, end, yc, sstats, w, task, hist, cnt, n_thread
     histogram -- when the rows are one ascending run (the root) and there are three
     dense statistics.  ``sub``: ``(parent_hist, parent_cnt)`` to subtract this
     histogram from, as :func:`hist_subtract` after the build (the same bits), made
-    feature group by feature group while the group's bins are in the cache (None:
-    no subtraction).  The one-node case of :func:`hist_build_nodes` (its own
+    feature group by feature group while the group's bins are in the cache (None,
+    or the empty arrays of :func:`no_subtraction`: none).  The one-node case of :func:`hist_build_nodes` (its own
     threshold: one node a region)."""
     if ext is None:
         e = no_extents()

@@ -526,9 +526,9 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     them; of the candidates only, where it has fewer), then every one's gain
     and the first best in bin order (:func:`_score_left_sums`; a bin that is
     no candidate scores -inf).  With missing values, one pass
-    (:func:`newton_candidate`, missing right then left).  One call a feature, every candidate on scalars: the generic
-    path's calls per candidate made that a fifth of a boosting fit on MNIST's
-    784 features.  (The parent's terms stay computed here, not once a node by
+    (:func:`newton_candidate`, missing right then left).  One call a feature,
+    every candidate on scalars: the generic path's calls per candidate made
+    that a fifth of a boosting fit on MNIST's 784 features.  (The parent's terms stay computed here, not once a node by
     the caller: hoisted out of the level-wise driver's parallel split search
     by numba's parfor pass, they gave other splits on the second thread.)  Returns ``(status, score,
     threshold, missing_slot)``; status -1: the feature is constant on the
