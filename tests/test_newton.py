@@ -266,6 +266,35 @@ def test_engine_grows_the_reference_tree(missing, policy, lam, alpha, gamma, mcw
             assert _n_leaves(ref) <= max_leaves
 
 
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
+def test_hist_engine_grows_the_reference_tree_with_some_features_never_missing(policy):
+    """Histogram nodes (400 rows, values on a grid: one bin a value, the exact
+    candidates), missing values in two of four features only: the features the
+    root sees no missing value of are searched without reading their missing
+    bin (builder._missing_on_root), the others with it; the reference tree."""
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        n, d = 400, 4
+        X = rng.normal(size=(n, d)).round(1)
+        g = rng.normal(size=n) + X[:, 0] - np.abs(X[:, 1])
+        h = rng.uniform(0.5, 1.5, size=n)
+        X[rng.random(n) < 0.2, 0] = np.nan
+        X[rng.random(n) < 0.1, 2] = np.nan
+        crit = NewtonCriterion(reg_lambda=1.0, min_child_weight=1.0)
+        max_leaves = 9 if policy == "lossguide" else None
+        t = _engine_tree(X, g, h, crit, max_depth=4, max_leaves=max_leaves, policy=policy,
+                         use_hist=True)
+        ref = _ref_tree(X, g, h, 1.0, 0.0, 0.0, 1.0, 4, max_leaves)
+        Xt = np.vstack([X, rng.normal(size=(50, d)).round(2)])
+        Xt[rng.random(Xt.shape) < 0.1] = np.nan
+        expect = np.array([_ref_predict(ref, x) for x in Xt])
+        np.testing.assert_allclose(_engine_predict(t, crit, Xt), expect, rtol=1e-10, atol=1e-12)
+        assert int((t.kind == LEAF).sum()) == _n_leaves(ref) > 4
+        # both kinds of features split on
+        used = set(t.feature[t.kind != LEAF].tolist())
+        assert used & {0, 2} and used & {1, 3}
+
+
 def test_squared_loss_lambda_zero_equals_the_hist_regression_tree():
     rng = np.random.default_rng(3)
     n, d = 400, 4

@@ -363,8 +363,11 @@ def test_small_nodes_skip_the_features_constant_on_them(monkeypatch):
         assert mark.shape == (m,) and (mark == -1).all()
         for f in range(d):
             sel = data.Xb[rows, f] != data.sp_dflt[f]
-            np.testing.assert_array_equal(pos[ptr[f]:ptr[f + 1]], np.flatnonzero(sel))
-            np.testing.assert_array_equal(code[ptr[f]:ptr[f + 1]], data.Xb[rows[sel], f])
+            # (each feature's entries sorted by code, then position)
+            at = np.flatnonzero(sel)
+            at = at[np.argsort(data.Xb[rows[at], f], kind="stable")]
+            np.testing.assert_array_equal(pos[ptr[f]:ptr[f + 1]], at)
+            np.testing.assert_array_equal(code[ptr[f]:ptr[f + 1]], data.Xb[rows[at], f])
             n_constant += int(not sel.any() and data.sp_dflt[f] != data.missing_bin)
     assert n_constant > 30
     assert all(a.shape == (0,) for a in small_node_entries(data, samples, 0, 10, False))
@@ -404,10 +407,12 @@ def test_small_nodes_skip_the_features_constant_on_them(monkeypatch):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_sparse_small_node_sweep_equals_the_sorted_one(seed):
     """``builder.newton_sparse_small_split`` (a small node's Newton search from
-    its non-default codes) gives the result of ``newton_small_split`` (every
+    its non-default codes, sorted once for every feature by
+    ``small_node_entries``) gives the result of ``newton_small_split`` (every
     code of the node gathered and sorted) bit for bit: the same order of
     additions, candidates and thresholds -- defaults below, between and above
-    the other codes, missing codes, nodes of 1 to 127 rows."""
+    the other codes, missing codes, nodes of 1 to 127 rows, counts from 0 to
+    several rows a side."""
     from treelab._engine.builder import (
         newton_small_split, newton_sparse_small_split, small_node_entries,
     )
@@ -429,6 +434,7 @@ def test_sparse_small_node_sweep_equals_the_sorted_one(seed):
     scratch = np.zeros(size)
     bucket = np.zeros(size, np.int64)
     keys2, ids2, scratch2 = keys.copy(), ids.copy(), scratch.copy()
+    sweep = np.full((5, B), np.nan)          # (find_best_split's Newton scratch)
     samples = rng.permutation(n).astype(np.int64)
     n_found = n_sparse = 0
     for start, m in ((0, 1), (3, 2), (10, 7), (40, 24), (100, 25), (300, 60), (900, 127)):
@@ -440,19 +446,22 @@ def test_sparse_small_node_sweep_equals_the_sorted_one(seed):
         for f in range(d):
             e0, e1 = ptr[f], ptr[f + 1]
             sel = data.Xb[rows, f] != data.sp_dflt[f]
-            np.testing.assert_array_equal(pos[e0:e1], np.flatnonzero(sel))
-            np.testing.assert_array_equal(code[e0:e1], data.Xb[rows[sel], f])
+            # the feature's non-default codes sorted by code, equal codes by position
+            order = np.flatnonzero(sel)
+            order = order[np.argsort(data.Xb[rows[order], f], kind="stable")]
+            np.testing.assert_array_equal(pos[e0:e1], order)
+            np.testing.assert_array_equal(code[e0:e1], data.Xb[rows[order], f])
             lo, hi = data.edge_offsets[f], data.edge_offsets[f + 1]
-            ref = newton_small_split(data.Xb, data.missing_bin, f, samples, start, end, keys2,
-                                     ids2, scratch2, bucket, data.edges, lo, hi, sloc,
-                                     parent, cp, 1, 1e-3)
             if e1 == e0 or data.sp_dflt[f] == data.missing_bin:
                 continue
-            got = newton_sparse_small_split(pos, code, e0, e1, f, data.sp_dflt[f],
-                                            data.missing_bin, m, mark, keys, ids, scratch,
-                                            bucket, data.edges, lo, hi, sloc, parent, cp, 1,
-                                            1e-3)
-            assert got == ref, (start, m, f)
+            for msl in (3, 1):
+                ref = newton_small_split(data.Xb, data.missing_bin, f, samples, start, end,
+                                         keys2, ids2, scratch2, bucket, data.edges, lo, hi,
+                                         sloc, parent, cp, msl, 1e-3)
+                got = newton_sparse_small_split(pos, code, e0, e1, f, data.sp_dflt[f],
+                                                data.missing_bin, m, mark, data.edges, lo, hi,
+                                                sloc, parent, cp, msl, 1e-3, sweep)
+                assert got == ref, (start, m, f, msl)
             assert not bucket.any()
             n_sparse += 1
             n_found += ref[0] == 1

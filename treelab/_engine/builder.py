@@ -55,7 +55,7 @@ from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, func
 from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
     newton_candidate, newton_hist_sweep, newton_sorted_sweep, newton_terms, random_nominal,
-    random_numeric,
+    random_numeric, score_left_sums,
 )
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
@@ -152,6 +152,7 @@ Workspace = namedtuple("Workspace", [
     "features", "visited", "proxy_best", "small", "fmask",
     "gvals", "gsel", "feat_key", "gkeys", "gids", "rank_cnt",
     "sweep",            # (5, bins): splitter.newton_hist_sweep's scratch
+    "miss_root",        # (d,) bool: the tree's rows may hold the feature's missing code
 ])
 
 #: histogram pool: ``hist[slot]`` / ``cnt[slot]`` (feature, bin[, stat]) and a stack
@@ -434,14 +435,18 @@ def newton_small_split(Xb, missing_bin, f, samples, start, end, keys_s, ids_s, s
 @njit(cache=True, nogil=True)
 def small_node_entries(D, samples, start, end, small):
     """For a small node (``small``) of sparse binned data (``D.sp_dflt`` not
-    empty): the node's non-default codes grouped by feature, ``(ptr, pos, code,
-    mark)`` -- feature ``f``'s are ``code[ptr[f]:ptr[f + 1]]`` at the node's
-    positions ``pos[...]`` (ascending), and ``mark`` (-1, a position each) is
-    the scratch of :func:`newton_sparse_small_split`.  A feature with no such
-    code on the node, its default code not being the missing bin, is constant
-    on the node (MNIST: 81 % of the codes are the default ones, so the node's
-    sparse codes are about a fifth of its codes).  Else four empty arrays (no
-    such knowledge: every feature is read)."""
+    empty): the node's non-default codes grouped by feature and sorted, ``(ptr,
+    pos, code, mark)`` -- feature ``f``'s are ``code[ptr[f]:ptr[f + 1]]`` at the
+    node's positions ``pos[...]``, in ascending code order and equal codes in
+    ascending position (the missing bin, the largest code, last): the order of
+    a stable sort of the feature's codes, made for every feature at once by
+    two counting passes (by code, then by feature), so that
+    :func:`newton_sparse_small_split` sorts nothing.  ``mark`` (-1, a position
+    each) is that function's scratch.  A feature with no such code on the
+    node, its default code not being the missing bin, is constant on the node
+    (MNIST: 81 % of the codes are the default ones, so the node's sparse codes
+    are about a fifth of its codes).  Else four empty arrays (no such
+    knowledge: every feature is read)."""
     dflt = D.sp_dflt
     d = dflt.shape[0]
     if not (small and D.use_hist and d > 0):
@@ -450,65 +455,93 @@ def small_node_entries(D, samples, start, end, small):
     B = np.uint64(D.n_bins)
     ptr = D.sp_ptr
     fb = D.sp_bin
-    e_ptr = np.zeros(d + 1, np.int64)
+    nnz = 0
     for p in range(start, end):
         i = samples[p]
-        for k in range(ptr[i], ptr[i + 1]):
-            e_ptr[np.uint64(fb[k]) // B + U1] += 1
-    for f in range(d):
-        e_ptr[f + 1] += e_ptr[f]
-    nxt = e_ptr[:d].copy()
-    pos = np.empty(e_ptr[d], np.int64)
-    code = np.empty(e_ptr[d], np.int64)
+        nnz += ptr[i + 1] - ptr[i]
+    # the entries in position order: feature, code, position (one division each)
+    t_f = np.empty(nnz, np.int64)
+    t_c = np.empty(nnz, np.int64)
+    t_p = np.empty(nnz, np.int64)
+    e_ptr = np.zeros(d + 1, np.int64)
+    c_ptr = np.zeros(D.n_bins + 1, np.int64)
+    q = 0
     for p in range(start, end):
         i = samples[p]
         for k in range(ptr[i], ptr[i + 1]):
             c = np.uint64(fb[k])
             f = c // B
-            q = nxt[f]
-            nxt[f] = q + 1
-            pos[q] = p - start
-            code[q] = np.int64(c - f * B)
+            t_f[q] = f
+            t_c[q] = c - f * B
+            t_p[q] = p - start
+            e_ptr[f + U1] += 1
+            c_ptr[c - f * B + U1] += 1
+            q += 1
+    for f in range(d):
+        e_ptr[f + 1] += e_ptr[f]
+    for c in range(D.n_bins):
+        c_ptr[c + 1] += c_ptr[c]
+    # by code (stable: each code's entries in position order) ...
+    by_code = np.empty(nnz, np.int64)
+    for q in range(nnz):
+        r = c_ptr[t_c[q]]
+        c_ptr[t_c[q]] = r + 1
+        by_code[r] = q
+    # ... then by feature (stable): each feature's entries by code, then position
+    nxt = e_ptr[:d].copy()
+    pos = np.empty(nnz, np.int64)
+    code = np.empty(nnz, np.int64)
+    for r in range(nnz):
+        q = by_code[r]
+        f = t_f[q]
+        s = nxt[f]
+        nxt[f] = s + 1
+        pos[s] = t_p[q]
+        code[s] = t_c[q]
     return e_ptr, pos, code, np.full(end - start, -1, np.int64)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def newton_sparse_small_split(pos, code, e0, e1, f, dflt_f, missing_bin, m, mark, keys_s, ids_s,
-                              scratch, bucket, edges, lo, hi, sloc, parent, cp,
-                              min_samples_leaf, min_weight_leaf):
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
+def newton_sparse_small_split(pos, code, e0, e1, f, dflt_f, missing_bin, m, mark, edges, lo,
+                              hi, sloc, parent, cp, min_samples_leaf, min_weight_leaf, sweep):
     """:func:`newton_small_split` of feature ``f`` on a small node of ``m`` rows from
-    its non-default codes ``code[e0:e1]`` at the positions ``pos[e0:e1]``
-    (:func:`small_node_entries`; its default code ``dflt_f`` is not the missing
-    bin): the same sorted order -- the codes below the default, the default
-    rows in position order, the codes above, missing last; equal codes by
-    position -- and the same sums, candidates and result, without reading the
-    default rows' codes (one pass over their statistics).  ``mark``: -1 or
-    another feature's number at every position (left marked with ``f``)."""
+    its non-default codes ``code[e0:e1]`` at the positions ``pos[e0:e1]``, sorted
+    by code then position (:func:`small_node_entries`; its default code
+    ``dflt_f`` is not the missing bin): the same sorted order -- the codes below
+    the default, the default rows in position order, the codes above, missing
+    last; equal codes by position -- and the same sums, candidates and result,
+    without reading the default rows' codes (one pass over their statistics).
+    Without missing codes the candidates' left sums go to ``sweep`` (``(5, >=
+    the feature's bins)``) and are scored as :func:`~.splitter.newton_hist_sweep`
+    scores them (:func:`~.splitter.score_left_sums`: the same gains and first
+    best).  ``mark``: -1 or another feature's number at every position (left
+    marked with ``f``)."""
     k = e1 - e0
     n_def = m - k
-    lo_c = np.inf
-    hi_c = -np.inf
-    n_miss = 0
-    for q in range(k):
-        mark[pos[e0 + q]] = f
-        lo_c, hi_c, n_miss = _code_key(code[e0 + q], missing_bin, scratch, q, lo_c, hi_c,
-                                       n_miss)
+    for q in range(e0, e1):
+        mark[pos[q]] = f
+    e_nm = e1
+    while e_nm > e0 and code[e_nm - 1] == missing_bin:
+        e_nm -= 1
+    n_miss = e1 - e_nm
     n_nm = m - n_miss
     if n_nm == 0:
         return -1, -np.inf, 0.0, 0
-    if n_miss == 0 and (k == 0 or (n_def == 0 and hi_c <= lo_c + FEATURE_THRESHOLD)):
+    if n_miss == 0 and (k == 0 or (n_def == 0 and code[e1 - 1] == code[e0])):
         return -1, -np.inf, 0.0, 0
-    _sort_codes(keys_s, ids_s, scratch, k, lo_c, hi_c, n_miss, missing_bin, bucket)
     h_par, g_par, imp_par, lam, alpha, gamma = newton_terms(parent, cp)
-    k_nm = k - n_miss
     h_miss = 0.0
     g_miss = 0.0
-    for q in range(k_nm, k):
-        i = pos[e0 + ids_s[q]]
+    for q in range(e_nm, e1):
+        i = pos[q]
         h_miss += sloc[i, 0]
         g_miss += sloc[i, 1]
     edges_f = edges[lo:hi]
-    dflt_x = float(dflt_f)
+    hb = sweep[0]
+    gb = sweep[1]
+    nb = sweep[2]
+    ib = sweep[4]
+    n_cand = 0
     status = 0
     best_score = -np.inf
     best_thr = 0.0
@@ -516,28 +549,35 @@ def newton_sparse_small_split(pos, code, e0, e1, f, dflt_f, missing_bin, m, mark
     h_left = 0.0
     g_left = 0.0
     n_left = 0
-    q = 0
+    q = e0
     def_done = n_def == 0
     while n_left < n_nm:
         # the next group of equal codes: the default rows or the next sorted codes
-        if not def_done and (q >= k_nm or keys_s[q] > dflt_x):
+        if not def_done and (q >= e_nm or code[q] > dflt_f):
             for p in range(m):
                 if mark[p] != f:
                     h_left += sloc[p, 0]
                     g_left += sloc[p, 1]
             n_left += n_def
-            x = dflt_x
+            x = dflt_f
             def_done = True
         else:
-            x = keys_s[q]
-            while q < k_nm and keys_s[q] == x:
-                i = pos[e0 + ids_s[q]]
+            x = code[q]
+            while q < e_nm and code[q] == x:
+                i = pos[q]
                 h_left += sloc[i, 0]
                 g_left += sloc[i, 1]
                 n_left += 1
                 q += 1
         if n_left == n_nm and n_miss == 0:
             break
+        if n_miss == 0:
+            hb[n_cand] = h_left
+            gb[n_cand] = g_left
+            nb[n_cand] = n_left
+            ib[n_cand] = x
+            n_cand += 1
+            continue
         ok, score, slot = newton_candidate(
             n_left, h_left, g_left, m, n_miss, h_miss, g_miss, h_par, g_par, imp_par,
             min_samples_leaf, min_weight_leaf, lam, alpha, gamma)
@@ -546,12 +586,22 @@ def newton_sparse_small_split(pos, code, e0, e1, f, dflt_f, missing_bin, m, mark
             best_score = score
             best_slot = slot
             if n_left < n_nm:
-                best_thr = edges_f[int(x)]
+                best_thr = edges_f[x]
             else:
                 # every non-missing value left, missing values right
                 best_thr = np.inf
                 best_slot = 1
-    return status, best_score, best_thr, best_slot
+    if n_miss > 0:
+        return status, best_score, best_thr, best_slot
+    npf = float(m)
+    best_q, best_score = score_left_sums(hb, gb, nb, sweep[3], n_cand, h_par, g_par, imp_par,
+                                          lam, alpha, gamma, npf, float(min_samples_leaf),
+                                          min_weight_leaf)
+    if best_q < 0:
+        return 0, -np.inf, 0.0, 1
+    nl = nb[best_q]
+    # no missing value seen here: missing goes to the larger child
+    return 1, best_score, edges_f[int(ib[best_q])], (0 if nl >= npf - nl else 1)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -842,7 +892,7 @@ def new_workspace(D, rows, P):
         np.ones(d, np.bool_),
         np.empty((2, n_g), np.float64), np.zeros(2, np.int64), np.zeros(d, np.float64),
         np.empty(n_s, np.float64), np.empty(n_s, np.int64), np.zeros(n_rank, np.int64),
-        np.empty((5, n_sweep)),
+        np.empty((5, n_sweep)), np.ones(d, np.bool_),
     )
 
 
@@ -1024,6 +1074,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     rank_cnt = ws.rank_cnt
     sloc = ws.sloc
     sweep = ws.sweep
+    miss_root = ws.miss_root
     feat_status = ws.feat_status
     feat_score = ws.feat_score
     feat_ratio = ws.feat_ratio
@@ -1130,8 +1181,8 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             elif newton and sparse_small and dflt[f] != missing_bin:
                 status, score, thr, mslot = newton_sparse_small_split(
                     e_pos, e_code, e_ptr[f], e_ptr[f + 1], f, dflt[f], missing_bin, n_node,
-                    e_mark, keys_s, ids_s, blk0, rank_cnt, edges, edge_offsets[f],
-                    edge_offsets[f + 1], sloc, parent, cp, min_samples_leaf, min_weight_leaf)
+                    e_mark, edges, edge_offsets[f], edge_offsets[f + 1], sloc, parent, cp,
+                    min_samples_leaf, min_weight_leaf, sweep)
                 ratio = score
             elif newton:
                 # (the Newton sweep on scalars, see splitter.newton_hist_sweep)
@@ -1158,9 +1209,11 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
             kk = 2
         elif newton:
+            # (-1: no row of the tree is missing the feature, its missing bin unread)
             status, score, thr, mslot = newton_hist_split(
                 pool, pcnt, hslot, f, edges, edge_offsets[f], edge_offsets[f + 1],
-                missing_bin, parent, cp, n_node, min_samples_leaf, min_weight_leaf, sweep, cc)
+                missing_bin if miss_root[f] else -1, parent, cp, n_node, min_samples_leaf,
+                min_weight_leaf, sweep, cc)
             ratio = score
             kk = 2
         elif use_hist:
@@ -1616,7 +1669,23 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
         else:
             hist_build(D.Xb, ws.samples, 0, n, yc, sstats, w, P.task, hp.hist[root_slot],
                        hp.cnt[root_slot], P.n_threads, hp.meta[1], hp.ext, sparse_rows(D), D.Xt)
+        _missing_on_root(hp, root_slot, D.missing_bin, ws.miss_root)
+    else:
+        ws.miss_root[:] = True
     return t, hp, root_slot
+
+
+@njit(cache=True, nogil=True)
+def _missing_on_root(hp, root_slot, missing_bin, miss_root):
+    """``miss_root[f]``: whether the root's histogram holds a row in feature
+    ``f``'s missing bin.  Where it does not, no node of the tree does, and the
+    Newton search of the feature reads no missing bin
+    (:func:`~.splitter.newton_hist_sweep` with ``missing_bin`` -1; on MNIST that
+    far-away read was about a tenth of the sweep)."""
+    cc = count_stat(hp.meta[1])
+    for f in range(miss_root.shape[0]):
+        miss_root[f] = bin_count(hp.hist[root_slot, f], hp.cnt[root_slot, f], cc,
+                                 missing_bin) > 0
 
 
 @njit(cache=True, nogil=True)

@@ -419,8 +419,9 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
 @njit(cache=True, nogil=True)
 def _clone_workspace(ws):
     """A workspace for another thread's split searches: the sample arrays shared
-    (each thread reads only its own nodes' samples and moves none), every
-    per-node buffer its own."""
+    (each thread reads only its own nodes' samples and moves none), and the
+    tree's missing-value flags (set with the root, read only), every per-node
+    buffer its own."""
     return Workspace(
         ws.samples, ws.tmp, ws.tmpk, ws.slot_of, ws.order, ws.vals,
         ws.keys_s.copy(), ws.ids_s.copy(), ws.blk.copy(), ws.yloc.copy(), ws.wloc.copy(),
@@ -431,7 +432,7 @@ def _clone_workspace(ws):
         ws.feat_k.copy(), ws.feat_cats.copy(), ws.features.copy(), ws.visited.copy(),
         ws.proxy_best.copy(), ws.small, ws.fmask.copy(), ws.gvals.copy(), ws.gsel.copy(),
         ws.feat_key.copy(), ws.gkeys.copy(), ws.gids.copy(), ws.rank_cnt.copy(),
-        ws.sweep.copy(),
+        ws.sweep.copy(), ws.miss_root,
     )
 
 

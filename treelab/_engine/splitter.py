@@ -34,7 +34,8 @@ from .merit import (  # noqa: F401
 __all__ = [
     "TASK_CLASSIFICATION", "TASK_DENSE", "MERIT_IMPURITY_DECREASE", "MERIT_GAIN_RATIO",
     "MERIT_CUSTOM", "stats_weight", "node_impurity", "split_merit", "best_numeric_sorted",
-    "best_numeric_hist", "newton_hist_sweep", "newton_sorted_sweep", "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
+    "best_numeric_hist", "newton_hist_sweep", "newton_sorted_sweep", "score_left_sums",
+    "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
     "NOMINAL_MULTIWAY_C45", "multiway_admissible", "MERIT_NEWTON", "SPLIT_BEST", "SPLIT_RANDOM",
     "random_numeric", "random_nominal", "draw_cut", "draw_cut_bin", "cut_at", "midpoint_threshold",
 ]
@@ -476,7 +477,7 @@ def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, paren
 
 
 @njit(cache=True, inline="always", nogil=True, error_model="numpy")
-def _score_left_sums(hb, gb, nb, sb, m, h_par, g_par, imp_par, lam, alpha, gamma, npf, msl,
+def score_left_sums(hb, gb, nb, sb, m, h_par, g_par, imp_par, lam, alpha, gamma, npf, msl,
                      min_weight_leaf):
     """The gains of the ``m`` splits with left sums ``hb``, ``gb`` and counts
     ``nb`` into ``sb`` (-inf where a side holds fewer than ``msl`` rows or less
@@ -524,7 +525,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     without a branch, where the node has at least a row a bin, which needs the
     empty bins' sums to be exactly 0.0, as every histogram of the engine holds
     them; of the candidates only, where it has fewer), then every one's gain
-    and the first best in bin order (:func:`_score_left_sums`; a bin that is
+    and the first best in bin order (:func:`score_left_sums`; a bin that is
     no candidate scores -inf).  With missing values, one pass
     (:func:`newton_candidate`, missing right then left).  One call a feature,
     every candidate on scalars: the generic path's calls per candidate made
@@ -533,9 +534,10 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
     by numba's parfor pass, they gave other splits on the second thread.)  Returns ``(status, score,
     threshold, missing_slot)``; status -1: the feature is constant on the
     node.  ``cc``: the statistic holding the bins' counts where ``cnt_f`` is not
-    kept (:func:`~.histogram.count_stat`; -1: ``cnt_f``)."""
+    kept (:func:`~.histogram.count_stat`; -1: ``cnt_f``).  ``missing_bin`` -1:
+    the feature's missing bin is known to be empty (not read)."""
     h_par, g_par, imp_par, lam, alpha, gamma = newton_terms(parent, cp)
-    n_miss = bin_count(hist_f, cnt_f, cc, missing_bin)
+    n_miss = bin_count(hist_f, cnt_f, cc, missing_bin) if missing_bin >= 0 else 0
     if n_miss == 0 and scratch.shape[0] >= 5 and scratch.shape[1] >= n_value_bins:
         hb = scratch[0]
         gb = scratch[1]
@@ -576,7 +578,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             # before the first row and from the bin that brings the last one; an
             # empty bin after a candidate repeats its sums, so its score, which
             # never beats the first (better_bar): no test of the bin's count)
-            best_b, best_score = _score_left_sums(
+            best_b, best_score = score_left_sums(
                 hb, gb, nb, sb, n_value_bins, h_par, g_par, imp_par, lam, alpha, gamma, npf,
                 max(msl, 1.0), min_weight_leaf)
             if best_b < 0:
@@ -605,7 +607,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             m += 1
         if nonempty <= 1:
             return -1, -np.inf, 0.0, 0
-        best_q, best_score = _score_left_sums(hb, gb, nb, sb, m, h_par, g_par, imp_par, lam,
+        best_q, best_score = score_left_sums(hb, gb, nb, sb, m, h_par, g_par, imp_par, lam,
                                               alpha, gamma, npf, msl, min_weight_leaf)
         if best_q < 0:
             return 0, -np.inf, 0.0, 1
