@@ -28,7 +28,7 @@ from pathlib import Path
 __all__ = ["announce", "announce_import", "family_is_cached", "warmup", "FAMILIES",
            "warm_learner", "njit_maybe_cached"]
 
-_ROOT = Path(__file__).resolve().parent
+_ROOT = Path(os.path.abspath(__file__)).parent     # (as numba names the files)
 
 #: learner families: what their first call compiles, the kernels whose on-disk
 #: cache decides whether it is cold (``(file, qualname prefix)``), and the cold
@@ -83,19 +83,14 @@ def _enabled():
         "0", "no", "false", "off")
 
 
-def _dummy():  # a function for numba's cache locators (they read its line number)
-    pass
-
-
 def _cache_dir(py_file):
-    """The folder numba caches ``py_file``'s functions in (its own locator rules)."""
-    from numba.core import caching
-    impl = getattr(caching, "_CacheImpl", None) or getattr(caching, "CacheImpl")
-    for cls in impl._locator_classes:
-        loc = cls.from_function(_dummy, str(py_file))
-        if loc is not None:
-            return Path(loc.get_cache_path()), loc.get_source_stamp()
-    return None, None
+    """The folder numba caches ``py_file``'s functions in (its own locator rules,
+    :func:`treelab._cache.numba_locator`) and the source stamp it checks."""
+    from ._cache import numba_locator
+    loc = numba_locator(py_file)
+    if loc is None:
+        return None, None
+    return Path(loc.get_cache_path()), loc.get_source_stamp()
 
 
 def _kernel_cached(rel, prefix, root=_ROOT):
