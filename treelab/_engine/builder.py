@@ -595,8 +595,8 @@ def newton_sparse_small_split(pos, code, e0, e1, f, dflt_f, missing_bin, m, mark
         return status, best_score, best_thr, best_slot
     npf = float(m)
     best_q, best_score = score_left_sums(hb, gb, nb, sweep[3], n_cand, h_par, g_par, imp_par,
-                                          lam, alpha, gamma, npf, float(min_samples_leaf),
-                                          min_weight_leaf)
+                                         lam, alpha, gamma, npf, float(min_samples_leaf),
+                                         min_weight_leaf)
     if best_q < 0:
         return 0, -np.inf, 0.0, 1
     nl = nb[best_q]

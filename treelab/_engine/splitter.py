@@ -478,7 +478,7 @@ def newton_sorted_sweep(keys, ids, start, end, use_edges, edges_f, sstats, paren
 
 @njit(cache=True, inline="always", nogil=True, error_model="numpy")
 def score_left_sums(hb, gb, nb, sb, m, h_par, g_par, imp_par, lam, alpha, gamma, npf, msl,
-                     min_weight_leaf):
+                    min_weight_leaf):
     """The gains of the ``m`` splits with left sums ``hb``, ``gb`` and counts
     ``nb`` into ``sb`` (-inf where a side holds fewer than ``msl`` rows or less
     than ``min_weight_leaf`` Hessian), in a loop without branches (vectorised:
@@ -608,7 +608,7 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         if nonempty <= 1:
             return -1, -np.inf, 0.0, 0
         best_q, best_score = score_left_sums(hb, gb, nb, sb, m, h_par, g_par, imp_par, lam,
-                                              alpha, gamma, npf, msl, min_weight_leaf)
+                                             alpha, gamma, npf, msl, min_weight_leaf)
         if best_q < 0:
             return 0, -np.inf, 0.0, 1
         nl = nb[best_q]
