@@ -55,7 +55,7 @@ from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, func
 from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
     newton_candidate, newton_hist_sweep, newton_sorted_sweep, newton_terms, random_nominal,
-    random_numeric, score_left_sums,
+    random_numeric, split_of_left_sums,
 )
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
@@ -513,8 +513,8 @@ def newton_sparse_small_split(pos, code, e0, e1, f, dflt_f, missing_bin, m, mark
     without reading the default rows' codes (one pass over their statistics).
     Without missing codes the candidates' left sums go to ``sweep`` (``(5, >=
     the feature's bins)``) and are scored as :func:`~.splitter.newton_hist_sweep`
-    scores them (:func:`~.splitter.score_left_sums`: the same gains and first
-    best).  ``mark``: -1 or another feature's number at every position (left
+    scores them (:func:`~.splitter.split_of_left_sums`: the same gains and
+    first best).  ``mark``: -1 or another feature's number at every position (left
     marked with ``f``)."""
     k = e1 - e0
     n_def = m - k
@@ -593,15 +593,8 @@ def newton_sparse_small_split(pos, code, e0, e1, f, dflt_f, missing_bin, m, mark
                 best_slot = 1
     if n_miss > 0:
         return status, best_score, best_thr, best_slot
-    npf = float(m)
-    best_q, best_score = score_left_sums(hb, gb, nb, sweep[3], n_cand, h_par, g_par, imp_par,
-                                         lam, alpha, gamma, npf, float(min_samples_leaf),
-                                         min_weight_leaf)
-    if best_q < 0:
-        return 0, -np.inf, 0.0, 1
-    nl = nb[best_q]
-    # no missing value seen here: missing goes to the larger child
-    return 1, best_score, edges_f[int(ib[best_q])], (0 if nl >= npf - nl else 1)
+    return split_of_left_sums(sweep, n_cand, True, edges_f, h_par, g_par, imp_par, lam, alpha,
+                              gamma, float(m), float(min_samples_leaf), min_weight_leaf)
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -34,7 +34,7 @@ from .merit import (  # noqa: F401
 __all__ = [
     "TASK_CLASSIFICATION", "TASK_DENSE", "MERIT_IMPURITY_DECREASE", "MERIT_GAIN_RATIO",
     "MERIT_CUSTOM", "stats_weight", "node_impurity", "split_merit", "best_numeric_sorted",
-    "best_numeric_hist", "newton_hist_sweep", "newton_sorted_sweep", "score_left_sums",
+    "best_numeric_hist", "newton_hist_sweep", "newton_sorted_sweep", "split_of_left_sums",
     "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
     "NOMINAL_MULTIWAY_C45", "multiway_admissible", "MERIT_NEWTON", "SPLIT_BEST", "SPLIT_RANDOM",
     "random_numeric", "random_nominal", "draw_cut", "draw_cut_bin", "cut_at", "midpoint_threshold",
@@ -509,6 +509,25 @@ def score_left_sums(hb, gb, nb, sb, m, h_par, g_par, imp_par, lam, alpha, gamma,
     return best_q, best_score
 
 
+@njit(cache=True, inline="always", nogil=True, error_model="numpy")
+def split_of_left_sums(sweep, m, indexed, edges_f, h_par, g_par, imp_par, lam, alpha, gamma,
+                       npf, msl, min_weight_leaf):
+    """The Newton split among the ``m`` candidates whose left sums are in
+    ``sweep`` (rows H, G, count; row 3 the scores, :func:`score_left_sums`):
+    ``(status, score, threshold, missing_slot)`` -- candidate ``q``'s threshold
+    ``edges_f[sweep[4, q]]`` (``indexed``: its bin kept there) or
+    ``edges_f[q]``; no missing value was seen, so missing goes to the larger
+    child.  Status 0: no candidate admissible."""
+    nb = sweep[2]
+    best_q, best_score = score_left_sums(sweep[0], sweep[1], nb, sweep[3], m, h_par, g_par,
+                                         imp_par, lam, alpha, gamma, npf, msl, min_weight_leaf)
+    if best_q < 0:
+        return 0, -np.inf, 0.0, 1
+    nl = nb[best_q]
+    b = int(sweep[4, best_q]) if indexed else best_q
+    return 1, best_score, edges_f[b], (0 if nl >= npf - nl else 1)
+
+
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent, cp, n_parent,
                       min_samples_leaf, min_weight_leaf, scratch, cc=-1):
@@ -542,7 +561,6 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
         hb = scratch[0]
         gb = scratch[1]
         nb = scratch[2]
-        sb = scratch[3]
         ib = scratch[4]
         h_left = 0.0
         g_left = 0.0
@@ -578,14 +596,9 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             # before the first row and from the bin that brings the last one; an
             # empty bin after a candidate repeats its sums, so its score, which
             # never beats the first (better_bar): no test of the bin's count)
-            best_b, best_score = score_left_sums(
-                hb, gb, nb, sb, n_value_bins, h_par, g_par, imp_par, lam, alpha, gamma, npf,
-                max(msl, 1.0), min_weight_leaf)
-            if best_b < 0:
-                return 0, -np.inf, 0.0, 1
-            nl = nb[best_b]
-            # no missing value seen here: missing goes to the larger child
-            return 1, best_score, edges_f[best_b], (0 if nl >= npf - nl else 1)
+            return split_of_left_sums(scratch, n_value_bins, False, edges_f, h_par, g_par,
+                                      imp_par, lam, alpha, gamma, npf, max(msl, 1.0),
+                                      min_weight_leaf)
         # fewer rows than bins: most bins empty, the branch predicted; the
         # candidates (non-empty bins that leave a row right) compacted
         n_left = 0
@@ -607,13 +620,8 @@ def newton_hist_sweep(hist_f, cnt_f, n_value_bins, edges_f, missing_bin, parent,
             m += 1
         if nonempty <= 1:
             return -1, -np.inf, 0.0, 0
-        best_q, best_score = score_left_sums(hb, gb, nb, sb, m, h_par, g_par, imp_par, lam,
-                                             alpha, gamma, npf, msl, min_weight_leaf)
-        if best_q < 0:
-            return 0, -np.inf, 0.0, 1
-        nl = nb[best_q]
-        # no missing value seen here: missing goes to the larger child
-        return 1, best_score, edges_f[int(ib[best_q])], (0 if nl >= npf - nl else 1)
+        return split_of_left_sums(scratch, m, True, edges_f, h_par, g_par, imp_par, lam,
+                                  alpha, gamma, npf, msl, min_weight_leaf)
     nonempty = 0
     for b in range(n_value_bins):
         if bin_count(hist_f, cnt_f, cc, b) > 0:
