@@ -178,21 +178,9 @@ _BOOTSTRAP_REASON = (
     "drawn with that row weighted 2 (scikit-learn's random forests fail this check too)")
 
 
-_ET_HIST_REASON = (
-    "not fully investigated: with random_cut='bin' (cut-points uniform among bin "
-    "boundaries), a row of weight 2 and the same row repeated give different extra-trees "
-    "regressors on this check's data (exact splitting and the default random_cut='value', "
-    "which grows the exact splitter's trees here, pass); likely a node whose targets are equal up to rounding (variance ~1e-16 from "
-    "the weighted sums) splits in one fit and not in the other, shifting every later "
-    "random cut-point")
-
-
 def _forest_expected_failed(estimator):
     if estimator.bootstrap:
         return {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP_REASON}
-    if (isinstance(estimator, ExtraTreesRegressor) and estimator.splitter == "hist"
-            and estimator.random_cut == "bin"):
-        return {"check_sample_weight_equivalence_on_dense_data": _ET_HIST_REASON}
     return {}
 
 

@@ -356,6 +356,58 @@ def test_extra_trees_cut_points_lie_in_the_node_range(cls):
     assert not np.array_equal(best._forest.threshold[best._roots], f.threshold[m._roots])
 
 
+
+def _weighted_and_repeated(seed, nominal):
+    """scikit-learn's sample-weight check data: 15 rows x 30 features, integer
+    weights 0-4; the weighted rows shuffled, the repeated ones in order."""
+    rng = np.random.RandomState(seed)
+    X = rng.rand(15, 30)
+    y = rng.randint(0, 3, size=15)
+    sw = rng.randint(0, 5, size=15)
+    Xr, yr = X.repeat(sw, axis=0), y.repeat(sw)
+    perm = np.random.RandomState(seed + 1).permutation(15)
+    Xw, yw, sww = X[perm], y[perm], sw[perm]
+    if nominal:
+        # a category column: the trees are grown by the general builder, not the
+        # column builder of numeric binned data
+        def frame(a):
+            df = pd.DataFrame(a)
+            df[0] = pd.Categorical((a[:, 0] * 3).astype(int), categories=[0, 1, 2])
+            return df
+        # predicted: the rows of positive weight only.  A category no training row
+        # brought to a node goes to its child with more rows (scikit-learn's rule
+        # for missing values: rows, not weights), so a row of weight 0 may not
+        # follow the repeated fit's path; a training row's categories are seen at
+        # every node on its path
+        return frame(X)[sw > 0], frame(Xw), yw, sww, frame(Xr), yr
+    return X, Xw, yw, sww, Xr, yr
+
+
+@pytest.mark.parametrize("cls", [ExtraTreesRegressor, ExtraTreesClassifier])
+@pytest.mark.parametrize("kw", [dict(splitter="hist", random_cut="bin"),
+                                dict(splitter="hist", random_cut="value"),
+                                dict(splitter="exact")])
+@pytest.mark.parametrize("nominal", [False, True])
+def test_random_cut_trees_weight_k_is_k_copies(cls, kw, nominal):
+    """Random cut-points, every feature drawn: a row of weight k grows the trees
+    of that row repeated k times (rows of weight 0: removed).  Each feature
+    visited draws its cut, also in a node of two rows, one of them weighted 2,
+    whose twin holds three rows (stopping there at the first admissible split,
+    as best splits may, left the later nodes' draws out of step: seeds 30 and
+    39 of the histogram splitter's bin cut-points differed)."""
+    n_diff = 0
+    for seed in range(40):
+        X, Xw, yw, sww, Xr, yr = _weighted_and_repeated(seed, nominal)
+        if cls is ExtraTreesRegressor:
+            yw, yr = yw.astype(float), yr.astype(float)
+        a = cls(1, max_features=1.0, random_state=seed, **kw).fit(Xr, yr)
+        b = cls(1, max_features=1.0, random_state=seed, **kw).fit(Xw, yw, sample_weight=sww)
+        pa = a.predict(X) if cls is ExtraTreesRegressor else a.predict_proba(X)
+        pb = b.predict(X) if cls is ExtraTreesRegressor else b.predict_proba(X)
+        n_diff += not np.allclose(pa, pb, rtol=1e-9, atol=1e-12)
+    assert n_diff == 0
+
+
 # ------------------------------------------------------------------------ OOB
 def _leaf_value(f, root, x):
     """Slow pure-Python traversal (independent of the kernels)."""

@@ -1087,7 +1087,8 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     # ws.gvals[gsel[0]] (gsel[1] = that feature, -1: none) for partition_node
     gsel = ws.gsel
     gsel[1] = -1
-    track = P.split_mode == SPLIT_RANDOM and merit_code != MERIT_GAIN_RATIO
+    random_cuts = P.split_mode == SPLIT_RANDOM
+    track = random_cuts and merit_code != MERIT_GAIN_RATIO
     run_best = -np.inf
     # a small node of sparse binned data: its non-default codes by feature
     e_ptr, e_pos, e_code, e_mark = small_node_entries(D, samples, start, end, n_node < small)
@@ -1256,9 +1257,11 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                     gsel[1] = f
         if max_features < d and n_visited >= max_features and found_any:
             break
-        if status == 1 and n_node == 2 and max_features >= d:
+        if status == 1 and n_node == 2 and max_features >= d and not random_cuts:
             # two samples: every admissible split is the same partition with
-            # the same merit, and ties go to the first feature evaluated
+            # the same merit, and ties go to the first feature evaluated.  Not
+            # with random cut-points: every feature draws its cut, so a node of
+            # two rows, one of weight 2, draws as its twin with the row repeated
             break
     # ---- choose the feature ------------------------------------------------
     if merit_code == MERIT_GAIN_RATIO:

@@ -904,13 +904,16 @@ def _record_candidate(ws, f, score, thr, mslot, key, best_val, best_f):
 
 
 @njit(**_INLINE)
-def _visits_done(max_features, d, n_visited, found_any, status, n_node):
+def _visits_done(max_features, d, n_visited, found_any, status, n_node, random):
     """The feature loop's stopping rule: ``max_features`` features visited and an
     admissible cut found (when fewer than all are drawn), or a two-row node's
-    first admissible cut (when all are: every cut separates its two rows)."""
+    first admissible split (when all are: every split separates its two rows).
+    Not with random cut-points (``random``): each feature visited draws its cut,
+    and a node of two rows, one of them of weight 2, must draw as its three-row
+    twin with that row repeated (a weight of k is k copies of a row)."""
     if max_features < d and n_visited >= max_features and found_any:
         return True
-    return status == 1 and n_node == 2 and max_features >= d
+    return status == 1 and n_node == 2 and max_features >= d and not random
 
 
 @njit(**_INLINE)
@@ -922,8 +925,7 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
     cuts summed together
     (:func:`_block_sums`).  A batch holds the cuts the loop would draw before it
     could stop: ``max_features`` less those visited (all features when every
-    feature is examined; one at a time in a two-row node, where the first
-    admissible cut ends the loop), so the random draws are the same."""
+    feature is examined), so the random draws are the same."""
     bl = bk.rows
     lo, hi, nm = bk.lo, bk.hi, bk.n_missing
     fb, kbb, omb = bk.cut_feature, bk.cut_code, bk.cut_only_missing
@@ -946,8 +948,6 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
     while j < d:
         # (none admissible yet: one more feature at a time, as the loop goes on)
         want = max(1, max_features - n_visited) if max_features < d else d
-        if n_node == 2 and max_features >= d:
-            want = 1
         nb = 0
         n_const = 0                      # constant draws of the batch (status -1)
         while j < d and nb + n_const < want:
@@ -1013,7 +1013,7 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
                     for s in range(lb.shape[1]):
                         bk.best_left[s] = lb[k, s]
                         bk.best_missing[s] = mb[k, s]
-            if _visits_done(max_features, d, n_visited, found_any, status, n_node):
+            if _visits_done(max_features, d, n_visited, found_any, status, n_node, True):
                 stop = True
                 break
         if stop:
@@ -1157,7 +1157,7 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
             if new_best and random:
                 gsel[0] = 1 - gsel[0]
                 gsel[1] = f
-        if _visits_done(max_features, d, n_visited, found_any, status, n_node):
+        if _visits_done(max_features, d, n_visited, found_any, status, n_node, random):
             break
     if best_f >= 0 and not random:
         # the last code going left: the number of the feature's edges below the
