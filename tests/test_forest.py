@@ -357,17 +357,18 @@ def test_extra_trees_cut_points_lie_in_the_node_range(cls):
 
 
 
-def _weighted_and_repeated(seed, nominal):
-    """scikit-learn's sample-weight check data: 15 rows x 30 features, integer
-    weights 0-4; the weighted rows shuffled, the repeated ones in order."""
+def _weighted_and_repeated(seed, data):
+    """scikit-learn's sample-weight check data: 15 rows x 30 features (``"wide"``:
+    70, more than the column builder's node blocks take), integer weights 0-4;
+    the weighted rows shuffled, the repeated ones in order."""
     rng = np.random.RandomState(seed)
-    X = rng.rand(15, 30)
+    X = rng.rand(15, 70 if data == "wide" else 30)
     y = rng.randint(0, 3, size=15)
     sw = rng.randint(0, 5, size=15)
     Xr, yr = X.repeat(sw, axis=0), y.repeat(sw)
     perm = np.random.RandomState(seed + 1).permutation(15)
     Xw, yw, sww = X[perm], y[perm], sw[perm]
-    if nominal:
+    if data == "nominal":
         # a category column: the trees are grown by the general builder, not the
         # column builder of numeric binned data
         def frame(a):
@@ -387,8 +388,8 @@ def _weighted_and_repeated(seed, nominal):
 @pytest.mark.parametrize("kw", [dict(splitter="hist", random_cut="bin"),
                                 dict(splitter="hist", random_cut="value"),
                                 dict(splitter="exact")])
-@pytest.mark.parametrize("nominal", [False, True])
-def test_random_cut_trees_weight_k_is_k_copies(cls, kw, nominal):
+@pytest.mark.parametrize("data", ["numeric", "wide", "nominal"])
+def test_random_cut_trees_weight_k_is_k_copies(cls, kw, data):
     """Random cut-points, every feature drawn: a row of weight k grows the trees
     of that row repeated k times (rows of weight 0: removed).  Each feature
     visited draws its cut, also in a node of two rows, one of them weighted 2,
@@ -397,13 +398,19 @@ def test_random_cut_trees_weight_k_is_k_copies(cls, kw, nominal):
     39 of the histogram splitter's bin cut-points differed)."""
     n_diff = 0
     for seed in range(40):
-        X, Xw, yw, sww, Xr, yr = _weighted_and_repeated(seed, nominal)
+        X, Xw, yw, sww, Xr, yr = _weighted_and_repeated(seed, data)
         if cls is ExtraTreesRegressor:
             yw, yr = yw.astype(float), yr.astype(float)
         a = cls(1, max_features=1.0, random_state=seed, **kw).fit(Xr, yr)
         b = cls(1, max_features=1.0, random_state=seed, **kw).fit(Xw, yw, sample_weight=sww)
-        pa = a.predict(X) if cls is ExtraTreesRegressor else a.predict_proba(X)
-        pb = b.predict(X) if cls is ExtraTreesRegressor else b.predict_proba(X)
+        if cls is ExtraTreesRegressor:
+            pa, pb = a.predict(X), b.predict(X)
+        else:
+            # (a class whose rows all weigh 0 is one of the weighted fit's classes,
+            # with probability 0, and none of the repeated fit's)
+            pb = b.predict_proba(X)
+            pa = np.zeros_like(pb)
+            pa[:, np.searchsorted(b.classes_, a.classes_)] = a.predict_proba(X)
         n_diff += not np.allclose(pa, pb, rtol=1e-9, atol=1e-12)
     assert n_diff == 0
 

@@ -55,7 +55,7 @@ from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, func
 from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
     newton_candidate, newton_hist_sweep, newton_sorted_sweep, newton_terms, random_nominal,
-    random_numeric, split_of_left_sums,
+    random_numeric, random_numeric_draw, split_of_left_sums,
 )
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
@@ -1088,6 +1088,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     gsel = ws.gsel
     gsel[1] = -1
     random_cuts = P.split_mode == SPLIT_RANDOM
+    draws_only = False
     track = random_cuts and merit_code != MERIT_GAIN_RATIO
     run_best = -np.inf
     # a small node of sparse binned data: its non-default codes by feature
@@ -1106,6 +1107,10 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
             features[r] = tmpf
         f = features[j]
         if not fmask[f]:
+            continue
+        if draws_only and not is_nominal[f]:
+            random_numeric_draw(X, D.Xb, use_hist, missing_bin, f, samples, start, end,
+                                edge_offsets, D.bin_values)
             continue
         status = 0
         if is_nominal[f]:
@@ -1257,12 +1262,16 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                     gsel[1] = f
         if max_features < d and n_visited >= max_features and found_any:
             break
-        if status == 1 and n_node == 2 and max_features >= d and not random_cuts:
+        if status == 1 and n_node == 2 and max_features >= d:
             # two samples: every admissible split is the same partition with
-            # the same merit, and ties go to the first feature evaluated.  Not
-            # with random cut-points: every feature draws its cut, so a node of
-            # two rows, one of weight 2, draws as its twin with the row repeated
-            break
+            # the same merit (up to the rounding of mirrored sums), and ties go
+            # to the first feature evaluated.  Random cut-points: the numeric
+            # features left still draw their cuts, unscored, as the node's twin
+            # with a row of weight k repeated k times draws them (see
+            # column_builder._two_row_cuts); nominal ones are scored (2 rows)
+            if not random_cuts:
+                break
+            draws_only = True
     # ---- choose the feature ------------------------------------------------
     if merit_code == MERIT_GAIN_RATIO:
         # C4.5: best gain ratio among tests whose gain is at least the average gain

@@ -79,7 +79,8 @@ from .merit import (
 )
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
 from .splitter import (SPLIT_RANDOM, _add_sample, best_numeric_hist, best_numeric_sorted,
-                       draw_cut, draw_cut_bin, midpoint_threshold, random_numeric_result)
+                       draw_cut, draw_cut_bin, midpoint_threshold, random_numeric_result,
+                       skip_cut_draw)
 from .tree import NUMERIC, add_children, ensure_capacity, new_tree
 
 __all__ = ["grow_codes", "get_codes_kernel", "build_tree_codes"]
@@ -908,12 +909,23 @@ def _visits_done(max_features, d, n_visited, found_any, status, n_node, random):
     """The feature loop's stopping rule: ``max_features`` features visited and an
     admissible cut found (when fewer than all are drawn), or a two-row node's
     first admissible split (when all are: every split separates its two rows).
-    Not with random cut-points (``random``): each feature visited draws its cut,
-    and a node of two rows, one of them of weight 2, must draw as its three-row
-    twin with that row repeated (a weight of k is k copies of a row)."""
+    Not with random cut-points (``random``): see :func:`_two_row_cuts`."""
     if max_features < d and n_visited >= max_features and found_any:
         return True
     return status == 1 and n_node == 2 and max_features >= d and not random
+
+
+@njit(**_INLINE)
+def _two_row_cuts(n_node, max_features, d):
+    """Random cut-points at a node of two rows with every feature drawn: each
+    feature not constant there still draws its cut -- as the node's twin
+    with a row of weight k repeated k times does (a weight of k is k copies
+    of a row; stopping at the first admissible cut left the later nodes'
+    draws out of step) -- but only the first cut is summed and scored:
+    every cut separates the two rows, so every one is as admissible as the
+    first and scores it up to rounding (the mirrored sums), a tie the first
+    wins (:func:`~.merit.better`)."""
+    return n_node == 2 and max_features >= d
 
 
 @njit(**_INLINE)
@@ -936,6 +948,7 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
     max_features = P.max_features
     n_node = end - start
     any_missing = bk.flags[0] != 0
+    two_rows = _two_row_cuts(n_node, max_features, d)
     # few drawn features: each one's range when it is drawn; else all at once
     all_ranges = 3 * max_features >= bl.shape[1]
     if all_ranges:
@@ -968,6 +981,12 @@ def _block_random_split(D, P, cp, ws, tg, bk, start, end, parent, imp, imp_fn, m
                 # last draw, where the one-feature loop could first stop)
                 if P.count_constant:
                     n_const += 1
+                continue
+            if two_rows and nb == 1:
+                # (the first cut of a two-row node drawn: the others only take
+                # their random numbers, _two_row_cuts)
+                if not only_missing:
+                    skip_cut_draw(flo, fhi, feature_bin_values(D.bin_values, eo, f))
                 continue
             kb = 1 << 30
             if not only_missing:
@@ -1073,9 +1092,20 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
     # exact_cut: the best split's threshold, the midpoint of its two values at
     # this node, found when it became the best (from its histogram or sorted codes)
     best_exact = 0.0
+    # a two-row node's first admissible random cut found: the features left only
+    # draw their cuts (_two_row_cuts)
+    draws_only = False
     for j in range(d):
         f = _next_feature(features, j, d, max_features)
         key = 0.0
+        if draws_only:
+            if not (known_const[0, f] <= start and end <= known_const[1, f]):
+                lo, hi, n_miss = _code_range(XT[f], samples, start, end, missing_bin)
+                # (_random_codes draws when the feature has two codes here; the
+                # same random numbers as _draw_cut_codes, whose shortcut needs values)
+                if n_miss < n_node and hi > lo:
+                    skip_cut_draw(lo, hi, feature_bin_values(D.bin_values, eo, f))
+            continue
         if known_const[0, f] <= start and end <= known_const[1, f]:
             # one code at an ancestor, so here (its rows or fewer): what the scans
             # below would find, without scanning (the same draws and outcome)
@@ -1159,6 +1189,8 @@ def _find_split(XT, D, P, cp, ws, tg, start, end, parent, imp, imp_fn, merit_fn,
                 gsel[1] = f
         if _visits_done(max_features, d, n_visited, found_any, status, n_node, random):
             break
+        if random and status == 1 and _two_row_cuts(n_node, max_features, d):
+            draws_only = True
     if best_f >= 0 and not random:
         # the last code going left: the number of the feature's edges below the
         # threshold (as builder._partition_binned)

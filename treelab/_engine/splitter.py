@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from .binning import feature_bin_values
 from .histogram import bin_count
 from .impurity import BUILTIN_ENTROPY, BUILTIN_GINI, BUILTIN_VARIANCE
 from .jit import njit
@@ -37,7 +38,8 @@ __all__ = [
     "best_numeric_hist", "newton_hist_sweep", "newton_sorted_sweep", "split_of_left_sums",
     "best_nominal", "NOMINAL_BINARY", "NOMINAL_MULTIWAY",
     "NOMINAL_MULTIWAY_C45", "multiway_admissible", "MERIT_NEWTON", "SPLIT_BEST", "SPLIT_RANDOM",
-    "random_numeric", "random_nominal", "draw_cut", "draw_cut_bin", "cut_at", "midpoint_threshold",
+    "random_numeric", "random_numeric_draw", "random_nominal", "draw_cut", "draw_cut_bin",
+    "skip_cut_draw", "cut_at", "midpoint_threshold",
 ]
 
 #: numeric values closer than this are not separated (as scikit-learn's FEATURE_THRESHOLD)
@@ -983,6 +985,16 @@ def draw_cut(lo, hi, bvals_f):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def skip_cut_draw(lo, hi, bvals_f):
+    """The random numbers :func:`draw_cut` takes for the same arguments, without
+    the cut (a cut drawn only to keep the random stream in step)."""
+    if bvals_f.shape[0] == 0:
+        np.random.randint(0, hi - lo)
+    else:
+        np.random.random()
+
+
+@njit(cache=True, nogil=True, inline="always")
 def cut_at(lo, hi, bvals_f, u):
     """:func:`draw_cut`'s cut for the uniform number ``u`` in [0, 1): ``t = v_lo +
     (v_hi - v_lo) u``, ``b`` the last bin in ``lo .. hi - 1`` whose value is at
@@ -1043,38 +1055,9 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
     ``(status, score, ratio, thr, mslot, key)``."""
     # (the loops are written once per data kind and task, not branching on them per
     # sample: 2-3x fewer ns per sample; same values, same sums in the same order)
-    lo = np.inf
-    hi = -np.inf
-    n_miss = 0
     n_parent = end - start
-    if use_hist:
-        ilo = 256
-        ihi = -1
-        for p in range(start, end):
-            c = Xb[samples[p], f]
-            if c == missing_bin:
-                vals[p] = np.nan
-                n_miss += 1
-            else:
-                vals[p] = c
-                if c < ilo:
-                    ilo = c
-                if c > ihi:
-                    ihi = c
-        if n_miss < n_parent:
-            lo = float(ilo)
-            hi = float(ihi)
-    else:
-        for p in range(start, end):
-            x = X[samples[p], f]
-            vals[p] = x
-            if np.isnan(x):
-                n_miss += 1
-            else:
-                if x < lo:
-                    lo = x
-                if x > hi:
-                    hi = x
+    lo, hi, n_miss = numeric_node_range(X, Xb, use_hist, missing_bin, f, samples, start, end,
+                                        vals, True)
     if n_miss == n_parent:
         return -1, -np.inf, -np.inf, 0.0, 0, 0.0
     only_missing = (hi <= lo) if use_hist else (hi <= lo + FEATURE_THRESHOLD)
@@ -1083,15 +1066,7 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
     key = np.inf
     thr = np.inf
     if not only_missing:
-        if use_hist:
-            b_cut = draw_cut_bin(int(lo), int(hi), bvals_f)
-            key = float(b_cut)
-            thr = edges_f[b_cut]
-        else:
-            thr = lo + (hi - lo) * np.random.random()
-            if thr >= hi:
-                thr = lo
-            key = thr
+        key, thr = _draw_numeric_cut(lo, hi, use_hist, edges_f, bvals_f)
     left[:] = 0.0
     miss[:] = 0.0
     n_left = 0
@@ -1116,6 +1091,83 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
     return random_numeric_result(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
                                  min_samples_leaf, min_weight_leaf, task, merit_code, builtin,
                                  imp_fn, merit_fn, cp, thr, key, only_missing)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def numeric_node_range(X, Xb, use_hist, missing_bin, f, samples, start, end, vals, gather):
+    """``(lo, hi, n_missing)`` of numeric feature ``f`` over the node
+    ``samples[start:end]`` (raw values, or bin codes as floats; lo = inf, hi =
+    -inf when every one is missing); ``gather``: each row's value (NaN =
+    missing) into ``vals[start:end]`` too (:func:`random_numeric`)."""
+    lo = np.inf
+    hi = -np.inf
+    n_miss = 0
+    if use_hist:
+        ilo = 256
+        ihi = -1
+        for p in range(start, end):
+            c = Xb[samples[p], f]
+            if c == missing_bin:
+                if gather:
+                    vals[p] = np.nan
+                n_miss += 1
+            else:
+                if gather:
+                    vals[p] = c
+                if c < ilo:
+                    ilo = c
+                if c > ihi:
+                    ihi = c
+        if n_miss < end - start:
+            lo = float(ilo)
+            hi = float(ihi)
+    else:
+        for p in range(start, end):
+            x = X[samples[p], f]
+            if gather:
+                vals[p] = x
+            if np.isnan(x):
+                n_miss += 1
+            else:
+                if x < lo:
+                    lo = x
+                if x > hi:
+                    hi = x
+    return lo, hi, n_miss
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _draw_numeric_cut(lo, hi, use_hist, edges_f, bvals_f):
+    """:func:`random_numeric`'s draw on a node whose values span ``lo < hi``:
+    ``(key, thr)`` (the cut bin as a float and its edge, or the drawn raw value
+    twice)."""
+    if use_hist:
+        b_cut = draw_cut_bin(int(lo), int(hi), bvals_f)
+        return float(b_cut), edges_f[b_cut]
+    thr = lo + (hi - lo) * np.random.random()
+    if thr >= hi:
+        thr = lo
+    return thr, thr
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def random_numeric_draw(X, Xb, use_hist, missing_bin, f, samples, start, end,
+                        edge_offsets, bin_values):
+    """The random draws :func:`random_numeric` makes on feature ``f`` at the node,
+    and nothing else (a node of two rows whose split is already found: see
+    ``builder.find_best_split``).  ``edge_offsets`` / ``bin_values``: the whole
+    data's (``BinnedData``), sliced here: called per feature,
+    without numba's reference counting (``_nrt=False``; it allocates nothing),
+    where views made by the caller took and released a reference each."""
+    lo, hi, n_miss = numeric_node_range(X, Xb, use_hist, missing_bin, f, samples, start, end,
+                                        bin_values[:0], False)
+    if n_miss == end - start:
+        return
+    if use_hist:
+        if hi > lo:
+            skip_cut_draw(int(lo), int(hi), feature_bin_values(bin_values, edge_offsets, f))
+    elif hi > lo + FEATURE_THRESHOLD:
+        np.random.random()               # (_draw_numeric_cut's draw on raw values)
 
 
 @njit(cache=True, nogil=True)
