@@ -356,15 +356,19 @@ def test_extra_trees_cut_points_lie_in_the_node_range(cls):
     assert not np.array_equal(best._forest.threshold[best._roots], f.threshold[m._roots])
 
 
-
 def _weighted_and_repeated(seed, data):
     """scikit-learn's sample-weight check data: 15 rows x 30 features (``"wide"``:
-    70, more than the column builder's node blocks take), integer weights 0-4;
-    the weighted rows shuffled, the repeated ones in order."""
+    70, more than the column builder's node blocks take; ``"missing"``: a fifth
+    of the values missing; ``"nominal"``: the first a category), integer
+    weights 0-4; the weighted rows shuffled, the repeated ones in order.
+    Returns ``(rows to predict, weighted X, y, weights, repeated X, y)``."""
     rng = np.random.RandomState(seed)
     X = rng.rand(15, 70 if data == "wide" else 30)
     y = rng.randint(0, 3, size=15)
     sw = rng.randint(0, 5, size=15)
+    if data == "missing":
+        # a fifth of the values missing (the same in every copy of a row)
+        X[np.random.RandomState(seed + 7).rand(*X.shape) < 0.2] = np.nan
     Xr, yr = X.repeat(sw, axis=0), y.repeat(sw)
     perm = np.random.RandomState(seed + 1).permutation(15)
     Xw, yw, sww = X[perm], y[perm], sw[perm]
@@ -381,6 +385,10 @@ def _weighted_and_repeated(seed, data):
         # follow the repeated fit's path; a training row's categories are seen at
         # every node on its path
         return frame(X)[sw > 0], frame(Xw), yw, sww, frame(Xr), yr
+    if data == "missing":
+        # (a missing value at a node that saw none goes to the child with more
+        # rows, as a category it saw none of: rows of positive weight only)
+        return X[sw > 0], Xw, yw, sww, Xr, yr
     return X, Xw, yw, sww, Xr, yr
 
 
@@ -388,7 +396,7 @@ def _weighted_and_repeated(seed, data):
 @pytest.mark.parametrize("kw", [dict(splitter="hist", random_cut="bin"),
                                 dict(splitter="hist", random_cut="value"),
                                 dict(splitter="exact")])
-@pytest.mark.parametrize("data", ["numeric", "wide", "nominal"])
+@pytest.mark.parametrize("data", ["numeric", "wide", "nominal", "missing"])
 def test_random_cut_trees_weight_k_is_k_copies(cls, kw, data):
     """Random cut-points, every feature drawn: a row of weight k grows the trees
     of that row repeated k times (rows of weight 0: removed).  Each feature
