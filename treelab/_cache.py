@@ -25,9 +25,9 @@ _ROOT = Path(os.path.abspath(__file__)).parent
 STAMP_NAME = "treelab-sources.sha1"
 
 
-def _sources_hash(root):
+def _sources_hash(root, sources):
     h = hashlib.sha1()
-    for path in sorted(root.rglob("*.py")):
+    for path in sources:
         h.update(str(path.relative_to(root)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()
@@ -64,10 +64,11 @@ def invalidate_stale_caches(root=_ROOT):
     directory) whose recorded source hash is not the current one.  Returns the
     number of folders whose caches were deleted."""
     try:
-        digest = _sources_hash(root)
+        sources = sorted(root.rglob("*.py"))
+        digest = _sources_hash(root, sources)
     except OSError:
         return 0
-    folders = sorted({p.parent for p in root.rglob("*.py") if "__pycache__" not in p.parts})
+    folders = sorted({p.parent for p in sources if "__pycache__" not in p.parts})
     n = 0
     for folder in folders:
         try:

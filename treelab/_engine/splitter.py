@@ -1066,7 +1066,15 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
     key = np.inf
     thr = np.inf
     if not only_missing:
-        key, thr = _draw_numeric_cut(lo, hi, use_hist, edges_f, bvals_f)
+        if use_hist:
+            b_cut = draw_cut_bin(int(lo), int(hi), bvals_f)
+            key = float(b_cut)
+            thr = edges_f[b_cut]
+        else:
+            thr = lo + (hi - lo) * np.random.random()
+            if thr >= hi:
+                thr = lo
+            key = thr
     left[:] = 0.0
     miss[:] = 0.0
     n_left = 0
@@ -1136,20 +1144,6 @@ def numeric_node_range(X, Xb, use_hist, missing_bin, f, samples, start, end, val
     return lo, hi, n_miss
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _draw_numeric_cut(lo, hi, use_hist, edges_f, bvals_f):
-    """:func:`random_numeric`'s draw on a node whose values span ``lo < hi``:
-    ``(key, thr)`` (the cut bin as a float and its edge, or the drawn raw value
-    twice)."""
-    if use_hist:
-        b_cut = draw_cut_bin(int(lo), int(hi), bvals_f)
-        return float(b_cut), edges_f[b_cut]
-    thr = lo + (hi - lo) * np.random.random()
-    if thr >= hi:
-        thr = lo
-    return thr, thr
-
-
 @njit(cache=True, nogil=True, _nrt=False)
 def random_numeric_draw(X, Xb, use_hist, missing_bin, f, samples, start, end,
                         edge_offsets, bin_values):
@@ -1167,7 +1161,7 @@ def random_numeric_draw(X, Xb, use_hist, missing_bin, f, samples, start, end,
         if hi > lo:
             skip_cut_draw(int(lo), int(hi), feature_bin_values(bin_values, edge_offsets, f))
     elif hi > lo + FEATURE_THRESHOLD:
-        np.random.random()               # (_draw_numeric_cut's draw on raw values)
+        np.random.random()               # (random_numeric's draw on raw values)
 
 
 @njit(cache=True, nogil=True)
