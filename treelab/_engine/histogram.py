@@ -407,6 +407,19 @@ def _zero_empty_default_bins(hist, cnt, dflt, f0, f1, cc):
             hist[f, db, :] = 0.0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def bins_in_use(ext, f0, f1, B):
+    """The bins features ``f0 .. f1 - 1`` use in a histogram of ``B`` bins a
+    feature: their extents ``ext`` and missing bins (every bin without
+    extents)."""
+    if ext.shape[0] == 0:
+        return (f1 - f0) * B
+    bins = 0
+    for f in range(f0, f1):
+        bins += ext[f] + 1
+    return bins
+
+
 @njit(cache=True, nogil=True)
 def use_sparse_rows(sp, n_rows, f0, f1, B, ext):
     """Whether a histogram of ``n_rows`` rows over features ``f0 .. f1 - 1`` is
@@ -418,9 +431,7 @@ def use_sparse_rows(sp, n_rows, f0, f1, B, ext):
     d = sp[2].shape[0]
     N = sp[0].shape[0] - 1
     nnz = sp[1].shape[0] * (f1 - f0) / (N * d) if N > 0 else 0.0
-    bins = 0
-    for f in range(f0, f1):
-        bins += (ext[f] + 1) if ext.shape[0] > 0 else B
+    bins = bins_in_use(ext, f0, f1, B)
     # a sparse code costs about 1.5 dense ones (its feature is read with it)
     return n_rows * ((f1 - f0) - 1.5 * nnz) > bins
 
@@ -889,13 +900,8 @@ def _group_features(hist, ext, f0, f1, counted):
     use (their extents ``ext`` and missing bin, every bin without extents; the
     counts ``cnt`` too where ``counted``), at least 8."""
     B, S = hist.shape[1], hist.shape[2]
-    bins = float(B)
-    if ext.shape[0] > 0 and f1 > f0:
-        tot = 0
-        for f in range(f0, f1):
-            tot += min(ext[f] + 1, B)
-        bins = tot / (f1 - f0)
-    return max(8, int(HIST_BLOCK_BYTES / (bins * (S + (1 if counted else 0)) * 8.0)))
+    bins = bins_in_use(ext, f0, f1, B) / max(f1 - f0, 1)      # a feature, on average
+    return max(8, int(HIST_BLOCK_BYTES / (max(bins, 1.0) * (S + (1 if counted else 0)) * 8.0)))
 
 
 @njit(cache=True, nogil=True, inline="always")
