@@ -505,3 +505,25 @@ def test_histogram_nodes_skip_the_features_constant_on_them(monkeypatch, policy)
         np.testing.assert_array_equal(a.feature, b.feature)
         np.testing.assert_array_equal(a.threshold, b.threshold)
     np.testing.assert_allclose(ga.predict(X), gb.predict(X), rtol=1e-9, atol=1e-9)
+
+
+def test_feature_groups_are_sized_by_the_bins_in_use():
+    """``_group_features``: one pass over a node's rows fills about HIST_BLOCK_BYTES
+    of the bins the features use -- their extents plus the missing bin, and the
+    counts only where they are kept (session 39: the size assumed every bin and the
+    counts, so a boosted MNIST histogram took seven passes instead of two)."""
+    from treelab._engine.histogram import HIST_BLOCK_BYTES, _group_features, bins_in_use
+    d, B = 784, 256
+    ext = np.full(d, 140, np.int64)
+    assert bins_in_use(ext, 0, d, B) == d * 141
+    assert bins_in_use(np.zeros(0, np.int64), 10, 20, B) == 10 * B
+    hist = np.zeros((d, B, 3))
+    per_feature = 141 * 3 * 8                           # H, G and w; counts read off w
+    assert _group_features(hist, ext, 0, d, False) == HIST_BLOCK_BYTES // per_feature
+    assert _group_features(hist, ext, 0, d, True) == HIST_BLOCK_BYTES // (141 * 4 * 8)
+    assert -(-d // _group_features(hist, ext, 0, d, False)) == 2    # two passes on MNIST
+    # without extents every bin counts; never fewer than 8 features a pass
+    assert _group_features(hist, np.zeros(0, np.int64), 0, d, True) == max(
+        8, HIST_BLOCK_BYTES // (B * 4 * 8))
+    wide = np.zeros((d, B, 400))
+    assert _group_features(wide, np.zeros(0, np.int64), 0, d, True) == 8
