@@ -1060,7 +1060,7 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
                                         vals, True)
     if n_miss == n_parent:
         return -1, -np.inf, -np.inf, 0.0, 0, 0.0
-    only_missing = (hi <= lo) if use_hist else (hi <= lo + FEATURE_THRESHOLD)
+    only_missing = one_value(lo, hi, use_hist)
     if only_missing and n_miss == 0:
         return -1, -np.inf, -np.inf, 0.0, 0, 0.0
     key = np.inf
@@ -1099,6 +1099,14 @@ def random_numeric(X, Xb, use_hist, missing_bin, f, samples, start, end, edges_f
     return random_numeric_result(parent, parent_imp, n_parent, left, n_left, miss, n_miss, buf,
                                  min_samples_leaf, min_weight_leaf, task, merit_code, builtin,
                                  imp_fn, merit_fn, cp, thr, key, only_missing)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def one_value(lo, hi, use_hist):
+    """Whether a node's non-missing values of a feature, ranging ``lo .. hi``
+    (:func:`numeric_node_range`), are one value: one bin code, or raw values
+    closer than :data:`FEATURE_THRESHOLD` -- no cut to draw between them."""
+    return (hi <= lo) if use_hist else (hi <= lo + FEATURE_THRESHOLD)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1157,10 +1165,11 @@ def random_numeric_draw(X, Xb, use_hist, missing_bin, f, samples, start, end,
                                         bin_values[:0], False)
     if n_miss == end - start:
         return
+    if one_value(lo, hi, use_hist):
+        return
     if use_hist:
-        if hi > lo:
-            skip_cut_draw(int(lo), int(hi), feature_bin_values(bin_values, edge_offsets, f))
-    elif hi > lo + FEATURE_THRESHOLD:
+        skip_cut_draw(int(lo), int(hi), feature_bin_values(bin_values, edge_offsets, f))
+    else:
         np.random.random()               # (random_numeric's draw on raw values)
 
 
