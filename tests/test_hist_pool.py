@@ -402,3 +402,134 @@ def test_segmented_level_histograms_equal_node_by_node(n_threads):
         loads = [rows_of_unit[cuts[k]:cuts[k + 1]].sum() for k in range(n_threads)]
         assert abs(max(loads) - rows_of_unit.sum() / n_threads) <= \
             HIST_GROUP * (ends - starts).max()
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("cnt_col", [2, 0, -3])
+def test_rows_subtracted_without_their_histogram(cnt_col, sparse):
+    """``histogram.subtract_rows``: a parent's histogram minus a child's rows,
+    without building the child's histogram, has the bits of building it then
+    subtracting it (``hist_build`` + ``hist_subtract``: bins the child empties
+    set to 0, the rest untouched) -- with the counts in statistic 2 (boosting's
+    ``[H, G, 1]``), 0 (regression's ``[1, y, y^2]``) and 0 and 2 (squared
+    error's ``[1, g, 1]``), missing codes and extents, from the dense codes and
+    from the sparse rows (default bins summed directly, as the dense build) --
+    and leaves its scratch all zeros.  ``rows_subtraction_pays`` allows it only
+    where the child's histogram would be built densely from three statistics
+    whose counts are one of them.  Such a histogram, built from the sparse rows
+    (``_hist_add_sparse_direct``), has the dense loop's bits."""
+    from treelab._engine.histogram import (
+        COUNT_NONE, TASK_CLASSIFICATION, hist_build, hist_subtract, no_sparse,
+        rows_subtraction_pays, subtract_rows)
+    rng = np.random.default_rng(11)
+    n, d = 900, 40
+    X = rng.normal(size=(n, d)).round(1)
+    X[:, 1] = rng.integers(0, 4, n)                   # few bins: wide extents unused
+    if sparse:
+        X[rng.random(X.shape) < 0.8] = 0.0            # MNIST-like: mostly one code
+    X[rng.random(X.shape) < 0.03] = np.nan
+    data = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True)
+    sp = (data.sp_ptr, data.sp_bin, data.sp_dflt)
+    assert (sp[2].shape[0] > 0) == sparse
+    B = data.n_bins
+    P = make_params(TASK_DENSE, 3, 1, 2, 1, 0.0, 0.0, 1, False, 0)
+    ext = new_pool(data, P).ext
+    assert ext.shape[0] == d
+    sst = rng.normal(size=(n, 3))
+    cc = 0 if cnt_col == -3 else cnt_col
+    sst[:, cc] = 1.0
+    if cnt_col == -3:
+        sst[:, 2] = 1.0
+    w = np.ones(n)
+    none = np.zeros(0, np.int64)
+    zero = np.zeros((d, B, 3))
+    n_emptied = 0
+    for trial in range(6):
+        samples = rng.permutation(n).astype(np.int64)
+        m = int(rng.integers(1, 60))
+        start = int(rng.integers(0, n - m))
+        parent = np.full((d, B, 3), 9.0)              # (outside the extents: untouched)
+        pcnt = np.zeros((d, B), np.int64)
+        hist_build(data.Xb, samples, 0, n, none, sst, w, TASK_DENSE, parent, pcnt, 1, cnt_col,
+                   ext, sp)
+        want = parent.copy()
+        child = np.full((d, B, 3), 7.0)
+        ccnt = np.zeros((d, B), np.int64)
+        # (the child's histogram as the builder makes it: densely, at this size)
+        hist_build(data.Xb, samples, start, start + m, none, sst, w, TASK_DENSE, child, ccnt, 1,
+                   cnt_col, ext, sp)
+        if sparse:
+            # (from the sparse rows, ``_hist_add_sparse_direct``: the dense loop's bits)
+            dense = np.full((d, B, 3), 7.0)
+            hist_build(data.Xb, samples, start, start + m, none, sst, w, TASK_DENSE, dense,
+                       ccnt, 1, cnt_col, ext)
+            np.testing.assert_array_equal(child, dense)
+        hist_subtract(want, pcnt, child, ccnt, ext, cnt_col)
+        got = parent.copy()
+        assert rows_subtraction_pays(data.Xb, sp, m, TASK_DENSE, got, cnt_col, ext, zero)
+        subtract_rows(data.Xb, sp, samples, start, start + m, none, sst, w, TASK_DENSE, got, zero,
+                      cc)
+        np.testing.assert_array_equal(got, want)
+        assert not zero.any()
+        # the bins the child emptied are exactly 0
+        emptied = (want[..., cc] == 0) & (parent[..., cc] > 0)
+        assert (got[emptied] == 0.0).all()
+        n_emptied += int(emptied.sum())
+        if sparse:
+            # from the dense codes: the same bits again
+            got2 = parent.copy()
+            subtract_rows(data.Xb, no_sparse(), samples, start, start + m, none, sst, w,
+                          TASK_DENSE, got2, zero, cc)
+            np.testing.assert_array_equal(got2, want)
+            assert not zero.any()
+    assert n_emptied > 0
+    assert not rows_subtraction_pays(data.Xb, sp, 10, TASK_DENSE, zero, cnt_col, ext,
+                                     np.zeros((0, 1, 1)))                  # no scratch
+    assert not rows_subtraction_pays(data.Xb, sp, 10, TASK_DENSE, zero, COUNT_NONE, ext, zero)
+    assert not rows_subtraction_pays(data.Xb, sp, 10, TASK_CLASSIFICATION, zero, cnt_col, ext,
+                                     zero)
+    assert not rows_subtraction_pays(data.Xb, sp, 10, TASK_DENSE, zero[..., :2].copy(),
+                                     cnt_col, ext, zero)
+    if sparse:                 # a node the builder would fill from the sparse rows
+        assert not rows_subtraction_pays(data.Xb, sp, n, TASK_DENSE, zero, cnt_col, ext, zero)
+
+
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide", "levelwise"])
+@pytest.mark.parametrize("unit_hessian", [False, True])
+def test_boosted_trees_equal_with_and_without_the_subtraction_scratch(policy, unit_hessian):
+    """Boosted trees (Newton statistics ``[h, g, 1]``, or ``[1, g, 1]``) grown on a
+    pool with the scratch of ``subtract_rows`` (``pool_for`` gives one: the small
+    children that will not split are subtracted from their parents without their
+    own histogram) equal the trees grown on a pool without it, bit for bit; the
+    scratch is left all zeros."""
+    from treelab._engine.builder import pool_for
+    from treelab.split_criteria.gradient import NewtonCriterion
+    rng = np.random.default_rng(4)
+    n, d = 2500, 6
+    X = rng.normal(size=(n, d)).round(2)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    D = bin_data(X, np.zeros(d, bool), np.zeros(d, np.int64), True)
+    crit = NewtonCriterion()
+    P = make_params(TASK_DENSE, 3, 6, 2, 1, crit.min_child_weight, 0.0, d, False,
+                    crit.merit_code, crit.builtin_code, max_leaves=31)
+    pool = pool_for(D, P, policy)
+    assert pool.zero.shape == pool.hist.shape[1:] and not pool.zero.any()
+    bare = pool_for(D, P, policy)._replace(zero=np.zeros((0, 1, 1)))
+    used = 0
+    for k in range(3):
+        g = np.nan_to_num(X[:, k]) + rng.normal(size=n)
+        h = np.ones(n) if unit_hessian else rng.uniform(0.1, 1.0, n)
+        st = np.column_stack([h, g, np.ones(n)])
+        trees = [trim(build_tree(D, np.zeros(0, np.int64), st, np.ones(n), P, crit.impurity,
+                                 crit.merit, cp=crit.params, grow_policy=policy, pool=p))
+                 for p in (pool, bare)]
+        for name in ("feature", "threshold", "n_samples", "value", "impurity"):
+            np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))
+        # splits whose smaller child (under the small-node size: it will not split)
+        # was subtracted from a parent whose larger child may split
+        t = trees[0]
+        for node in np.flatnonzero(t.feature >= 0):
+            a, b = t.n_samples[t.first_child[node]], t.n_samples[t.first_child[node] + 1]
+            used += int(min(a, b) < 128 <= max(a, b) and t.depth[node] + 1 < 6)
+        assert not pool.zero.any()
+    assert used > 0

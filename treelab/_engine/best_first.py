@@ -137,16 +137,19 @@ def _split_deferred(D, P, ws, hp, yc, sstats, w, tmp_r, leaf_of_row, hslot, f, k
             b_end[n_b] = ws.child_start[j] + ws.child_n[j]
             b_slot[n_b] = sl
             n_b += 1
-    tasks = np.full((1, 5), -1, np.int64)
+    tasks = np.full((1, 6), -1, np.int64)
     tasks[0, 0] = 0
     tasks[0, 1] = 0
     tasks[0, 2] = n_b
+    tasks[0, 5] = 0
     if largest >= 0 and k == 2:
         tasks[0, 3] = hslot
         tasks[0, 4] = ws.child_slot[1 - largest]
+        # (a sibling that will not split: its rows subtracted, no histogram built)
+        tasks[0, 5] = 0 if ws.expand[1 - largest] else 1
     level_tasks(D.Xb, sparse_rows(D), ws.samples, ws.tmp, tmp_r, D.missing_bin, parts, 1,
                 b_start, b_end, b_slot, n_b, tasks, 1, P.n_threads, yc, sstats, w, P.task,
-                hp.hist, hp.cnt, hp.meta[1], hp.ext, leaf_of_row, D.Xt)
+                hp.hist, hp.cnt, hp.meta[1], hp.ext, leaf_of_row, D.Xt, hp.zero)
     if parts[0, 5] != ws.child_n[0]:
         raise RuntimeError("best-first partition: a child's size differs from its "
                            "histogram count")

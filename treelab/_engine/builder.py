@@ -44,7 +44,8 @@ from .binning import (  # noqa: F401  (presort: re-exported)
 )
 from .histogram import (COUNT_NONE, bin_count, count_column_of_three, count_stat, hist_build,
                         hist_subtract, no_subtraction, root_counts_usable,
-                        root_hist_counted, unit_count_column)
+                        root_hist_counted, rows_subtraction_pays, subtract_rows,
+                        unit_count_column)
 from .jit import U0, U1, njit
 from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better,
@@ -159,8 +160,10 @@ Workspace = namedtuple("Workspace", [
 #: of free slots (``meta[0]`` of them at the bottom of ``free``); ``meta[1]``: the
 #: tree's ``cnt_col`` (:func:`~.histogram.unit_count_column`, set with the root;
 #: where it names a statistic, ``cnt`` is left untouched and the counts are read
-#: off that statistic: :func:`~.histogram.count_stat`, :func:`~.histogram.bin_count`)
-HistPool = namedtuple("HistPool", ["hist", "cnt", "free", "meta", "ext"])
+#: off that statistic: :func:`~.histogram.count_stat`, :func:`~.histogram.bin_count`);
+#: ``zero``: a slot-shaped scratch of zeros for :func:`~.histogram.subtract_rows`,
+#: kept all zeros by it (``(0, 1, 1)``: none; :func:`pool_for` gives one)
+HistPool = namedtuple("HistPool", ["hist", "cnt", "free", "meta", "ext", "zero"])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -938,13 +941,14 @@ def new_pool(D, P, n_slots=0):
     hist = np.empty((n_slots, dd, bb, P.n_stats), np.float64)
     cnt = np.empty((n_slots, dd, bb), np.int64)
     ext = pool_extents(D, bb)
-    return HistPool(hist, cnt, free, meta, ext)
+    return HistPool(hist, cnt, free, meta, ext, np.zeros((0, 1, 1), np.float64))
 
 
 def empty_pool():
     """The pool a driver gets when its caller keeps none (:func:`reuse_pool`)."""
     return HistPool(np.empty((0, 1, 1, 1), np.float64), np.empty((0, 1, 1), np.int64),
-                    np.empty(0, np.int64), np.zeros(2, np.int64), np.empty(0, np.int64))
+                    np.empty(0, np.int64), np.zeros(2, np.int64), np.empty(0, np.int64),
+                    np.zeros((0, 1, 1), np.float64))
 
 
 @njit(cache=True, nogil=True)
@@ -965,7 +969,7 @@ def reuse_pool(D, P, pool, n_slots=0):
             free[j] = m - 1 - j
         meta = np.full(2, m, np.int64)
         meta[1] = COUNT_NONE
-        return HistPool(pool.hist, pool.cnt, free, meta, pool_extents(D, D.n_bins))
+        return HistPool(pool.hist, pool.cnt, free, meta, pool_extents(D, D.n_bins), pool.zero)
     return new_pool(D, P, n_slots)
 
 
@@ -984,7 +988,7 @@ def pool_take(hp):
         for q in range(P, P2):
             free[n_free] = q
             n_free += 1
-        hp = HistPool(hist, cnt, free, hp.meta, hp.ext)
+        hp = HistPool(hist, cnt, free, hp.meta, hp.ext, hp.zero)
     n_free -= 1
     hp.meta[0] = n_free
     return hp, hp.free[n_free]
@@ -1634,10 +1638,19 @@ def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
         sub_h, sub_c = no_subtraction()
     for j in range(k):
         sl = ws.child_slot[j]
-        if sl >= 0:
-            hist_build(D.Xb, ws.samples, ws.child_start[j], ws.child_start[j] + ws.child_n[j],
-                       yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1],
-                       hp.ext, sparse_rows(D), D.Xt, (sub_h, sub_c))
+        if sl < 0:
+            continue
+        s0 = ws.child_start[j]
+        if fused and not ws.expand[j] and rows_subtraction_pays(
+                D.Xb, sparse_rows(D), ws.child_n[j], P.task, sub_h, hp.meta[1], hp.ext,
+                hp.zero):
+            # a child that will not split: its rows subtracted, no histogram built
+            subtract_rows(D.Xb, sparse_rows(D), ws.samples, s0, s0 + ws.child_n[j], yc, sstats,
+                          w, P.task, sub_h, hp.zero, count_stat(hp.meta[1]))
+            continue
+        hist_build(D.Xb, ws.samples, s0, s0 + ws.child_n[j], yc, sstats, w, P.task,
+                   hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1], hp.ext, sparse_rows(D),
+                   D.Xt, (sub_h, sub_c))
     finish_children_histograms(hp, hslot, ws.child_slot, ws.expand, k, largest, fused)
     return hp
 
@@ -1983,7 +1996,13 @@ def pool_for(data, params, grow_policy="depthwise", n_rows=None):
     elif grow_policy == "levelwise":
         from .level_wise import max_slots
         slots = max_slots(params.max_depth, n // small_node_rows(True, data.n_bins))
-    return new_pool(data, params, slots)
+    pool = new_pool(data, params, slots)
+    if params.n_stats == 3 and params.task != TASK_CLASSIFICATION:
+        # the scratch of histogram.subtract_rows (the drivers' splits use it on one
+        # thread): numpy's zeros come as untouched pages, only the bins it uses are
+        # faulted in
+        pool = pool._replace(zero=np.zeros(pool.hist.shape[1:], np.float64))
+    return pool
 
 
 #: :func:`pool_for` sizes a best-first pool for ``max_leaves`` up to this; more

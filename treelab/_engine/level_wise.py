@@ -44,7 +44,8 @@ from .builder import (
     split_codes, split_ok,
 )
 from .histogram import (
-    _hist_block, hist_build_nodes, hist_build_segments, hist_subtract, no_subtraction,
+    _hist_block, count_stat, hist_build_nodes, hist_build_segments, hist_subtract,
+    no_subtraction, rows_subtraction_pays, subtract_rows,
 )
 from .jit import njit
 from .prefetch import PREFETCH_DISTANCE, prefetch_at, prefetch_stop
@@ -216,14 +217,18 @@ def mark_two_leaves(Xb, samples, start, end, f, key, miss_left, missing_bin, lea
 
 @njit(cache=True, nogil=True)
 def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, task, yc,
-               sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row, xt):
+               sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row, xt, zero):
     """One split node's share of a level: its deferred partition (``task[0] >= 0``:
     row of ``parts``; ``parts[q, 6] >= 0``: two leaf children, their rows marked
     instead, :func:`mark_two_leaves`), then the histograms it builds
     (``b_*[task[1]:task[2]]``), then (``task[3] >= 0``) the parent's histogram
     in slot ``task[3]`` minus its other child's, slot ``task[4]``: the largest
-    child's.  Touches only the node's samples, its part of ``tmp``, its rows of
-    ``leaf_of_row`` and its own slots."""
+    child's.  Where that other child will not split (``task[5] == 1``) and the
+    scratch ``zero`` allows it (:func:`.histogram.rows_subtraction_pays`), its
+    rows are subtracted without building its histogram
+    (:func:`.histogram.subtract_rows`; its slot is left as it was).  Touches only
+    the node's samples, its part of ``tmp``, its rows of ``leaf_of_row`` and its
+    own slots (and ``zero``: one thread at a time)."""
     q = task[0]
     if q >= 0:
         s = parts[q, 0]
@@ -243,9 +248,15 @@ def _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
     # by group while its bins are in the cache (the same numbers)
     fused = False
     eh, ec = no_subtraction()
+    only_sub = task.shape[0] > 5 and task[5] == 1
     for b in range(task[1], task[2]):
         here = task[3] >= 0 and b_slot[b] == task[4]
         fused = fused or here
+        if here and only_sub and rows_subtraction_pays(Xb, sp, b_end[b] - b_start[b], P_task,
+                                                       hist[task[3]], cnt_col, ext, zero):
+            subtract_rows(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
+                          hist[task[3]], zero, count_stat(cnt_col))
+            continue
         _hist_block(Xb, sp, samples, b_start[b], b_end[b], yc, sstats, w, P_task,
                     hist[b_slot[b]], cnt[b_slot[b]], 0, 1, cnt_col, ext, xt, -1,
                     hist[task[3]] if here else eh, cnt[task[3]] if here else ec)
@@ -260,9 +271,10 @@ def _node_tasks_par(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_
     for k in prange(n_threads):
         for q in range(n_tasks):
             if owner[q] == k:
+                # (no scratch: the threads' nodes would share it)
                 _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
                            tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
-                           leaf_of_row, xt)
+                           leaf_of_row, xt, np.zeros((0, 1, 1), np.float64))
 
 
 #: :func:`level_tasks` gives whole nodes to the threads (LPT) unless the most
@@ -347,7 +359,7 @@ def _partitions_then_segments(Xb, sp, samples, tmp, missing_bin, parts, b_start,
 @njit(cache=True, nogil=True)
 def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b_end, b_slot,
                 n_b, tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
-                leaf_of_row, xt):
+                leaf_of_row, xt, zero=None):
     """The level's deferred partitions and histogram builds.  One thread: node
     by node (a node's histograms right after its partition, while its rows are
     in cache, as the depth-first driver).  Several threads and at least two
@@ -363,14 +375,20 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
     codes (``BinnedData.Xt``, empty: none).  ``parts[q] = (start, end, feature, threshold
     bin, missing go left, -> left count, first leaf or -1)``; ``tasks[q] =
     (parts row or -1, first and end of its histogram builds, parent slot to
-    subtract from or -1, sibling slot)`` (see :func:`_node_task`): every
-    subtraction is made here, with its node's task or, on the chunked path,
-    feature block by feature block after the histograms."""
+    subtract from or -1, sibling slot[, 1 when the sibling will not split])``
+    (see :func:`_node_task`): every subtraction is made here, with its node's
+    task or, on the chunked path, feature block by feature block after the
+    histograms.  ``zero``: the pool's scratch (``HistPool.zero``; None: none),
+    used on one thread only."""
     if n_threads <= 1:
+        if zero is None:
+            z = np.zeros((0, 1, 1), np.float64)
+        else:
+            z = zero
         for q in range(n_tasks):
             _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
                        tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row,
-                       xt)
+                       xt, z)
         return
     if n_tasks >= 2 * n_threads:
         work = np.zeros(n_tasks, np.int64)
@@ -554,7 +572,7 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
         # child in nx; their children's slots and expand flags
         sp = np.empty((n_lv, 4), np.int64)
         # level_tasks: part row, builds b0, b1, parent slot to subtract from, sibling slot
-        tasks = np.empty((n_lv, 5), np.int64)
+        tasks = np.empty((n_lv, 6), np.int64)
         sp_slot = np.empty((n_lv, kmax), np.int64)
         sp_expand = np.zeros((n_lv, kmax), np.bool_)
         n_sp = 0
@@ -645,10 +663,12 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                 tasks[n_sp, 2] = n_b
                 tasks[n_sp, 3] = -1
                 tasks[n_sp, 4] = -1
+                tasks[n_sp, 5] = 0
                 if largest >= 0 and k == 2:
                     # the subtraction goes with the node's task (on its thread)
                     tasks[n_sp, 3] = hslot
                     tasks[n_sp, 4] = ws.child_slot[1 - largest]
+                    tasks[n_sp, 5] = 0 if ws.expand[1 - largest] else 1
                 n_sp += 1
             n_nx += k
         if n_sp > 0:
@@ -656,7 +676,7 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             level_tasks(D.Xb, sparse_rows(D), ws.samples, ws.tmp, tmp_r, D.missing_bin, parts,
                         n_parts, b_start, b_end, b_slot, n_b, tasks, n_sp, P.n_threads, yc,
                         sstats, w, P.task, hp.hist, hp.cnt, hp.meta[1], hp.ext, leaf_of_row,
-                        D.Xt)
+                        D.Xt, hp.zero)
             for q in range(n_parts):
                 if parts[q, 5] != expect[q]:
                     raise RuntimeError("level-wise partition: a child's size differs from "
