@@ -1309,48 +1309,45 @@ def subtract_rows(Xb, sp, samples, start, end, yc, sstats, w, task, hist, zero, 
     330 us."""
     d = Xb.shape[1]
     B = np.uint64(hist.shape[1])
-    h = hist.reshape(d * hist.shape[1], 3)
-    z = zero.reshape(d * hist.shape[1], 3)
-    # (each touched bin: its scratch count is at least 1 until it is subtracted;
-    # the loop bodies written out -- a helper taking the arrays, called per bin,
-    # was 27x slower: reference counting on every call)
+    # the flat bins the rows touch, in the rows' order (repeats included)
     if sp[2].shape[0] > 0:
         cur = _row_cursors(sp[0], sp[1], samples, start, end, 0)
         _hist_add_sparse_direct(sp[0], sp[1], sp[2], samples, start, end, sstats, zero, 0, d,
                                 cur)
         sp_ptr = sp[0]
-        sp_bin = sp[1]
+        n_js = d
+        for p in range(start, end):
+            n_js += sp_ptr[samples[p] + 1] - sp_ptr[samples[p]]
+        js = np.empty(n_js, np.uint64)
+        q = 0
         for p in range(start, end):
             i = np.uint64(samples[p])
             for k in range(np.uint64(sp_ptr[i]), np.uint64(sp_ptr[i + U1])):
-                j = np.uint64(sp_bin[k])
-                if z[j, cc] > 0.5:
-                    h[j, 0], h[j, 1], h[j, 2] = _minus_keep(h[j, 0], h[j, 1], h[j, 2], z[j, 0],
-                                                            z[j, 1], z[j, 2], cc)
-                    z[j, 0] = 0.0
-                    z[j, 1] = 0.0
-                    z[j, 2] = 0.0
+                js[q] = sp[1][k]
+                q += 1
         for f in range(np.uint64(d)):
-            j = f * B + np.uint64(sp[2][f])
-            if z[j, cc] > 0.5:
-                h[j, 0], h[j, 1], h[j, 2] = _minus_keep(h[j, 0], h[j, 1], h[j, 2], z[j, 0],
-                                                        z[j, 1], z[j, 2], cc)
-                z[j, 0] = 0.0
-                z[j, 1] = 0.0
-                z[j, 2] = 0.0
-        return
-    _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, zero,
-                       np.zeros((0, 0), np.int64), 0, d, cc)
-    for p in range(start, end):
-        i = np.uint64(samples[p])
-        for f in range(np.uint64(d)):
-            j = f * B + np.uint64(Xb[i, f])
-            if z[j, cc] > 0.5:
-                h[j, 0], h[j, 1], h[j, 2] = _minus_keep(h[j, 0], h[j, 1], h[j, 2], z[j, 0],
-                                                        z[j, 1], z[j, 2], cc)
-                z[j, 0] = 0.0
-                z[j, 1] = 0.0
-                z[j, 2] = 0.0
+            js[q] = f * B + np.uint64(sp[2][f])
+            q += 1
+    else:
+        _hist_build_serial(Xb, samples, start, end, yc, sstats, w, task, zero,
+                           np.zeros((0, 0), np.int64), 0, d, cc)
+        js = np.empty((end - start) * d, np.uint64)
+        q = 0
+        for p in range(start, end):
+            i = np.uint64(samples[p])
+            for f in range(np.uint64(d)):
+                js[q] = f * B + np.uint64(Xb[i, f])
+                q += 1
+    h = hist.reshape(d * hist.shape[1], 3)
+    z = zero.reshape(d * hist.shape[1], 3)
+    for q in range(js.shape[0]):
+        j = js[q]
+        if z[j, cc] > 0.5:       # touched, not yet subtracted (a count >= 1)
+            h[j, 0], h[j, 1], h[j, 2] = _minus_keep(h[j, 0], h[j, 1], h[j, 2], z[j, 0],
+                                                    z[j, 1], z[j, 2], cc)
+            z[j, 0] = 0.0
+            z[j, 1] = 0.0
+            z[j, 2] = 0.0
 
 
 @njit(cache=True, nogil=True, inline="always")
