@@ -1280,10 +1280,11 @@ def hist_subtract(hist, cnt, other_hist, other_cnt, ext=None, cnt_col=COUNT_NONE
 def rows_subtraction_pays(Xb, sp, n_rows, task, hist, cnt_col, ext, zero):
     """Whether :func:`subtract_rows` may stand for building a histogram of
     ``n_rows`` rows only to subtract it (same bits): a scratch ``zero`` is there,
-    the histogram would be built densely (a row's every code: not from the sparse
-    rows, whose default bins are derived in bin order, :func:`_hist_range`),
-    three statistics with the counts one of them (:func:`count_stat`) and not
-    class counts.  ``hist``: a slot, ``(d, B, S)``."""
+    the histogram would be built densely (every bin the direct sum of its rows;
+    not the sparse path, whose default bins are the node's total minus the
+    other bins, :func:`_hist_range`), three statistics with the counts one of
+    them (:func:`count_stat`) and not class counts.  ``hist``: a slot,
+    ``(d, B, S)``."""
     return (zero.shape[0] > 0 and task != TASK_CLASSIFICATION and hist.shape[2] == 3
             and count_stat(cnt_col) >= 0
             and not use_sparse_rows(sp, n_rows, 0, Xb.shape[1], hist.shape[1], ext))
