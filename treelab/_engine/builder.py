@@ -1636,21 +1636,21 @@ def children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node):
         sub_h, sub_c = hp.hist[hslot], hp.cnt[hslot]
     else:
         sub_h, sub_c = no_subtraction()
+    sp = sparse_rows(D)
     for j in range(k):
         sl = ws.child_slot[j]
         if sl < 0:
             continue
         s0 = ws.child_start[j]
+        s1 = s0 + ws.child_n[j]
         if fused and not ws.expand[j] and rows_subtraction_pays(
-                D.Xb, sparse_rows(D), ws.child_n[j], P.task, sub_h, hp.meta[1], hp.ext,
-                hp.zero):
+                D.Xb, sp, s1 - s0, P.task, sub_h, hp.meta[1], hp.ext, hp.zero):
             # a child that will not split: its rows subtracted, no histogram built
-            subtract_rows(D.Xb, sparse_rows(D), ws.samples, s0, s0 + ws.child_n[j], yc, sstats,
-                          w, P.task, sub_h, hp.zero, count_stat(hp.meta[1]))
+            subtract_rows(D.Xb, sp, ws.samples, s0, s1, yc, sstats, w, P.task, sub_h, hp.zero,
+                          count_stat(hp.meta[1]))
             continue
-        hist_build(D.Xb, ws.samples, s0, s0 + ws.child_n[j], yc, sstats, w, P.task,
-                   hp.hist[sl], hp.cnt[sl], P.n_threads, hp.meta[1], hp.ext, sparse_rows(D),
-                   D.Xt, (sub_h, sub_c))
+        hist_build(D.Xb, ws.samples, s0, s1, yc, sstats, w, P.task, hp.hist[sl], hp.cnt[sl],
+                   P.n_threads, hp.meta[1], hp.ext, sp, D.Xt, (sub_h, sub_c))
     finish_children_histograms(hp, hslot, ws.child_slot, ws.expand, k, largest, fused)
     return hp
 
