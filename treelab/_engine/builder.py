@@ -61,7 +61,7 @@ from .splitter import (
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
 __all__ = ["BuildParams", "make_params", "add_leaf_values", "LAYOUT_PRESORT", "LAYOUT_SAMPLES", "Workspace", "HistPool", "build_tree", "presort",
-           "get_build_kernel", "find_best_split", "partition_node", "children_stats",
+           "get_build_kernel", "find_best_split", "decide_node_call", "partition_node", "children_stats",
            "children_improvement", "binned_children_stats",
            "children_histograms", "plan_children_histograms", "finish_children_histograms",
            "make_children", "grow_depth_first", "grow_best_first"]
@@ -1843,6 +1843,12 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
             if not split_ok(P, improvement, imp):
                 f = -1
     return f, k, deferred, improvement
+
+
+#: :func:`decide_node` as a function of its own, for the best-first and
+#: level-wise drivers' node step: one compiled copy of the node kernels for both
+#: (inlined, each driver compiled them again: ~20 s each of a cold start).
+decide_node_call = njit(cache=True, nogil=True)(decide_node.py_func)
 
 
 def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool):
