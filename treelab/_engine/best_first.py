@@ -4,9 +4,7 @@ order, ``grow_policy="lossguide"``, with a split's work threaded.
 The leaf whose split improves most is split next, until ``P.max_leaves``
 leaves (a split that would exceed it is skipped) or no leaf can split.  Each
 new leaf's best split is found as soon as the leaf exists (the same node
-kernels as the depth-first driver, :func:`.builder.decide_node`, here called
-as :data:`.builder.decide_node_call`, one compiled copy shared with the
-level-wise driver):
+kernels as the depth-first driver, :func:`.builder.decide_node`):
 
 * with the leaf's histogram and the Newton merit (gradient boosting) the
   children's sums come from the histogram's bins and the samples stay where
@@ -32,7 +30,7 @@ import numpy as np
 from numba import prange
 
 from .builder import (
-    _mark_leaf, _root, children_histograms, children_improvement, decide_node_call,
+    _mark_leaf, _root, children_histograms, children_improvement, decide_node,
     finish_children_histograms, make_children, new_workspace, plan_children_histograms,
     pool_release, reuse_pool, sparse_rows,
 )
@@ -227,7 +225,7 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                 deferred = True
                 improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
             elif r_state[q] != 1:
-                f, k, deferred, improvement = decide_node_call(
+                f, k, deferred, improvement = decide_node(
                     D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, t.value, node, imp,
                     wn, w_total, t.depth[node], imp_fn, merit_fn, True)
             if f < 0:

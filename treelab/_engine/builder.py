@@ -61,7 +61,7 @@ from .splitter import (
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
 __all__ = ["BuildParams", "make_params", "add_leaf_values", "LAYOUT_PRESORT", "LAYOUT_SAMPLES", "Workspace", "HistPool", "build_tree", "presort",
-           "get_build_kernel", "find_best_split", "decide_node_call", "partition_node", "children_stats",
+           "get_build_kernel", "find_best_split", "decide_node", "partition_node", "children_stats",
            "children_improvement", "binned_children_stats",
            "children_histograms", "plan_children_histograms", "finish_children_histograms",
            "make_children", "grow_depth_first", "grow_best_first"]
@@ -1803,7 +1803,10 @@ _is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
 _binned_children_stats_i = njit(**_INLINE)(binned_children_stats.py_func)
 
 
-@njit(**_INLINE)
+# (a kernel of its own, not inlined: the best-first and level-wise drivers share
+# one compiled copy of it and of the split search it inlines -- inlined into each,
+# it was ~40 s of each driver's cold compile; a node pays one call boundary)
+@njit(cache=True, nogil=True)
 def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node, imp, wn,
                 w_total, depth, imp_fn, merit_fn, defer):
     """The split of the node holding ``ws.samples[start:end]`` (every driver's node
@@ -1843,12 +1846,6 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
             if not split_ok(P, improvement, imp):
                 f = -1
     return f, k, deferred, improvement
-
-
-#: :func:`decide_node` as a function of its own, for the best-first and
-#: level-wise drivers' node step: one compiled copy of the node kernels for both
-#: (inlined, each driver compiled them again: ~20 s each of a cold start).
-decide_node_call = njit(cache=True, nogil=True)(decide_node.py_func)
 
 
 def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool):

@@ -39,7 +39,7 @@ from numba import prange
 from .builder import (
     MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _find_best_split_i,
     _make_children_i, _mark_leaf, _partition_two, _root, children_improvement, code_goes_left,
-    decide_node_call, finish_children_histograms, is_leaf_node, new_workspace,
+    decide_node, finish_children_histograms, is_leaf_node, new_workspace,
     plan_children_histograms, pool_release, reuse_pool, set_feature_mask, sparse_rows,
     split_codes, split_ok,
 )
@@ -611,7 +611,7 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             elif r_state[q] != 1:
                 # with the node's histogram, Newton sums come from its bins: the
                 # samples are moved later, with the level's other nodes
-                best_f, k, deferred, _ = decide_node_call(D, P, cp, ws, hp, yc, sstats, w, start,
+                best_f, k, deferred, _ = decide_node(D, P, cp, ws, hp, yc, sstats, w, start,
                                                      end, hslot, t.value, node, imp, wn,
                                                      w_total, depth, imp_fn, merit_fn, True)
             is_leaf = best_f < 0
