@@ -227,7 +227,7 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             elif r_state[q] != 1:
                 f, k, deferred, improvement = decide_node(
                     D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, t.value, node, imp,
-                    wn, w_total, t.depth[node], imp_fn, merit_fn, True)
+                    wn, w_total, t.depth[node], imp_fn, merit_fn, True, True)
             if f < 0:
                 if hslot >= 0:
                     pool_release(hp, hslot)

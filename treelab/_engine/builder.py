@@ -61,8 +61,8 @@ from .splitter import (
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
 __all__ = ["BuildParams", "make_params", "add_leaf_values", "LAYOUT_PRESORT", "LAYOUT_SAMPLES", "Workspace", "HistPool", "build_tree", "presort",
-           "get_build_kernel", "find_best_split", "decide_node", "partition_node", "children_stats",
-           "children_improvement", "binned_children_stats",
+           "get_build_kernel", "find_best_split", "decide_node", "partition_node",
+           "children_stats", "children_improvement", "binned_children_stats",
            "children_histograms", "plan_children_histograms", "finish_children_histograms",
            "make_children", "grow_depth_first", "grow_best_first"]
 
@@ -1808,7 +1808,7 @@ _binned_children_stats_i = njit(**_INLINE)(binned_children_stats.py_func)
 # it was ~40 s of each driver's cold compile; a node pays one call boundary)
 @njit(cache=True, nogil=True)
 def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node, imp, wn,
-                w_total, depth, imp_fn, merit_fn, defer):
+                w_total, depth, imp_fn, merit_fn, defer, moves):
     """The split of the node holding ``ws.samples[start:end]`` (every driver's node
     step): pre-pruning, the best split (:func:`find_best_split`), its children's
     statistics -- a numeric split of binned data partitions and sums in one pass
@@ -1816,7 +1816,10 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
     pre-stopping (:func:`split_ok`).  ``defer``: with the node's histogram and
     the Newton merit a binned numeric split takes its sums from the histogram
     and leaves the samples where they are (the caller partitions them later:
-    :mod:`.level_wise`).  Returns ``(feature, k, deferred, improvement)``;
+    :mod:`.level_wise`).  ``moves`` False: a split that would move samples
+    (nominal, or not deferred) is not made, ``k`` -1 (the level-wise threads,
+    whose workspaces share the partition's scratch).  Returns ``(feature, k,
+    deferred, improvement)``;
     feature -1: the node stays a leaf.  The split is described in ``ws`` as
     :func:`make_children` reads it."""
     f = -1
@@ -1830,6 +1833,9 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
     if f >= 0:
         fused = D.use_hist and not D.is_nominal[f] and P.split_mode == SPLIT_BEST
         deferred = defer and fused and hslot >= 0 and P.merit_code == MERIT_NEWTON
+        if not (moves or deferred):
+            # (a split that would move samples, asked not to: k = -1)
+            return f, -1, False, 0.0
         if fused:
             k = _binned_children_stats_i(D, P, ws, hp, hslot, yc, sstats, w, start, end, f,
                                          not deferred)

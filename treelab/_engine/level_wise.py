@@ -37,11 +37,9 @@ import numpy as np
 from numba import prange
 
 from .builder import (
-    MERIT_NEWTON, SPLIT_BEST, Workspace, _binned_children_stats_i, _find_best_split_i,
-    _make_children_i, _mark_leaf, _partition_two, _root, children_improvement, code_goes_left,
-    decide_node, finish_children_histograms, is_leaf_node, new_workspace,
-    plan_children_histograms, pool_release, reuse_pool, set_feature_mask, sparse_rows,
-    split_codes, split_ok,
+    MERIT_NEWTON, SPLIT_BEST, Workspace, _make_children_i, _mark_leaf, _partition_two, _root,
+    code_goes_left, decide_node, finish_children_histograms, new_workspace,
+    plan_children_histograms, pool_release, reuse_pool, sparse_rows, split_codes,
 )
 from .histogram import (
     _hist_block, count_stat, hist_build_nodes, hist_build_segments, hist_subtract,
@@ -471,9 +469,9 @@ def _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, n_lv, w_total, im
     the serial loop of :func:`grow_level_wise` (best split from the histogram,
     children's sums from its bins, pre-stopping), nothing moved.  ``r_state[q]``:
     1 leaf, 2 numeric split (``r_*`` hold it), 3 left to the serial loop (a
-    nominal split).  :func:`.builder.decide_node`'s steps, stopped before any
-    sample moves: a nominal split partitions through the scratch arrays the
-    threads share (``ws.tmp``), so it goes back to the serial loop."""
+    nominal split).  :func:`.builder.decide_node` with ``moves=False``: a
+    nominal split partitions through the scratch arrays the threads share
+    (``ws.tmp``), so it goes back to the serial loop."""
     T = len(wss)
     for k in prange(T):
         for q in range(k, n_lv, T):
@@ -512,22 +510,14 @@ def _decide_level_node(D, P, cp, wk, hp, yc, sstats, w, t, lv, q, w_total, imp_f
     wn = t.weighted_n_samples[node]
     imp = t.impurity[node]
     depth = t.depth[node]
-    if is_leaf_node(P, depth, end - start, wn, imp):
-        r_state[q] = 1
-        return
-    set_feature_mask(P, wk, depth)
-    f = _find_best_split_i(D, P, cp, wk, hp, yc, sstats, w, start, end, hslot, t.value[node],
-                           imp, imp_fn, merit_fn)
+    f, kk, _, _ = decide_node(D, P, cp, wk, hp, yc, sstats, w, start, end, hslot, t.value,
+                              node, imp, wn, w_total, depth, imp_fn, merit_fn, True, False)
     if f < 0:
         r_state[q] = 1
         return
-    if D.is_nominal[f]:
+    if kk < 0:
+        # a nominal split partitions through scratch the threads share
         r_state[q] = 3
-        return
-    kk = _binned_children_stats_i(D, P, wk, hp, hslot, yc, sstats, w, start, end, f, False)
-    if kk == 0 or not split_ok(P, children_improvement(P, cp, wk, kk, wn, imp, w_total,
-                                                       imp_fn), imp):
-        r_state[q] = 1
         return
     r_state[q] = 2
     r_f[q] = f
@@ -613,7 +603,7 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                 # samples are moved later, with the level's other nodes
                 best_f, k, deferred, _ = decide_node(D, P, cp, ws, hp, yc, sstats, w, start,
                                                      end, hslot, t.value, node, imp, wn,
-                                                     w_total, depth, imp_fn, merit_fn, True)
+                                                     w_total, depth, imp_fn, merit_fn, True, True)
             is_leaf = best_f < 0
             if is_leaf:
                 if hslot >= 0:
