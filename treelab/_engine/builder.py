@@ -1803,9 +1803,10 @@ _is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
 _binned_children_stats_i = njit(**_INLINE)(binned_children_stats.py_func)
 
 
-# (a kernel of its own, not inlined: the best-first and level-wise drivers share
-# one compiled copy of it and of the split search it inlines -- inlined into each,
-# it was ~40 s of each driver's cold compile; a node pays one call boundary)
+# (a kernel of its own, not inlined: the best-first and level-wise drivers and the
+# level-wise threads' step share one compiled copy of it and of the split search
+# it inlines -- inlined into each, it was ~40 s of each driver's cold compile; a
+# node pays one call boundary)
 @njit(cache=True, nogil=True)
 def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node, imp, wn,
                 w_total, depth, imp_fn, merit_fn, defer, moves):
