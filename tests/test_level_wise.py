@@ -264,7 +264,8 @@ def test_level_tasks_on_threads_equal_the_serial_level(sizes):
             data.Xb, (data.sp_ptr, data.sp_bin, data.sp_dflt), samples, np.empty(n, np.int64),
             np.empty(n, np.int64), data.missing_bin,
             p, m, b_start, b_end, b_slot, m, tasks.copy(), m, nt, np.zeros(0, np.int64), sst,
-            w, TASK_DENSE, hist, cnt, -1, np.zeros(0, np.int64), leaf_of_row, xt)
+            w, TASK_DENSE, hist, cnt, -1, np.zeros(0, np.int64), leaf_of_row, xt,
+            np.zeros((0, 1, 1)))
         np.testing.assert_array_equal(p[:, 5], parts[:, 5])
         out.append((samples, hist, cnt, leaf_of_row))
     for other in out[1:]:

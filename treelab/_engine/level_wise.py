@@ -357,7 +357,7 @@ def _partitions_then_segments(Xb, sp, samples, tmp, missing_bin, parts, b_start,
 @njit(cache=True, nogil=True)
 def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_start, b_end, b_slot,
                 n_b, tasks, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col, ext,
-                leaf_of_row, xt, zero=None):
+                leaf_of_row, xt, zero):
     """The level's deferred partitions and histogram builds.  One thread: node
     by node (a node's histograms right after its partition, while its rows are
     in cache, as the depth-first driver).  Several threads and at least two
@@ -376,17 +376,13 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
     subtract from or -1, sibling slot[, 1 when the sibling will not split])``
     (see :func:`_node_task`): every subtraction is made here, with its node's
     task or, on the chunked path, feature block by feature block after the
-    histograms.  ``zero``: the pool's scratch (``HistPool.zero``; None: none),
-    used on one thread only."""
+    histograms.  ``zero``: the pool's scratch (``HistPool.zero``; ``(0, 1, 1)``:
+    none), used on one thread only."""
     if n_threads <= 1:
-        if zero is None:
-            z = np.zeros((0, 1, 1), np.float64)
-        else:
-            z = zero
         for q in range(n_tasks):
             _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
                        tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row,
-                       xt, z)
+                       xt, zero)
         return
     if n_tasks >= 2 * n_threads:
         work = np.zeros(n_tasks, np.int64)
