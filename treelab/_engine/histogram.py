@@ -338,6 +338,14 @@ def _hist_add_sparse(sp_ptr, sp_bin, samples, start, end, yc, sstats, w, task, h
         cur[p - start] = np.int64(k)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def direct_three(task, S, cc):
+    """Three statistics, not class counts, the bins' counts one of them (``cc``,
+    :func:`count_stat`, >= 0): the layout :func:`_hist_add_sparse_direct` and
+    :func:`subtract_rows` sum."""
+    return task != TASK_CLASSIFICATION and S == 3 and cc >= 0
+
+
 @njit(cache=True, nogil=True)
 def _hist_add_sparse_direct(sp_ptr, sp_bin, dflt, samples, start, end, sstats, hist, f0, f1,
                             cur):
@@ -1002,7 +1010,7 @@ def _hist_range(Xb, sp, samples, start, end, yc, sstats, w, task, hist, cnt, f0,
         _hist_columns(xt, r0, end - start, sstats, hist, cnt, f0, f1, count, unit02)
     elif columns_pay(xt, end - start, task, sstats):
         _hist_columns_at(xt, samples, start, end, sstats, hist, cnt, f0, f1, count, unit02)
-    elif sp[2].shape[0] > 0 and task != TASK_CLASSIFICATION and hist.shape[2] == 3 and cc >= 0:
+    elif sp[2].shape[0] > 0 and direct_three(task, hist.shape[2], cc):
         # the dense sums from the sparse rows (default bins summed directly)
         cur = _row_cursors(sp[0], sp[1], samples, start, end, f0 * B)
         for g0 in range(f0, f1, step):
@@ -1285,8 +1293,7 @@ def rows_subtraction_pays(Xb, sp, n_rows, task, hist, cnt_col, ext, zero):
     other bins, :func:`_hist_range`), three statistics with the counts one of
     them (:func:`count_stat`) and not class counts.  ``hist``: a slot,
     ``(d, B, S)``."""
-    return (zero.shape[0] > 0 and task != TASK_CLASSIFICATION and hist.shape[2] == 3
-            and count_stat(cnt_col) >= 0
+    return (zero.shape[0] > 0 and direct_three(task, hist.shape[2], count_stat(cnt_col))
             and not use_sparse_rows(sp, n_rows, 0, Xb.shape[1], hist.shape[1], ext))
 
 
