@@ -73,8 +73,7 @@ G_ROWS = 5
 def _vcode(x, nominal, n_cat):
     if np.isnan(x) or not nominal:
         return x
-    c = int(x)
-    return float(c) if (c == x and 0 <= c < n_cat) else np.nan
+    return float(int(x)) if (0.0 <= x < n_cat and x == np.floor(x)) else np.nan
 
 
 @njit(cache=True)
@@ -124,12 +123,12 @@ def ar_bin(x, lo, w, n):
     (clipped; a range of width 0 has the single bin 0)."""
     if not w > 0.0:
         return 0
-    b = int(math.ceil(n * ((x - lo) / w))) - 1
-    if b < 0:
+    v = n * ((x - lo) / w)
+    if not v > 1.0:             # clipped as a float: int() of a huge value overflows
         return 0
-    if b >= n:
+    if v > n:
         return n - 1
-    return b
+    return int(math.ceil(v)) - 1
 
 
 @njit(cache=True, inline="always")

@@ -180,17 +180,19 @@ def _code(x, lo, hi, n_bins, nominal, n_cat):
     if np.isnan(x):
         return np.nan
     if nominal:
-        c = int(x)
-        return float(c) if (c == x and 0 <= c < n_cat) else np.nan
+        return float(int(x)) if (0.0 <= x < n_cat and x == np.floor(x)) else np.nan
     w = hi - lo
     if not w > 0.0:
         return 0.0
-    b = int(np.floor(n_bins * ((x - lo) / w)))
-    if b < 0:
-        b = 0
-    elif b >= n_bins:
-        b = n_bins - 1
-    return float(b)
+    if w == np.inf:             # a range wider than the largest float: halved
+        v = n_bins * ((0.5 * x - 0.5 * lo) / (0.5 * hi - 0.5 * lo))
+    else:
+        v = n_bins * ((x - lo) / w)
+    if not v >= 0.0:            # clipped as a float: int() of a huge value overflows
+        return 0.0
+    if v >= n_bins:
+        return float(n_bins - 1)
+    return float(int(v))
 
 
 @njit(cache=True, parallel=True)

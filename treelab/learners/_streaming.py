@@ -48,6 +48,21 @@ def check_nonneg_float(name, v):
     return float(v)
 
 
+def _bin_code(v, lo, hi, nb):
+    """Equal-width bin of ``v`` as :func:`treelab._engine.streaming.equal_width_codes`
+    gives it (clipped as a float, so huge values cannot overflow)."""
+    w = hi - lo
+    if not w > 0:
+        return 0.0
+    if w == math.inf:
+        t = nb * ((0.5 * v - 0.5 * lo) / (0.5 * hi - 0.5 * lo))
+    else:
+        t = nb * ((v - lo) / w)
+    if not t >= 0:
+        return 0.0
+    return float(nb - 1) if t >= nb else float(int(t))
+
+
 class StreamingTreeBase(BaseEstimator):
     """Shared streaming machinery of treelab's incremental trees (not for direct use).
 
@@ -436,8 +451,7 @@ class StreamingTreeBase(BaseEstimator):
             elif nb == 0:
                 c = float(v)
             else:
-                w = hi[f] - lo[f]
-                c = 0.0 if not w > 0 else float(min(max(math.floor(nb * ((v - lo[f]) / w)), 0), nb - 1))
+                c = _bin_code(float(v), float(lo[f]), float(hi[f]), nb)
             codes[f] = c
         return c
 
@@ -574,16 +588,44 @@ class StreamingClassifierMixin:
                              "pass classes=[...] to declare every label")
         return idx.astype(np.float64)
 
+    def _drop_classes(self):
+        for attr in ("classes_", "n_classes_", "_class_code",
+                     "_classes_are_codes") + self._class_attrs:
+            self.__dict__.pop(attr, None)
+
+    def _declare_classes(self, classes):
+        """Fix the declared classes; labels buffered before (classes not declared
+        then) become class codes, or the declaration is undone when one is not a class."""
+        self._set_classes(classes)
+        raw = self.__dict__.get("_raw_labels")
+        if raw:
+            try:
+                self._buf_y = [self._codes_of(np.concatenate(raw))]
+            except ValueError:
+                self._drop_classes()
+                raise
+            self._raw_labels = []
+
     def partial_fit(self, X, y, classes=None):
         """Learn a chunk of the stream in order (one jitted call)."""
+        return self._partial_fit(X, y, classes, True)
+
+    def _partial_fit(self, X, y, classes, check_labels):
         if not hasattr(self, "_buf_X"):
             self._init_stream()
         yl = _column_or_1d(y)
         Xf = self._encode_chunk(X)
         if yl.shape[0] != Xf.shape[0]:
             raise ValueError(f"X has {Xf.shape[0]} rows but y has shape {yl.shape}")
+        if check_labels and yl.dtype.kind in "fc":
+            check_classification_targets(yl, yl.shape[0])   # as fit: no continuous labels
+        if classes is not None and hasattr(self, "classes_"):
+            if not np.array_equal(self.classes_, np.unique(np.asarray(classes))):
+                raise ValueError(f"`classes={plain_repr(np.asarray(classes))}` is not the same as "
+                                 f"on last call to partial_fit, was: {plain_repr(self.classes_)} "
+                                 "(the classes are fixed at the start of the stream)")
         if not hasattr(self, "classes_") and (classes is not None or self.classes is not None):
-            self._set_classes(classes if classes is not None else self.classes)
+            self._declare_classes(classes if classes is not None else self.classes)
         if hasattr(self, "classes_"):
             codes = self._codes_of(yl)            # validates every label before any change
             self._commit_encoding()
@@ -611,9 +653,7 @@ class StreamingClassifierMixin:
             try:
                 codes = self._codes_of(all_labels)
             except ValueError:
-                for attr in ("classes_", "n_classes_", "_class_code",
-                             "_classes_are_codes") + self._class_attrs:
-                    self.__dict__.pop(attr, None)
+                self._drop_classes()
                 raise
             self._commit_encoding()
             Xb = np.concatenate(self._buf_X + [Xf]) if self._buf_X else Xf
@@ -634,9 +674,9 @@ class StreamingClassifierMixin:
         found, _ = check_classification_targets(y, y.shape[0])   # discrete labels only
         if classes is None and self.classes is None:
             classes = found
-            if classes.shape[0] < 2:
+            if classes.shape[0] < 2 and y.shape[0]:    # no rows: partial_fit names X or y
                 raise ValueError("Classifier can't train when only one class is present.")
-        self.partial_fit(X, y, classes=classes)
+        self._partial_fit(X, y, classes, False)
         return self._end_of_data()
 
     def learn_one(self, x, y):
@@ -645,14 +685,17 @@ class StreamingClassifierMixin:
             self._init_stream()
         row = self._row_from_dict(x)
         if not hasattr(self, "classes_") and self.classes is not None:
-            self._set_classes(self.classes)
+            self._declare_classes(self.classes)
         if hasattr(self, "classes_"):
             code = self._class_code.get(y)
             if code is None:
                 self._codes_of(np.asarray([y]))   # raises the unknown-label error
             self._learn_row(row, float(code))
         else:
-            self._learn_unknown_classes(row, np.asarray([y]))
+            labels = np.asarray([y])
+            if labels.dtype.kind in "fcO":
+                check_classification_targets(labels, 1)
+            self._learn_unknown_classes(row, labels)
         return self
 
     # ------------------------------------------------- early-stream predictions

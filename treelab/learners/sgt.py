@@ -41,12 +41,16 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import pandas as pd
 
 from .._engine import sgt as _sgt
 from .._engine.signatures import function_pointer
 from .._format import plain_repr
 from .._sklearn_compat import ClassifierMixin, RegressorMixin, check_is_fitted
-from ..losses import GRAD_HESS_SIG, Logistic, Softmax, SquaredError
+from ..data import _column_or_1d, check_classification_targets
+from ..losses import (
+    GRAD_HESS_SIG, AbsoluteError, Huber, Logistic, Loss, Quantile, Softmax, SquaredError,
+)
 from ..split_criteria.rules import LOSS_REDUCTION, TTestRule, as_engine_rule, learner_rule
 from ._streaming import (
     StreamingClassifierMixin, StreamingTreeBase, check_nonneg_float, check_positive_int,
@@ -222,8 +226,10 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
     nominal_features : list or dict, optional
         Nominal columns (pandas ``category`` columns are always nominal); a dict
         ``{name: [categories]}`` declares the categories for ``learn_one`` dicts.
-    loss : treelab.losses.Loss, optional
-        Any single-output loss (default squared error), e.g. a user-defined Huber loss.
+    loss : str or treelab.losses.Loss, optional
+        Any single-output regression loss (default squared error), e.g. a
+        user-defined Huber loss, or one of the names "squared_error",
+        "absolute_error", "huber", "quantile" (as ``GradientBoostingRegressor``).
     """
 
     def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
@@ -247,6 +253,35 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
     def _n_trees(self):
         return 1
 
+    _LOSSES = {"squared_error": SquaredError, "absolute_error": AbsoluteError, "huber": Huber,
+               "quantile": Quantile}
+
+    def _resolve_loss(self):
+        """The ``loss`` parameter as a single-output regression loss."""
+        loss = self.loss
+        if loss is None:
+            return SquaredError()
+        if isinstance(loss, str):
+            if loss not in self._LOSSES:
+                raise ValueError(f"loss must be one of {sorted(self._LOSSES)} or a "
+                                 f"treelab.losses.Loss, got {loss!r}")
+            return self._LOSSES[loss]()
+        if not isinstance(loss, Loss):
+            raise TypeError(f"loss must be one of {sorted(self._LOSSES)} or a "
+                            f"treelab.losses.Loss, got {type(loss).__name__}")
+        if loss.task == "classification":
+            raise ValueError(f"SGTRegressor needs a regression loss, got the classification "
+                             f"loss {loss.name!r} (use SGTClassifier)")
+        if loss.n_outputs() != 1:
+            raise ValueError(f"SGTRegressor needs a single-output loss, got {loss.name!r} "
+                             f"with {loss.n_outputs()} outputs")
+        return loss
+
+    def _init_stream(self):
+        loss = self._resolve_loss()       # validated before any data
+        super()._init_stream()
+        self._loss = loss
+
     def _targets(self, y, n):
         from ..data import check_regression_targets
         return check_regression_targets(y, n)
@@ -255,7 +290,6 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
         """Learn a chunk of the stream in order (one jitted call)."""
         if not hasattr(self, "_buf_X"):
             self._init_stream()
-            self._loss = SquaredError() if self.loss is None else self.loss
         Xf = self._encode_chunk(X)
         y = self._targets(y, Xf.shape[0])
         self._commit_encoding()
@@ -274,9 +308,11 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
         """Learn one instance (a dict of features)."""
         if not hasattr(self, "_buf_X"):
             self._init_stream()
-            self._loss = SquaredError() if self.loss is None else self.loss
         row = self._row_from_dict(x)
-        yv = float(y)
+        try:
+            yv = float(y)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"target y must be a real number, got {y!r}") from None
         if not np.isfinite(yv):
             raise ValueError(f"target must be finite, got {plain_repr(y)}")
         self._learn_row(row, yv)
@@ -400,10 +436,17 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
         return 1
 
     @staticmethod
-    def _group(bags):
+    def _group(bags, n):
+        """``bags`` validated for ``n`` instances and grouped by bag."""
         bags = np.asarray(bags)
         if bags.ndim != 1:
             raise ValueError("bags must be a 1-D array of bag ids, one per instance")
+        if bags.shape[0] != n:
+            raise ValueError(f"bags must give one bag id per instance: X has {n} rows, bags "
+                             f"has {bags.shape[0]}")
+        if (np.isnan(bags).any() if bags.dtype.kind in "fc"
+                else bags.dtype.kind == "O" and pd.isna(pd.Series(bags, dtype=object)).any()):
+            raise ValueError("bags contains NaN (every instance needs a bag id)")
         uniq, first, inv = np.unique(bags, return_index=True, return_inverse=True)
         order_bags = np.argsort(first, kind="stable")          # bags in order of appearance
         rank = np.empty_like(order_bags)
@@ -422,10 +465,9 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
         self._init_stream()
         check_positive_int("n_epochs", self.n_epochs)
         Xf = self._encode_chunk(X)
-        rows, offsets, bag_ids, bag_of_row = self._group(bags)
-        if len(bag_of_row) != Xf.shape[0]:
-            raise ValueError("bags must give one bag id per instance")
-        y = np.asarray(y)
+        rows, offsets, bag_ids, bag_of_row = self._group(bags, Xf.shape[0])
+        y = _column_or_1d(y)
+        check_classification_targets(y, y.shape[0])
         n_bags = offsets.shape[0] - 1
         if y.shape[0] == Xf.shape[0]:
             yb = np.empty(n_bags, dtype=y.dtype)
@@ -461,7 +503,7 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
         """Bag scores: the maximum raw score over each bag's instances."""
         check_is_fitted(self, "_forest")
         Xf = self._encode(X)
-        rows, offsets, bag_ids, _ = self._group(bags)
+        rows, offsets, bag_ids, _ = self._group(bags, Xf.shape[0])
         raw = self._raw(Xf[rows])[:, 0]
         return np.maximum.reduceat(raw, offsets[:-1]) if raw.size else raw
 
@@ -475,11 +517,14 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
         return self.classes_[(self.decision_function(X, bags) > 0).astype(int)]
 
     def score(self, X, y, bags):
-        rows, offsets, bag_ids, bag_of_row = self._group(bags)
-        y = np.asarray(y)
+        pred = self.predict(X, bags)
+        rows, offsets, bag_ids, bag_of_row = self._group(bags, len(bags))
+        y = _column_or_1d(y)
         if y.shape[0] == len(bag_of_row):
             yb = np.empty(offsets.shape[0] - 1, dtype=y.dtype)
             yb[bag_of_row] = y
-        else:
+        elif y.shape[0] == pred.shape[0]:
             yb = y
-        return float(np.mean(self.predict(X, bags) == yb))
+        else:
+            raise ValueError("y must have one label per instance or one per bag")
+        return float(np.mean(pred == yb))
