@@ -56,6 +56,7 @@ import time
 
 import numpy as np
 
+from .._engine.node_values import target_shift
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from . import _cascade_fast as _fast
 from ..data import (
@@ -172,7 +173,8 @@ class _LevelStopper:
     """The cascade's growth rule (slides 6.10; Zhou & Feng 2017, Sec. 3.1): add
     levels while the estimated accuracy (validation score, else training
     score) improves by more than ``delta``, tolerating ``n_tolerant`` levels
-    without improvement; with ``fixed`` levels every level is kept.  Tracks the
+    without improvement (the first level is always kept, whatever its score);
+    with ``fixed`` levels every level is kept.  Tracks the
     best level and, when ``keep_vectors``, its class vectors (a final
     estimator's input)."""
 
@@ -184,7 +186,7 @@ class _LevelStopper:
     def add(self, lev, train_score, val_score, vec):
         """Record level ``lev`` (0-based); True when growth stops."""
         score = train_score if val_score is None else val_score
-        if self.fixed or score > self.best_score + self.delta:
+        if self.fixed or self.best == 0 or score > self.best_score + self.delta:
             if not self.fixed:
                 self.best_score, self.bad = score, 0
             self.best = lev + 1
@@ -324,8 +326,9 @@ class _BaseCascade(BaseEstimator):
                 0.0 < vf < 1.0):
             raise ValueError(f"validation_fraction must be a float in (0, 1), got {vf!r}")
         d = self.delta
-        if isinstance(d, bool) or not isinstance(d, (numbers.Real, np.floating)) or not d >= 0:
-            raise ValueError(f"delta must be a float >= 0, got {d!r}")
+        if isinstance(d, bool) or not isinstance(d, (numbers.Real, np.floating)) or not (
+                0 <= d < np.inf):
+            raise ValueError(f"delta must be a finite float >= 0, got {d!r}")
         mb = self.max_bin
         if mb is not None and (isinstance(mb, bool) or not isinstance(mb, (numbers.Integral,
                                                                           np.integer))
@@ -841,6 +844,9 @@ def _average(vec, n_forests):
     return vec.reshape(n, n_forests, vec.shape[1] // n_forests).mean(axis=1)
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 class CascadeForestRegressor(RegressorMixin, _BaseCascade):
     __doc__ = ("Cascade forest regressor (gcForest's cascade for a numeric target; each "
                "forest's 'class vector' is its prediction; the growth score is R^2).\n" + _DOC)
@@ -848,6 +854,15 @@ class CascadeForestRegressor(RegressorMixin, _BaseCascade):
 
     def _fit_targets(self, y, n):
         yf = check_regression_targets(y, n)
+        # the levels learn y less the midpoint of its range where the offset
+        # dominates (the trees' variance and float32 leaves keep their digits);
+        # predict adds it back
+        self._y_shift = target_shift(yf, np.ones(n))
+        if self._y_shift:
+            yf = yf - self._y_shift
+        if np.abs(yf).max() > _F32_MAX:
+            raise ValueError(f"y spreads beyond +-{_F32_MAX:.3g} around its centre, which the "
+                             "cascade's float32 leaves cannot hold; rescale y")
         return yf, np.zeros(n, np.int64)
 
     def _n_codes(self):
@@ -867,5 +882,8 @@ class CascadeForestRegressor(RegressorMixin, _BaseCascade):
     def predict(self, X):
         vec, Z = self._vectors_of(X)
         if self.final_estimator_ is not None:
-            return np.asarray(self.final_estimator_.predict(Z), dtype=np.float64)
-        return vec.mean(axis=1)
+            pred = np.asarray(self.final_estimator_.predict(Z), dtype=np.float64)
+        else:
+            pred = vec.mean(axis=1)
+        shift = getattr(self, "_y_shift", 0.0)
+        return pred + shift if shift else pred

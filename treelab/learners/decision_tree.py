@@ -24,8 +24,9 @@ from .._compile import announce
 from .._engine import pruning as _pruning
 from .._engine.binning import MAX_BINS, bin_data
 from .._engine.builder import build_tree, make_params
+from .._engine.impurity import BUILTIN_VARIANCE
 from .._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
-from .._engine.node_values import class_proportions, weighted_means
+from .._engine.node_values import class_proportions, target_shift, weighted_means
 from .._engine.splitter import NOMINAL_BINARY, NOMINAL_MULTIWAY, NOMINAL_MULTIWAY_C45
 from .._engine.tree import LEAF, Tree, extract_subtree, trim
 from .._format import plain_repr
@@ -93,7 +94,7 @@ class BaseDecisionTree(BaseEstimator):
         if not isinstance(mwfl, (numbers.Real, np.floating)) or not 0.0 <= mwfl <= 0.5:
             raise ValueError(f"min_weight_fraction_leaf must be in [0, 0.5], got {mwfl!r}")
         mid = self.min_impurity_decrease
-        if not isinstance(mid, (numbers.Real, np.floating)) or mid < 0:
+        if not isinstance(mid, (numbers.Real, np.floating)) or not mid >= 0:
             raise ValueError(f"min_impurity_decrease must be a float >= 0, got {mid!r}")
         mf = self.max_features
         if mf is None:
@@ -126,7 +127,7 @@ class BaseDecisionTree(BaseEstimator):
         mb = self.max_bins
         if not isinstance(mb, (numbers.Integral, np.integer)) or not 2 <= mb <= MAX_BINS:
             raise ValueError(f"max_bins must be an int in [2, {MAX_BINS}], got {mb!r}")
-        if not isinstance(self.ccp_alpha, (numbers.Real, np.floating)) or self.ccp_alpha < 0:
+        if not isinstance(self.ccp_alpha, (numbers.Real, np.floating)) or not self.ccp_alpha >= 0:
             raise ValueError(f"ccp_alpha must be a float >= 0, got {self.ccp_alpha!r}")
         if self.pruning not in (None, "cost_complexity", "pessimistic"):
             raise ValueError(f"pruning must be None, 'cost_complexity' or 'pessimistic', "
@@ -230,7 +231,8 @@ class BaseDecisionTree(BaseEstimator):
         if self._task == "classification":
             task, K, y = CLASSIFICATION, self.n_classes_, yc
         else:
-            task, K, y = REGRESSION, 1, sstats[:, 1] / sstats[:, 0]
+            shift = getattr(self, "_y_shift", 0.0)
+            task, K, y = REGRESSION, 1, sstats[:, 1] / sstats[:, 0] + shift
         leaves = self.tree_.apply(Xf)
         models = {}
         for leaf in np.unique(leaves):
@@ -464,7 +466,13 @@ class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree
                     if idx.size == 0:
                         raise ValueError(f"class_weight names the class {plain_repr(label)}, which is "
                                          "not in y")
-                    per_class[idx[0]] = float(val)
+                    try:
+                        per_class[idx[0]] = float(val)
+                    except (TypeError, ValueError):
+                        per_class[idx[0]] = np.nan
+                    if not 0.0 <= per_class[idx[0]] < np.inf:
+                        raise ValueError(f"class_weight of class {plain_repr(label)} must be a "
+                                         f"finite number >= 0, got {val!r}")
             else:
                 raise ValueError(f"class_weight must be None, 'balanced' or a dict, got {cw!r}")
             w = w * per_class[yc]
@@ -487,18 +495,24 @@ class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree
     def _node_validation_error(self, Xf, y_val):
         classes = self.classes_
         y = np.asarray(y_val)
+        if y.ndim != 1:
+            raise ValueError(f"y_val must be 1-D, got shape {y.shape}")
         if y.shape[0] != Xf.shape[0]:
             raise ValueError("X_val and y_val have different numbers of samples")
+        if y.dtype.kind == "f" and np.isnan(y).any():
+            raise ValueError("Input y_val contains NaN.")
+        known = np.isin(y, classes)
+        if not known.all():
+            unseen = ", ".join(plain_repr(v) for v in list(dict.fromkeys(y[~known].tolist()))[:5])
+            raise ValueError(f"y_val has labels the tree was not fitted on: {unseen}")
         idx = np.searchsorted(classes, y)
-        idx = np.clip(idx, 0, len(classes) - 1)
-        known = classes[idx] == y
         indptr, indices = self.tree_.decision_path(Xf)
         pred = np.argmax(self.tree_.value, axis=1)
         err = np.zeros(self.tree_.node_count)
         for i in range(Xf.shape[0]):
             for p in range(indptr[i], indptr[i + 1]):
                 node = indices[p]
-                if not known[i] or pred[node] != idx[i]:
+                if pred[node] != idx[i]:
                     err[node] += 1.0
         return err
 
@@ -512,7 +526,11 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     regression :class:`~treelab.split_criteria.Criterion`.  Leaves predict the
     weighted mean of their targets, or, with ``leaf_model`` ("linear",
     "constant", a node model or any regressor), the prediction of the leaf's own
-    model fitted on the training rows of the leaf (a model tree).
+    model fitted on the training rows of the leaf (a model tree).  With the
+    squared error, targets all farther from zero than their range are grown
+    less the range's midpoint (added back to ``tree_.value`` and
+    ``tree_.stats``): the variance is the same, but its form
+    ``sum wy^2 / w - mean^2`` would lose its digits to the offset.
     """
 
     _task = "regression"
@@ -543,13 +561,32 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.constant_draws = constant_draws
 
     def _targets(self, y, n, sample_weight):
+        """``[w, wy, wy^2]`` per row; with the squared error criterion ``y`` less
+        :func:`~treelab._engine.node_values.target_shift` (kept in ``_y_shift``,
+        added back by :meth:`_value_from_stats`)."""
         y = check_regression_targets(y, n)
         w = check_sample_weight(sample_weight, n)
+        self._y_shift = 0.0
+        if get_criterion(self.criterion, self._task).builtin_code == BUILTIN_VARIANCE:
+            self._y_shift = target_shift(y, w)
+            if self._y_shift:
+                y = y - self._y_shift
         sstats = np.ascontiguousarray(np.stack([w, w * y, w * y * y], axis=1))
         return np.zeros(0, np.int64), sstats, w, 3, {"n_outputs_": 1}
 
     def _value_from_stats(self, stats):
-        return weighted_means(np.ascontiguousarray(stats, dtype=np.float64))
+        value = weighted_means(np.ascontiguousarray(stats, dtype=np.float64))
+        shift = getattr(self, "_y_shift", 0.0)
+        return value + shift if shift else value
+
+    def _make_tree(self, arrays):
+        tree = super()._make_tree(arrays)
+        c = getattr(self, "_y_shift", 0.0)
+        if c:       # the node sums of y itself: [w, wy + cw, wy^2 + 2c wy + c^2 w]
+            s = tree.stats
+            s[:, 2] += c * (2.0 * s[:, 1] + c * s[:, 0])
+            s[:, 1] += c * s[:, 0]
+        return tree
 
     def predict(self, X):
         """Weighted mean target of the leaf each sample reaches (with
