@@ -140,7 +140,9 @@ def _check_finite(Xf, is_nominal, allow_nan, what="X"):
         # a finite sum means no infinity and no NaN (either makes the sum inf or
         # NaN): one read of the data instead of a boolean array and its scan
         # (half the time: a prediction's input check is part of its cost)
-        if np.isfinite(sub.sum()):
+        with np.errstate(over="ignore"):
+            total = sub.sum()
+        if np.isfinite(total):
             return
         if np.isinf(sub).any():
             raise ValueError(f"Input {what} contains infinity or a value too large for dtype('float64').")
@@ -214,11 +216,22 @@ def _encode_column_nominal(values, categories, col_name):
     return codes
 
 
-def fit_encode_X(X, estimator_name="estimator", nominal_features=None, allow_nan=True):
-    """Validate ``X`` at fit time; return ``(Xf, encoding)``."""
+def _check_unique_columns(frame):
+    if frame.columns.has_duplicates:
+        dup = frame.columns[frame.columns.duplicated()].unique()
+        raise ValueError(f"X has duplicate column names ({', '.join(map(plain_repr, dup))}); "
+                         "every feature needs its own name")
+
+
+def fit_encode_X(X, estimator_name="estimator", nominal_features=None, allow_nan=True,
+                 _array=None):
+    """Validate ``X`` at fit time; return ``(Xf, encoding)``.  ``_array``: the
+    NumPy input ``X`` was made from (its columns not listed as nominal are read
+    as numbers, as at predict time)."""
     _check_2d(X)
     names = None
     if isinstance(X, pd.DataFrame):
+        _check_unique_columns(X)
         names = _feature_names(X)
         n, d = X.shape
         _check_shape(n, d, estimator_name)
@@ -227,6 +240,10 @@ def fit_encode_X(X, estimator_name="estimator", nominal_features=None, allow_nan
         cats = []
         for j, col in enumerate(X.columns):
             s = X[col]
+            if _array is not None and not mask[j]:
+                cats.append(None)
+                Xf[:, j] = _numeric_array(_array[:, j:j + 1], estimator_name)[:, 0]
+                continue
             if isinstance(s.dtype, pd.CategoricalDtype) or mask[j]:
                 mask[j] = True
                 if isinstance(s.dtype, pd.CategoricalDtype):
@@ -253,7 +270,8 @@ def fit_encode_X(X, estimator_name="estimator", nominal_features=None, allow_nan
             if arr.ndim != 2:
                 _numeric_array(X, estimator_name)  # raises the right shape error
             # integer column labels: no feature names, as for any NumPy input
-            return fit_encode_X(pd.DataFrame(arr), estimator_name, nominal_features, allow_nan)
+            return fit_encode_X(pd.DataFrame(arr), estimator_name, nominal_features, allow_nan,
+                                _array=arr)
         Xf = _numeric_array(X, estimator_name)
         n, d = Xf.shape
         _check_shape(n, d, estimator_name)
@@ -279,6 +297,7 @@ def encode_X(X, enc, estimator_name="estimator", allow_nan=True):
     """Validate ``X`` at predict time against the fitted encoding."""
     _check_2d(X)
     if isinstance(X, pd.DataFrame):
+        _check_unique_columns(X)
         names = _feature_names(X)
         if enc.feature_names is None:
             if names is not None:
@@ -428,6 +447,10 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError("sample_weight contains NaN or infinity")
     if (w < 0).any():
         raise ValueError("Negative values in sample_weight are not allowed")
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not np.isfinite(total):
+        raise ValueError("sample_weight is too large: its sum overflows float64")
     return np.require(w, np.float64, ["C", "W"]).copy()
 
 

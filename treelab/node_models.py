@@ -93,14 +93,24 @@ def _gram(X, Y, w):
 def _ridge_solve(G, C, alpha):
     """Solve ``(G + alpha J) beta = C`` (``J`` = identity without the intercept).
     ``G + alpha J`` is positive definite when ``alpha > 0`` and the weight sum
-    ``G[-1, -1] > 0``; otherwise the minimum-norm least-squares solution."""
+    ``G[-1, -1] > 0``; otherwise (or when it is singular to machine precision:
+    features of very different scales) the minimum-norm least-squares solution."""
     p = G.shape[0]
     A = G.copy()
     for j in range(p - 1):
         A[j, j] += alpha
     if alpha > 0.0 and G[p - 1, p - 1] > 0.0:
-        return np.linalg.solve(A, C)
+        try:
+            return np.linalg.solve(A, C)
+        except Exception:  # noqa: BLE001 - numba: singular to machine precision
+            pass
     return np.linalg.lstsq(A, C)[0]
+
+
+def _check_finite_gram(G, C):
+    if not (np.isfinite(G).all() and np.isfinite(C).all()):
+        raise ValueError("X (or y) is too large for a linear node model: the sums of squares "
+                         "overflow float64; rescale the features (and targets)")
 
 
 @njit(cache=True, nogil=True)
@@ -632,6 +642,7 @@ class LinearModel(NodeModel):
         Y = _targets_matrix(y, task, n_classes)
         G, C = _gram(np.ascontiguousarray(X, dtype=np.float64), Y,
                      np.ascontiguousarray(w, dtype=np.float64))
+        _check_finite_gram(G, C)
         return self._from_beta(_ridge_solve_fast(G, C, alpha), task, n_classes, X.shape[1])
 
     def sufficient_stats(self, X, y, sample_weight=None):
@@ -645,6 +656,7 @@ class LinearModel(NodeModel):
         alpha = _check_nonneg_number("alpha", self.alpha)
         G = np.ascontiguousarray(G, dtype=np.float64)
         C = np.ascontiguousarray(C, dtype=np.float64).reshape(G.shape[0], -1)
+        _check_finite_gram(G, C)
         return self._from_beta(_ridge_solve_fast(G, C, alpha), REGRESSION, 1, G.shape[0] - 1)
 
     def _from_beta(self, beta, task, n_classes, d):
@@ -679,6 +691,7 @@ class LinearModel(NodeModel):
             Gt, Ct = cache[key]
         else:
             Gt, Ct = _gram(X, Y, w)
+            _check_finite_gram(Gt, Ct)     # bounds every part's sums (Cauchy-Schwarz)
             if cache is not None:
                 cache[key] = (Gt, Ct)
         n, d = X.shape

@@ -60,6 +60,22 @@ def is_treelab_tree(est):
     return isinstance(est, BaseDecisionTree) and getattr(est, "leaf_model", None) is None
 
 
+def check_member_kind(ensemble, est):
+    """A classifier ensemble's members must be classifiers: a regressor's outputs
+    would be read as class labels (``TypeError`` naming it)."""
+    if getattr(ensemble, "_estimator_type", None) != "classifier":
+        return
+    kind = getattr(est, "_estimator_type", None)
+    if kind is None and hasattr(est, "__sklearn_tags__"):
+        try:
+            kind = est.__sklearn_tags__().estimator_type
+        except Exception:  # pragma: no cover - foreign tags
+            kind = None
+    if kind == "regressor":
+        raise TypeError(f"{type(ensemble).__name__} needs a classifier as its estimator, "
+                        f"got the regressor {est!r}")
+
+
 def check_n_estimators(v):
     if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)) or v < 1:
         raise ValueError(f"n_estimators must be an int >= 1, got {v!r}")

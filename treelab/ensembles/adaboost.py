@@ -41,8 +41,8 @@ from ..data import (
     check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ._base import (
-    MAX_SEED, accepts_sample_weight, base_allows_nan, check_n_estimators, clone_estimator,
-    is_treelab_tree, prepare_shared, share_member_arrays, subset_shared,
+    MAX_SEED, accepts_sample_weight, base_allows_nan, check_member_kind, check_n_estimators,
+    clone_estimator, is_treelab_tree, prepare_shared, share_member_arrays, subset_shared,
 )
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
@@ -68,11 +68,13 @@ class _BaseAdaBoost(BaseEstimator):
     def _check_common(self):
         M = check_n_estimators(self.n_estimators)
         lr = self.learning_rate
-        if isinstance(lr, bool) or not isinstance(lr, (numbers.Real, np.floating)) or not lr > 0:
-            raise ValueError(f"learning_rate must be a float > 0, got {lr!r}")
+        if isinstance(lr, bool) or not isinstance(lr, (numbers.Real, np.floating)) or not (
+                0 < lr < np.inf):
+            raise ValueError(f"learning_rate must be a finite float > 0, got {lr!r}")
         base = self._default_estimator() if self.estimator is None else self.estimator
         if not hasattr(base, "fit") or not hasattr(base, "predict"):
             raise TypeError(f"estimator must have fit and predict methods, got {base!r}")
+        check_member_kind(self, base)
         return M, float(lr), base
 
     def fit(self, X, y, sample_weight=None):

@@ -37,9 +37,9 @@ from ..data import (
     check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ._base import (
-    MAX_SEED, accepts_sample_weight, base_allows_nan, check_bool, check_n_estimators,
-    clone_estimator, has_param, is_treelab_tree, prepare_shared, resolve_count, share_member_arrays,
-    subset_shared,
+    MAX_SEED, accepts_sample_weight, base_allows_nan, check_bool, check_member_kind,
+    check_n_estimators, clone_estimator, has_param, is_treelab_tree, prepare_shared, resolve_count,
+    share_member_arrays, subset_shared,
 )
 from .forest import _compact, forest_weighted_sum
 
@@ -111,6 +111,7 @@ class _BaseBagging(BaseEstimator):
             return self._default_estimator()
         if not hasattr(self.estimator, "fit"):
             raise TypeError(f"estimator must have a fit method, got {self.estimator!r}")
+        check_member_kind(self, self.estimator)
         return self.estimator
 
     def fit(self, X, y, sample_weight=None):

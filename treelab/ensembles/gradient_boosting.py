@@ -90,8 +90,8 @@ _MAX_MASK_LEVELS = 64
 
 def _nonneg(name, v, strict=False):
     if isinstance(v, bool) or not isinstance(v, (numbers.Real, np.floating)) or not (
-            v > 0 if strict else v >= 0):
-        raise ValueError(f"{name} must be a float {'>' if strict else '>='} 0, got {v!r}")
+            v > 0 if strict else v >= 0) or not np.isfinite(v):
+        raise ValueError(f"{name} must be a finite float {'>' if strict else '>='} 0, got {v!r}")
     return float(v)
 
 
@@ -232,8 +232,10 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
             raise ValueError(f"n_jobs must be None or a non-zero int, got {nj!r}")
         if not isinstance(self.warm_start, (bool, np.bool_)):
             raise ValueError(f"warm_start must be a bool, got {self.warm_start!r}")
-        if self.base_score is not None:
-            _ = float(self.base_score)
+        bs = self.base_score
+        if bs is not None and (isinstance(bs, bool) or not isinstance(
+                bs, (numbers.Real, np.floating)) or not np.isfinite(bs)):
+            raise ValueError(f"base_score must be None or a finite float, got {bs!r}")
         if self.method == "newton":
             p["criterion"] = NewtonCriterion(self.reg_lambda, self.reg_alpha, self.gamma,
                                              self.min_child_weight)
