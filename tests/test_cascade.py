@@ -398,6 +398,9 @@ def test_gcforest_digits_pickle_and_determinism():
     np.testing.assert_array_equal(g.predict_proba(X[200:]), g2.predict_proba(X[200:]))
     g3 = GcForestClassifier(n_jobs=2, **kw).fit(X[:200], y[:200])
     np.testing.assert_array_equal(g.predict_proba(X[200:]), g3.predict_proba(X[200:]))
+    # the input errors name the estimator called, not its scanning part
+    with pytest.raises(ValueError, match="GcForestClassifier is expecting 64 features"):
+        g.predict(X[200:, :10])
 
 
 def test_scanning_bad_input():

@@ -310,8 +310,12 @@ class MultiGrainedScanning(BaseEstimator):
     def transform(self, X):
         """Class vectors of every window (fold models averaged), concatenated:
         columns ordered by window size, forest, (pooled) position, class."""
+        return self._transform(X, type(self).__name__)
+
+    def _transform(self, X, name):
+        """:meth:`transform`, its input errors naming the estimator ``name``."""
         check_is_fitted(self, "estimators_")
-        Xf = encode_X(X, self._encoding, type(self).__name__, allow_nan=False)
+        Xf = encode_X(X, self._encoding, name, allow_nan=False)
         out = np.empty((Xf.shape[0], self.n_features_out_))
         self._transform_rows(Xf, np.arange(Xf.shape[0]), out, fold_model=None)
         return out
@@ -413,7 +417,7 @@ class GcForestClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         check_is_fitted(self, "cascade_")
-        return self.cascade_.predict_proba(self.scanning_.transform(X))
+        return self.cascade_.predict_proba(self.scanning_._transform(X, type(self).__name__))
 
     def predict(self, X):
         check_is_fitted(self, "cascade_")
