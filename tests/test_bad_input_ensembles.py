@@ -231,3 +231,10 @@ def test_target_shift_is_exact_for_weights_and_copies():
     assert target_shift(y - 1e6 - 0.5, np.ones(50)) == 0.0          # range reaches zero
     assert target_shift(np.full(5, -7.0), np.ones(5)) == -7.0       # constant: exact
     assert target_shift(y, np.zeros(50)) == 0.0
+
+
+def test_boosting_eval_set_with_nan_labels(data):
+    X, y, _ = data
+    yv = np.where(np.arange(60) == 3, np.nan, y)
+    with pytest.raises(ValueError, match="eval_set: y contains NaN"):
+        GradientBoostingClassifier(n_estimators=2).fit(X, y, eval_set=[(X, yv)])

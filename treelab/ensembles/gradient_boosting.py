@@ -839,6 +839,8 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != n:
             raise ValueError(f"eval_set: X has {n} rows but y has shape {y.shape}")
+        if y.dtype.kind == "f" and np.isnan(y).any():
+            raise ValueError("eval_set: y contains NaN")
         try:
             idx = np.searchsorted(self.classes_, y)
         except TypeError as e:
