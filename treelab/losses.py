@@ -67,7 +67,7 @@ __all__ = [
     "GRAD_HESS_SIG", "GRAD_HESS_TYPE", "SCALAR_SIG", "SCALAR_TYPE",
     "Loss", "CustomLoss", "SquaredError", "Logistic", "Softmax", "MultiInstanceMax",
     "MultinomialSoftmax", "AbsoluteError", "Huber", "Quantile",
-    "compile_grad_hess", "get_loss", "LOSSES",
+    "compile_grad_hess", "get_loss", "LOSSES", "REGRESSION_LOSSES",
     "sigmoid", "bag_max", "mi_grad_hess", "bag_offsets_from_ids",
 ]
 
@@ -834,6 +834,8 @@ LOSSES = {
     "huber": Huber,
     "quantile": Quantile,
 }
+#: the single-output regression losses by the names the regressors' ``loss`` takes
+REGRESSION_LOSSES = {k: LOSSES[k] for k in ("squared_error", "absolute_error", "huber", "quantile")}
 _ALIASES = {
     "squared": "squared_error", "l2": "squared_error", "mse": "squared_error",
     "log_loss": "logistic", "binary_crossentropy": "logistic", "cross_entropy": "logistic",

@@ -50,6 +50,7 @@ from numba import prange
 
 from .jit import njit
 from .moments import moments_merge
+from .streaming import nominal_code
 
 __all__ = ["OBS_EQUAL_WIDTH", "OBS_GAUSSIAN", "OBS_ADAPTIVE", "OBSERVERS", "G_W", "G_MEAN",
            "G_M2", "G_MIN", "G_MAX", "G_ROWS", "value_codes", "ar_bin", "ar_include",
@@ -73,7 +74,7 @@ G_ROWS = 5
 def _vcode(x, nominal, n_cat):
     if np.isnan(x) or not nominal:
         return x
-    return float(int(x)) if (0.0 <= x < n_cat and x == np.floor(x)) else np.nan
+    return nominal_code(x, n_cat)
 
 
 @njit(cache=True)

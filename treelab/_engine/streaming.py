@@ -176,11 +176,18 @@ def fit_equal_width_range(X, is_nominal):
 
 
 @njit(cache=True, inline="always")
+def nominal_code(x, n_cat):
+    """Category code ``x`` as a float; NaN unless it is one of ``0 .. n_cat - 1``
+    (tested as a float: ``int()`` of a huge value overflows)."""
+    return float(int(x)) if (0.0 <= x < n_cat and x == np.floor(x)) else np.nan
+
+
+@njit(cache=True, inline="always")
 def _code(x, lo, hi, n_bins, nominal, n_cat):
     if np.isnan(x):
         return np.nan
     if nominal:
-        return float(int(x)) if (0.0 <= x < n_cat and x == np.floor(x)) else np.nan
+        return nominal_code(x, n_cat)
     w = hi - lo
     if not w > 0.0:
         return 0.0

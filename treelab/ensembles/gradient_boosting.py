@@ -69,7 +69,7 @@ from ..data import (
     check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ..losses import (
-    AbsoluteError, Huber, Logistic, Loss, MultinomialSoftmax, Quantile, Softmax, SquaredError,
+    REGRESSION_LOSSES, Logistic, Loss, MultinomialSoftmax, Softmax, SquaredError,
 )
 from ..split_criteria.gradient import NewtonCriterion
 from ._base import KeptWalkLayout
@@ -745,8 +745,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.nominal_features = nominal_features
         self.random_state = random_state
 
-    _LOSSES = {"squared_error": SquaredError, "absolute_error": AbsoluteError, "huber": Huber,
-               "quantile": Quantile}
+    _LOSSES = REGRESSION_LOSSES
 
     def _resolve_loss(self):
         if isinstance(self.loss, Loss):

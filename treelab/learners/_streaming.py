@@ -22,7 +22,8 @@ from .._engine.observers import (
 )
 from .._engine.signatures import RULE_SIG, function_pointer
 from .._engine.streaming import (
-    M_SEEN, M_SPLITS, StreamState, equal_width_codes, fit_equal_width_range, make_room,
+    M_SEEN, M_SPLITS, StreamState, _code, equal_width_codes, fit_equal_width_range, make_room,
+    nominal_code,
 )
 from .._engine.tree import LEAF, TreeArrays, max_depth as _max_depth, n_leaves as _n_leaves
 from .._sklearn_compat import BaseEstimator, check_is_fitted
@@ -46,21 +47,6 @@ def check_nonneg_float(name, v):
     if not isinstance(v, (numbers.Real, np.floating)) or isinstance(v, bool) or not v >= 0:
         raise ValueError(f"{name} must be a float >= 0, got {v!r}")
     return float(v)
-
-
-def _bin_code(v, lo, hi, nb):
-    """Equal-width bin of ``v`` as :func:`treelab._engine.streaming.equal_width_codes`
-    gives it (clipped as a float, so huge values cannot overflow)."""
-    w = hi - lo
-    if not w > 0:
-        return 0.0
-    if w == math.inf:
-        t = nb * ((0.5 * v - 0.5 * lo) / (0.5 * hi - 0.5 * lo))
-    else:
-        t = nb * ((v - lo) / w)
-    if not t >= 0:
-        return 0.0
-    return float(nb - 1) if t >= nb else float(int(t))
 
 
 class StreamingTreeBase(BaseEstimator):
@@ -443,15 +429,13 @@ class StreamingTreeBase(BaseEstimator):
         """Bin / category code of feature ``f`` of one row (NaN: missing or unseen)."""
         c = codes.get(f)
         if c is None:
-            v = row[f]
-            if v != v:
-                c = math.nan
-            elif enc.is_nominal[f]:
-                c = float(v) if (0 <= v < enc.n_cats[f] and v == int(v)) else math.nan
+            v = float(row[f])
+            if enc.is_nominal[f]:
+                c = nominal_code(v, int(enc.n_cats[f]))
             elif nb == 0:
-                c = float(v)
-            else:
-                c = _bin_code(float(v), float(lo[f]), float(hi[f]), nb)
+                c = v
+            else:       # the batch kernels' binning (NaN stays NaN)
+                c = _code(v, float(lo[f]), float(hi[f]), int(nb), False, 0)
             codes[f] = c
         return c
 

@@ -48,9 +48,7 @@ from .._engine.signatures import function_pointer
 from .._format import plain_repr
 from .._sklearn_compat import ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import _column_or_1d, check_classification_targets
-from ..losses import (
-    GRAD_HESS_SIG, AbsoluteError, Huber, Logistic, Loss, Quantile, Softmax, SquaredError,
-)
+from ..losses import GRAD_HESS_SIG, REGRESSION_LOSSES, Logistic, Loss, Softmax, SquaredError
 from ..split_criteria.rules import LOSS_REDUCTION, TTestRule, as_engine_rule, learner_rule
 from ._streaming import (
     StreamingClassifierMixin, StreamingTreeBase, check_nonneg_float, check_positive_int,
@@ -253,8 +251,7 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
     def _n_trees(self):
         return 1
 
-    _LOSSES = {"squared_error": SquaredError, "absolute_error": AbsoluteError, "huber": Huber,
-               "quantile": Quantile}
+    _LOSSES = REGRESSION_LOSSES
 
     def _resolve_loss(self):
         """The ``loss`` parameter as a single-output regression loss."""
