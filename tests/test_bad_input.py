@@ -292,7 +292,7 @@ def test_nan_zero_sample_weight(cls, Xy):
 
 # ----------------------------------------------------------- hyper-parameters
 BAD_PARAMS = [
-    (dict(max_depth=0), ValueError, r"max_depth must be None or an int >= 1, got 0"),
+    (dict(max_depth=0), ValueError, r"max_depth must be an int >= 1 or None, got 0"),
     (dict(max_depth=-3), ValueError, r"max_depth.*got -3"),
     (dict(max_depth=2.5), ValueError, r"max_depth.*got 2.5"),
     (dict(min_samples_leaf=0), ValueError, r"min_samples_leaf must be an int >= 1.*got 0"),
@@ -313,7 +313,7 @@ BAD_PARAMS = [
     (dict(pruning="bad"), ValueError, r"pruning must be None, 'cost_complexity' or "
                                       r"'pessimistic', got 'bad'"),
     (dict(ccp_alpha=-1.0), ValueError, r"ccp_alpha must be a float >= 0"),
-    (dict(min_weight_fraction_leaf=0.7), ValueError, r"min_weight_fraction_leaf must be in "
+    (dict(min_weight_fraction_leaf=0.7), ValueError, r"min_weight_fraction_leaf must be a float in "
                                                      r"\[0, 0.5\]"),
     (dict(min_impurity_decrease=-1.0), ValueError, r"min_impurity_decrease must be a float >= 0"),
     (dict(random_state="x"), ValueError, r"'x' cannot be used to seed"),
@@ -327,7 +327,7 @@ CLF_ONLY = [
                                                   r"'squared_error'"),
     (dict(class_weight="bad"), ValueError, r"class_weight must be None, 'balanced' or a dict"),
     (dict(class_weight={7: 2.0}), ValueError, r"class_weight names the class 7"),
-    (dict(pruning="pessimistic", confidence=1.5), ValueError, r"confidence must be in \(0, 1\)"),
+    (dict(pruning="pessimistic", confidence=1.5), ValueError, r"confidence must be a float in \(0, 1\)"),
 ]
 REG_ONLY = [
     (dict(criterion="bad"), ValueError, r"unknown regression criterion 'bad'; choose one of "

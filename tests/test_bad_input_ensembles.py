@@ -238,3 +238,18 @@ def test_boosting_eval_set_with_nan_labels(data):
     yv = np.where(np.arange(60) == 3, np.nan, y)
     with pytest.raises(ValueError, match="eval_set: y contains NaN"):
         GradientBoostingClassifier(n_estimators=2).fit(X, y, eval_set=[(X, yv)])
+
+
+@pytest.mark.parametrize("n_folds", [None, 3])
+def test_scanning_window_sample_of_one_class_is_named(n_folds):
+    from treelab import MultiGrainedScanning
+    rng = np.random.RandomState(0)
+    X, y = rng.rand(30, 16), np.arange(30) % 3
+    scan = MultiGrainedScanning(window_sizes=[4], n_trees=3, n_folds=n_folds,
+                                max_train_windows=1, random_state=0)
+    with pytest.raises(ValueError, match=r"the 1 training window drawn for window size 4"
+                                         r"(, fold 0)? comes from one class only.*"
+                                         r"raise max_train_windows, now 1"):
+        scan.fit_transform(X, y)
+    # enough windows: every fold's sample holds two classes or more
+    scan.set_params(max_train_windows=60).fit_transform(X, y)

@@ -223,6 +223,16 @@ def test_learn_one_validates_labels(cls):
 
 
 @pytest.mark.parametrize("cls", CLASSIFIERS)
+def test_learn_one_unhashable_label_once_classes_are_known(cls):
+    m = cls(classes=[0, 1])
+    m.learn_one({0: 0.1, 1: 0.2}, 1)
+    with pytest.raises(TypeError, match=rf"{cls.__name__}.learn_one: the label must be a "
+                                        r"scalar \(a class of classes_\), got list \[1\]"):
+        m.learn_one({0: 0.1, 1: 0.2}, [1])
+    assert m.n_seen == 1
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS)
 def test_partial_fit_classes_must_not_change(cls, data):
     X, y, _ = data
     m = cls(grace_period=20)

@@ -719,7 +719,7 @@ BAD_PARAMS = [
     (dict(grace_period=0), ValueError, "grace_period must be an int >= 1"),
     (dict(grace_period=2.5), ValueError, "grace_period"),
     (dict(leaf_prediction="x"), ValueError, "leaf_prediction must be one of"),
-    (dict(min_branch_fraction=0.7), ValueError, r"min_branch_fraction must be in \[0, 0.5\)"),
+    (dict(min_branch_fraction=0.7), ValueError, r"min_branch_fraction must be a float in \[0, 0.5\)"),
     (dict(min_branch_fraction=-0.1), ValueError, "min_branch_fraction"),
     (dict(rule="bogus"), ValueError, "unknown rule 'bogus'"),
     (dict(merit="bogus"), ValueError, "unknown classification criterion 'bogus'"),
@@ -727,7 +727,7 @@ BAD_PARAMS = [
     (dict(merit=3), TypeError, "criterion must be a string"),
     (dict(n_bins=1), ValueError, "n_bins must be an int >= 2"),
     (dict(n_range_samples=0), ValueError, "n_range_samples"),
-    (dict(delta=0.0), ValueError, r"delta must be in \(0, 1\)"),
+    (dict(delta=0.0), ValueError, r"delta must be a float in \(0, 1\)"),
     (dict(delta=1.5, rule="ttest"), ValueError, "delta"),
     (dict(tau=-1.0), ValueError, "tau must be >= 0"),
 ]

@@ -30,7 +30,7 @@ import pytest
 
 from _stream_reference import assert_same_model
 from test_hoeffding_reference import (
-    IS_NOMINAL, N_CATS, NOMINAL_DECL, ReferenceHT, argmax_first, make_stream, raw_rows,
+    IS_NOMINAL, N_CATS, NOMINAL_DECL, ReferenceHT, make_stream, raw_rows,
 )
 from treelab import HoeffdingTreeClassifier, SGTClassifier, SGTRegressor
 from treelab._engine.observers import ar_include, ar_bin

@@ -154,7 +154,7 @@ def test_bad_arguments():
 
 
 def test_river_learner():
-    river = pytest.importorskip("river")
+    pytest.importorskip("river")
     from river import linear_model, tree
 
     X, y = _stream(300)

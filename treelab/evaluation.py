@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._format import plain
+from ._params import check_int
 
 __all__ = ["confusion_matrix", "format_confusion_matrix", "confusion_summary",
            "stratified_kfold", "cross_val_accuracy"]
@@ -86,8 +87,7 @@ def stratified_kfold(y, n_splits=10, random_state=0):
     """Train / test index pairs of a stratified k-fold split (each class dealt round-robin
     into the folds after a seeded shuffle)."""
     y = np.asarray(y)
-    if n_splits < 2:
-        raise ValueError(f"n_splits must be >= 2, got {n_splits}")
+    n_splits = check_int("n_splits", n_splits, 2)
     if y.shape[0] < n_splits:
         raise ValueError(f"cannot make {n_splits} folds from {y.shape[0]} samples")
     rng = np.random.default_rng(random_state)

@@ -62,6 +62,7 @@ import numpy as np
 
 from ._compile import njit_maybe_cached as _njit_maybe_cached
 from ._engine.jit import njit
+from ._params import check_real
 
 __all__ = [
     "GRAD_HESS_SIG", "GRAD_HESS_TYPE", "SCALAR_SIG", "SCALAR_TYPE",
@@ -626,11 +627,9 @@ class Quantile(_RobustLoss):
     _name = "quantile"
 
     def __init__(self, alpha=0.5):
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or \
-                not 0.0 < alpha < 1.0:
-            raise ValueError(f"quantile alpha must be in (0, 1), got {alpha!r}")
+        alpha = check_real("quantile alpha", alpha, 0, 1, lo_open=True, hi_open=True)
         super().__init__()
-        self.alpha = float(alpha)
+        self.alpha = alpha
         key = ("quantile", self.alpha)
         if key not in _PARAM_KERNELS:
             _PARAM_KERNELS[key] = quantile_grad_hess(self.alpha)
@@ -665,11 +664,9 @@ class Huber(_RobustLoss):
     _name = "huber"
 
     def __init__(self, delta=1.0):
-        if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or \
-                not (0.0 < delta < np.inf):
-            raise ValueError(f"huber delta must be a float > 0, got {delta!r}")
+        delta = check_real("huber delta", delta, 0, lo_open=True)
         super().__init__()
-        self.delta = float(delta)
+        self.delta = delta
         key = ("huber", self.delta)
         if key not in _PARAM_KERNELS:
             _PARAM_KERNELS[key] = huber_grad_hess(self.delta)

@@ -48,12 +48,12 @@ refuses).
 from __future__ import annotations
 
 import copy
-import numbers
 
 import numpy as np
 
 from ._engine.binning import BIN_SUBSAMPLE
 from ._engine.jit import njit
+from ._params import check_int, check_real
 from ._sklearn_compat import BaseEstimator, check_is_fitted
 from .data import (
     check_classification_targets, check_regression_targets, check_sample_weight, encode_X,
@@ -435,15 +435,6 @@ def scores_to_proba(S):
         return np.where(tot > 0, P / np.where(tot > 0, tot, 1.0), 1.0 / k)
 
 
-def _check_nonneg_number(name, value, strictly=False):
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if not np.isfinite(value) or value < 0 or (strictly and value == 0):
-        raise ValueError(f"{name} must be a finite number {'>' if strictly else '>='} 0, "
-                         f"got {value!r}")
-    return float(value)
-
-
 def _targets_matrix(y, task, n_classes):
     """Regression: the targets as a column; classification: the indicator of
     class 1 for two classes, one-hot columns otherwise."""
@@ -638,7 +629,7 @@ class LinearModel(NodeModel):
         self.alpha = alpha
 
     def _fit_task(self, X, y, w, task, n_classes):
-        alpha = _check_nonneg_number("alpha", self.alpha)
+        alpha = check_real("alpha", self.alpha, 0)
         Y = _targets_matrix(y, task, n_classes)
         G, C = _gram(np.ascontiguousarray(X, dtype=np.float64), Y,
                      np.ascontiguousarray(w, dtype=np.float64))
@@ -653,7 +644,7 @@ class LinearModel(NodeModel):
 
     def fit_stats(self, G, C):
         """Fit a regression model from sufficient statistics (see :meth:`sufficient_stats`)."""
-        alpha = _check_nonneg_number("alpha", self.alpha)
+        alpha = check_real("alpha", self.alpha, 0)
         G = np.ascontiguousarray(G, dtype=np.float64)
         C = np.ascontiguousarray(C, dtype=np.float64).reshape(G.shape[0], -1)
         _check_finite_gram(G, C)
@@ -681,7 +672,7 @@ class LinearModel(NodeModel):
         than features is solved in the dual (:func:`_dual_ridge`, from the
         node's kernel matrix ``X X'``, cached), and the block statistics are
         accumulated only over the cuts that still need the primal solve."""
-        alpha = _check_nonneg_number("alpha", self.alpha)
+        alpha = check_real("alpha", self.alpha, 0)
         X = np.ascontiguousarray(X, dtype=np.float64)
         w = np.ascontiguousarray(w, dtype=np.float64)
         Y = _targets_matrix(y, task, n_classes)
@@ -750,12 +741,10 @@ class LogisticModel(NodeModel):
         self.tol = tol
 
     def _check(self):
-        C = _check_nonneg_number("C", self.C, strictly=True)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (numbers.Integral, np.integer)) \
-                or self.max_iter < 1:
-            raise ValueError(f"max_iter must be an int >= 1, got {self.max_iter!r}")
-        tol = _check_nonneg_number("tol", self.tol, strictly=True)
-        return C, int(self.max_iter), tol
+        C = check_real("C", self.C, 0, lo_open=True)
+        max_iter = check_int("max_iter", self.max_iter, 1)
+        tol = check_real("tol", self.tol, 0, lo_open=True)
+        return C, max_iter, tol
 
     def _fit_task(self, X, y, w, task, n_classes, beta0=None):
         if task != CLASSIFICATION:

@@ -27,6 +27,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ._params import check_int, check_real
+
 __all__ = [
     "majority_vote_error", "majority_vote_curve", "plot_majority_vote_curve",
     "SLIDES_BAGGING_ROUNDS", "bootstrap_rounds_table", "adaboost_example",
@@ -39,26 +41,13 @@ SLIDES_BAGGING_ROUNDS = np.array([[7, 8, 10, 8, 2, 5, 10, 10, 5, 9],
                                   [1, 8, 5, 10, 5, 5, 9, 6, 3, 7]])
 
 
-def _check_eps(eps):
-    if isinstance(eps, bool) or not isinstance(eps, (numbers.Real, np.floating)) or \
-            not 0.0 <= eps <= 1.0:
-        raise ValueError(f"eps must be a probability in [0, 1], got {eps!r}")
-    return float(eps)
-
-
-def _check_count(name, n, lo=1):
-    if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)) or n < lo:
-        raise ValueError(f"{name} must be an int >= {lo}, got {n!r}")
-    return int(n)
-
-
 def majority_vote_error(n_classifiers=25, eps=0.35):
     """P(a majority of ``n_classifiers`` independent classifiers, each wrong with
     probability ``eps``, is wrong) = sum_{i > n/2} C(n, i) eps^i (1 - eps)^(n - i)
     (slides: n = 25, eps = 0.35 gives 0.06).  With an even n a tie is broken by a
     fair coin (half of P(i = n/2) is added)."""
-    n = _check_count("n_classifiers", n_classifiers)
-    eps = _check_eps(eps)
+    n = check_int("n_classifiers", n_classifiers)
+    eps = check_real("eps", eps, 0, 1)
     total = 0.0
     for i in range(n // 2 + 1, n + 1):
         total += math.comb(n, i) * eps ** i * (1.0 - eps) ** (n - i)
@@ -71,8 +60,8 @@ def majority_vote_curve(eps=0.35, max_classifiers=51, odd_only=True):
     """Ensemble error against the number of classifiers: a DataFrame with columns
     ``n_classifiers`` and ``error`` (odd counts only by default, as in the slides'
     25 -- no ties)."""
-    eps = _check_eps(eps)
-    m = _check_count("max_classifiers", max_classifiers)
+    eps = check_real("eps", eps, 0, 1)
+    m = check_int("max_classifiers", max_classifiers)
     ns = range(1, m + 1, 2) if odd_only else range(1, m + 1)
     return pd.DataFrame({"n_classifiers": list(ns),
                          "error": [majority_vote_error(k, eps) for k in ns]})
@@ -110,8 +99,8 @@ def bootstrap_rounds_table(n=10, rounds=3, random_state=0, draws=None):
     instead of drawing them (e.g. :data:`SLIDES_BAGGING_ROUNDS`, 1-based)."""
     from .data import check_random_state
     if draws is None:
-        n = _check_count("n", n)
-        rounds = _check_count("rounds", rounds)
+        n = check_int("n", n)
+        rounds = check_int("rounds", rounds)
         rng = check_random_state(random_state)
         draws = rng.randint(1, n + 1, size=(rounds, n))
     else:
@@ -190,7 +179,7 @@ def adaboost_rounds_table(X=None, y=None, n_rounds=3, boosting="reweight", estim
         X, y = adaboost_example()
     if estimator is None:
         estimator = DecisionTreeClassifier(max_depth=1, criterion="classification_error")
-    ada = AdaBoostClassifier(estimator, n_estimators=_check_count("n_rounds", n_rounds),
+    ada = AdaBoostClassifier(estimator, n_estimators=check_int("n_rounds", n_rounds),
                              boosting=boosting, random_state=random_state).fit(X, y)
     y = np.asarray(y)
     n = y.shape[0]

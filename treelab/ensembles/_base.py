@@ -76,12 +76,6 @@ def check_member_kind(ensemble, est):
                         f"got the regressor {est!r}")
 
 
-def check_n_estimators(v):
-    if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)) or v < 1:
-        raise ValueError(f"n_estimators must be an int >= 1, got {v!r}")
-    return int(v)
-
-
 def resolve_count(name, value, total):
     """scikit-learn's rule for ``max_samples`` / ``max_features``: an int in
     [1, total] or a float fraction in (0, 1] of ``total`` (floor, at least 1)."""
@@ -94,12 +88,6 @@ def resolve_count(name, value, total):
             raise ValueError(f"{name} as a float must be in (0, 1], got {value}")
         return max(1, int(value * total))
     raise TypeError(f"{name} must be an int or a float, got {type(value).__name__}")
-
-
-def check_bool(name, v):
-    if not isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {type(v).__name__}")
-    return bool(v)
 
 
 def base_allows_nan(est):

@@ -29,19 +29,19 @@ log(1/beta); prediction is the weighted median of the members' predictions.
 """
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 
 from .._engine.tree import concat_trees, forest_predict
+from .._params import check_int, check_real
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
     fit_class_codes, check_random_state, check_regression_targets,
     check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ._base import (
-    MAX_SEED, accepts_sample_weight, base_allows_nan, check_member_kind, check_n_estimators,
+    MAX_SEED, accepts_sample_weight, base_allows_nan, check_member_kind,
     clone_estimator, is_treelab_tree, prepare_shared, share_member_arrays, subset_shared,
 )
 
@@ -66,11 +66,8 @@ class _BaseAdaBoost(BaseEstimator):
     """Shared weight loop and prediction plumbing (not for direct use)."""
 
     def _check_common(self):
-        M = check_n_estimators(self.n_estimators)
-        lr = self.learning_rate
-        if isinstance(lr, bool) or not isinstance(lr, (numbers.Real, np.floating)) or not (
-                0 < lr < np.inf):
-            raise ValueError(f"learning_rate must be a finite float > 0, got {lr!r}")
+        M = check_int("n_estimators", self.n_estimators)
+        lr = check_real("learning_rate", self.learning_rate, 0, lo_open=True)
         base = self._default_estimator() if self.estimator is None else self.estimator
         if not hasattr(base, "fit") or not hasattr(base, "predict"):
             raise TypeError(f"estimator must have fit and predict methods, got {base!r}")

@@ -29,6 +29,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from .._engine.tree import LEAF, concat_trees
+from .._params import check_bool, check_int
 from .._sklearn_compat import (
     BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
 )
@@ -37,9 +38,8 @@ from ..data import (
     check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ._base import (
-    MAX_SEED, accepts_sample_weight, base_allows_nan, check_bool, check_member_kind,
-    check_n_estimators, clone_estimator, has_param, is_treelab_tree, prepare_shared, resolve_count,
-    share_member_arrays, subset_shared,
+    MAX_SEED, accepts_sample_weight, base_allows_nan, check_member_kind, clone_estimator,
+    has_param, is_treelab_tree, prepare_shared, resolve_count, share_member_arrays, subset_shared,
 )
 from .forest import _compact, forest_weighted_sum
 
@@ -116,7 +116,7 @@ class _BaseBagging(BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` members on random row (and column) samples of ``(X, y)``."""
-        M = check_n_estimators(self.n_estimators)
+        M = check_int("n_estimators", self.n_estimators)
         bootstrap = check_bool("bootstrap", self.bootstrap)
         bootstrap_features = check_bool("bootstrap_features", self.bootstrap_features)
         oob = check_bool("oob_score", self.oob_score)

@@ -49,7 +49,6 @@ receiving its training rows as a new ``X`` (:func:`_fit_slot`,
 from __future__ import annotations
 
 import copy
-import numbers
 import os
 import resource
 import time
@@ -57,6 +56,7 @@ import time
 import numpy as np
 
 from .._engine.node_values import target_shift
+from .._params import check_int, check_n_jobs, check_real
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from . import _cascade_fast as _fast
 from ..data import (
@@ -310,10 +310,7 @@ class _BaseCascade(BaseEstimator):
     # ---------------------------------------------------------- validation
     def _check_params(self):
         def int_ge(name, lo):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)) or v < lo:
-                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
-            return int(v)
+            return check_int(name, getattr(self, name), lo)
         p = {"n_trees": int_ge("n_trees", 1), "n_folds": int_ge("n_folds", 2),
              "max_levels": int_ge("max_levels", 1),
              "n_tolerant_rounds": int_ge("n_tolerant_rounds", 1)}
@@ -321,22 +318,11 @@ class _BaseCascade(BaseEstimator):
             raise ValueError(f"class_vectors must be 'kfold' or 'oob', got {self.class_vectors!r}")
         if self.validation not in ("holdout", "kfold"):
             raise ValueError(f"validation must be 'holdout' or 'kfold', got {self.validation!r}")
-        vf = self.validation_fraction
-        if isinstance(vf, bool) or not isinstance(vf, (numbers.Real, np.floating)) or not (
-                0.0 < vf < 1.0):
-            raise ValueError(f"validation_fraction must be a float in (0, 1), got {vf!r}")
-        d = self.delta
-        if isinstance(d, bool) or not isinstance(d, (numbers.Real, np.floating)) or not (
-                0 <= d < np.inf):
-            raise ValueError(f"delta must be a finite float >= 0, got {d!r}")
-        mb = self.max_bin
-        if mb is not None and (isinstance(mb, bool) or not isinstance(mb, (numbers.Integral,
-                                                                          np.integer))
-                               or not 2 <= mb <= 255):
-            raise ValueError(f"max_bin must be None or an int in [2, 255], got {mb!r}")
-        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(
-                self.n_jobs, (numbers.Integral, np.integer)) or self.n_jobs == 0):
-            raise ValueError(f"n_jobs must be None or a non-zero int, got {self.n_jobs!r}")
+        check_real("validation_fraction", self.validation_fraction, 0, 1, lo_open=True,
+                   hi_open=True)
+        check_real("delta", self.delta, 0)
+        check_int("max_bin", self.max_bin, 2, 255, allow_none=True)
+        check_n_jobs(self.n_jobs)
         if self.forests is None:
             forests = _default_forests(self._task, p["n_trees"], None)
         else:

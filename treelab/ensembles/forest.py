@@ -58,6 +58,7 @@ from .._engine.tree import (
     LEAF, concat_trees, forest_apply, forest_decision_path, forest_oob_sum, forest_sum,
     forest_sum_serial, forest_sum_walk, forest_sum_walk_serial, pack_walk, trim,
 )
+from .._params import check_bool, check_int, check_n_jobs
 from .._sklearn_compat import (
     BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
 )
@@ -290,11 +291,8 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
         return DecisionTreeRegressor(**kw)
 
     def _check_forest_params(self):
-        ne = self.n_estimators
-        if isinstance(ne, bool) or not isinstance(ne, (numbers.Integral, np.integer)) or ne < 1:
-            raise ValueError(f"n_estimators must be an int >= 1, got {ne!r}")
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}")
+        ne = check_int("n_estimators", self.n_estimators)
+        check_bool("bootstrap", self.bootstrap)
         oob = self.oob_score
         if not (isinstance(oob, (bool, np.bool_)) or callable(oob)):
             raise ValueError(f"oob_score must be a bool or a callable, got {oob!r}")
@@ -303,18 +301,12 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
         if self.max_samples is not None and not self.bootstrap:
             raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch "
                              "to `bootstrap=True` or set `max_sample=None`.")
-        nj = self.n_jobs
-        if nj is not None and (isinstance(nj, bool) or not isinstance(nj, (numbers.Integral,
-                                                                           np.integer)) or nj == 0):
-            raise ValueError(f"n_jobs must be None or a non-zero int, got {nj!r}")
-        mb = self.max_bin
-        if isinstance(mb, bool) or not isinstance(mb, (numbers.Integral, np.integer)) or not (
-                2 <= mb <= MAX_BINS):
-            raise ValueError(f"max_bin must be an int in [2, {MAX_BINS}], got {mb!r}")
+        check_n_jobs(self.n_jobs)
+        check_int("max_bin", self.max_bin, 2, MAX_BINS)
         rc = getattr(self, "random_cut", "value")
         if not (isinstance(rc, str) and rc in ("value", "bin")):
             raise ValueError(f"random_cut must be 'value' or 'bin', got {rc!r}")
-        return int(ne)
+        return ne
 
     def _draws_on_bin_values(self):
         """Whether the trees draw random cut-points on the bins' values

@@ -47,7 +47,6 @@ many rounds grows.
 """
 from __future__ import annotations
 
-import numbers
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -63,6 +62,7 @@ from .._engine.loss_kernels import newton_round_stats
 from .._engine.merit import TASK_DENSE
 from .._engine.signatures import GRAD_HESS_SIG, function_pointer
 from .._engine.tree import LEAF, concat_trees, forest_predict, pack_raw, trim
+from .._params import check_bool, check_fraction, check_int, check_n_jobs, check_real
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
     fit_class_codes, check_random_state, check_regression_targets,
@@ -86,28 +86,6 @@ _NO_LIMIT = np.iinfo(np.int64).max
 _METHODS = ("newton", "gradient", "residual")
 #: feature-mask levels drawn for ``colsample_bylevel`` at most (deeper levels share the last)
 _MAX_MASK_LEVELS = 64
-
-
-def _nonneg(name, v, strict=False):
-    if isinstance(v, bool) or not isinstance(v, (numbers.Real, np.floating)) or not (
-            v > 0 if strict else v >= 0) or not np.isfinite(v):
-        raise ValueError(f"{name} must be a finite float {'>' if strict else '>='} 0, got {v!r}")
-    return float(v)
-
-
-def _fraction(name, v):
-    if isinstance(v, bool) or not isinstance(v, (numbers.Real, np.floating)) or not 0 < v <= 1:
-        raise ValueError(f"{name} must be in (0, 1], got {v!r}")
-    return float(v)
-
-
-def _int_at_least(name, v, lo, allow_none=False):
-    if v is None and allow_none:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)) or v < lo:
-        raise ValueError(f"{name} must be an int >= {lo}{' or None' if allow_none else ''}, "
-                         f"got {v!r}")
-    return int(v)
 
 
 def _n_threads(n_jobs):
@@ -201,41 +179,31 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
         p = {}
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
-        p["n_estimators"] = _int_at_least("n_estimators", self.n_estimators, 1)
-        p["learning_rate"] = _nonneg("learning_rate", self.learning_rate, strict=True)
+        p["n_estimators"] = check_int("n_estimators", self.n_estimators, 1)
+        p["learning_rate"] = check_real("learning_rate", self.learning_rate, 0, lo_open=True)
         md = self.max_depth
-        p["max_depth"] = _NO_LIMIT if md in (None, 0) else _int_at_least("max_depth", md, 1)
+        p["max_depth"] = _NO_LIMIT if md in (None, 0) else check_int("max_depth", md, 1)
         ml = self.max_leaves
-        p["max_leaves"] = _NO_LIMIT if ml in (None, 0) else _int_at_least("max_leaves", ml, 2)
+        p["max_leaves"] = _NO_LIMIT if ml in (None, 0) else check_int("max_leaves", ml, 2)
         if self.grow_policy not in ("depthwise", "lossguide"):
             raise ValueError(f"grow_policy must be 'depthwise' or 'lossguide', "
                              f"got {self.grow_policy!r}")
         if self.grow_policy == "depthwise" and p["max_depth"] == _NO_LIMIT:
             raise ValueError("grow_policy='depthwise' needs a max_depth")
-        p["min_child_samples"] = _int_at_least("min_child_samples", self.min_child_samples, 1)
-        p["subsample"] = _fraction("subsample", self.subsample)
+        p["min_child_samples"] = check_int("min_child_samples", self.min_child_samples, 1)
+        p["subsample"] = check_fraction("subsample", self.subsample)
         for name in ("colsample_bytree", "colsample_bylevel", "colsample_bynode"):
-            p[name] = _fraction(name, getattr(self, name))
-        mb = self.max_bin
-        if isinstance(mb, bool) or not isinstance(mb, (numbers.Integral, np.integer)) or not (
-                2 <= mb <= MAX_BINS):
-            raise ValueError(f"max_bin must be an int in [2, {MAX_BINS}], got {mb!r}")
-        p["early_stopping_rounds"] = _int_at_least("early_stopping_rounds",
-                                                   self.early_stopping_rounds, 1, True)
-        vf = self.validation_fraction
-        if vf is not None and (isinstance(vf, bool) or not isinstance(
-                vf, (numbers.Real, np.floating)) or not 0 < vf < 1):
-            raise ValueError(f"validation_fraction must be a float in (0, 1) or None, got {vf!r}")
-        nj = self.n_jobs
-        if nj is not None and (isinstance(nj, bool) or not isinstance(
-                nj, (numbers.Integral, np.integer)) or nj == 0):
-            raise ValueError(f"n_jobs must be None or a non-zero int, got {nj!r}")
-        if not isinstance(self.warm_start, (bool, np.bool_)):
-            raise ValueError(f"warm_start must be a bool, got {self.warm_start!r}")
-        bs = self.base_score
-        if bs is not None and (isinstance(bs, bool) or not isinstance(
-                bs, (numbers.Real, np.floating)) or not np.isfinite(bs)):
-            raise ValueError(f"base_score must be None or a finite float, got {bs!r}")
+            p[name] = check_fraction(name, getattr(self, name))
+        check_int("max_bin", self.max_bin, 2, MAX_BINS)
+        p["early_stopping_rounds"] = check_int("early_stopping_rounds", self.early_stopping_rounds,
+                                               1, allow_none=True)
+        if self.validation_fraction is not None:
+            check_real("validation_fraction", self.validation_fraction, 0, 1, lo_open=True,
+                       hi_open=True)
+        check_n_jobs(self.n_jobs)
+        check_bool("warm_start", self.warm_start)
+        if self.base_score is not None:
+            check_real("base_score", self.base_score)
         if self.method == "newton":
             p["criterion"] = NewtonCriterion(self.reg_lambda, self.reg_alpha, self.gamma,
                                              self.min_child_weight)

@@ -41,6 +41,7 @@ import numbers
 
 import numpy as np
 
+from .._params import check_int
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, check_is_fitted
 from ..data import (
     check_classification_targets, check_random_state, encode_X, fit_encode_X,
@@ -173,12 +174,7 @@ class MultiGrainedScanning(BaseEstimator):
     # ---------------------------------------------------------- checks
     def _check(self, d):
         def pos_int(name, v, allow_none=False):
-            if v is None and allow_none:
-                return None
-            if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be a positive int{' or None' if allow_none else ''}"
-                                 f", got {v!r}")
-            return int(v)
+            return check_int(name, v, 1, allow_none=allow_none)
         img = self.image_shape
         if img is not None:
             if (not isinstance(img, (tuple, list)) or len(img) != 2
@@ -213,11 +209,9 @@ class MultiGrainedScanning(BaseEstimator):
         pool = pos_int("pool_size", self.pool_size) if self.pooling else None
         p = {"img": img, "stride": stride, "sizes": sizes, "pool": pool,
              "n_trees": pos_int("n_trees", self.n_trees),
-             "n_folds": pos_int("n_folds", self.n_folds, True),
+             "n_folds": check_int("n_folds", self.n_folds, 2, allow_none=True),
              "max_train_windows": pos_int("max_train_windows", self.max_train_windows, True),
              "chunk_size": pos_int("chunk_size", self.chunk_size)}
-        if p["n_folds"] == 1:
-            raise ValueError("n_folds must be >= 2 or None")
         if self.forests is None:
             forests = _default_forests("classification", p["n_trees"], None, 1, 1,
                                        min_samples_leaf=10)
@@ -279,6 +273,13 @@ class MultiGrainedScanning(BaseEstimator):
             pick = np.sort(np.random.RandomState(sample_seeds[g, j]).choice(
                 total, size=m, replace=False))
             img, pos = imgs[pick // grain.n_positions], pick % grain.n_positions
+            if np.unique(codes[img]).shape[0] < 2:
+                where = "" if k is None else f", fold {j}"
+                raise ValueError(
+                    f"the {m} training window{'s' if m > 1 else ''} drawn for window size "
+                    f"{grain.size}{where} {'come' if m > 1 else 'comes'} from one class only: "
+                    f"a forest cannot learn from that (raise max_train_windows, now "
+                    f"{p['max_train_windows']})")
             idx = grain.base[pos][:, None] + grain.offs[None, :]
             return Xf[img[:, None], idx], codes[img]
 

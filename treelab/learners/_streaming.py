@@ -11,7 +11,6 @@ kernels.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import pandas as pd
@@ -30,23 +29,10 @@ from .._sklearn_compat import BaseEstimator, check_is_fitted
 from .._format import plain_repr
 from ..data import _column_or_1d, check_classification_targets, encode_X, fit_encode_X
 
-__all__ = ["StreamingTreeBase", "StreamingClassifierMixin", "check_positive_int",
-           "check_nonneg_float", "PENDING_MAX"]
+__all__ = ["StreamingTreeBase", "StreamingClassifierMixin", "PENDING_MAX"]
 
 #: rows ``learn_one`` queues before one kernel call learns them (see ``_learn_row``)
 PENDING_MAX = 256
-
-
-def check_positive_int(name, v, lo=1):
-    if not isinstance(v, (numbers.Integral, np.integer)) or isinstance(v, bool) or v < lo:
-        raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
-    return int(v)
-
-
-def check_nonneg_float(name, v):
-    if not isinstance(v, (numbers.Real, np.floating)) or isinstance(v, bool) or not v >= 0:
-        raise ValueError(f"{name} must be a float >= 0, got {v!r}")
-    return float(v)
 
 
 class StreamingTreeBase(BaseEstimator):
@@ -671,7 +657,11 @@ class StreamingClassifierMixin:
         if not hasattr(self, "classes_") and self.classes is not None:
             self._declare_classes(self.classes)
         if hasattr(self, "classes_"):
-            code = self._class_code.get(y)
+            try:
+                code = self._class_code.get(y)
+            except TypeError:
+                raise TypeError(f"{type(self).__name__}.learn_one: the label must be a scalar "
+                                f"(a class of classes_), got {type(y).__name__} {y!r}") from None
             if code is None:
                 self._codes_of(np.asarray([y]))   # raises the unknown-label error
             self._learn_row(row, float(code))

@@ -30,6 +30,7 @@ from .._engine.node_values import class_proportions, target_shift, weighted_mean
 from .._engine.splitter import NOMINAL_BINARY, NOMINAL_MULTIWAY, NOMINAL_MULTIWAY_C45
 from .._engine.tree import LEAF, Tree, extract_subtree, trim
 from .._format import plain_repr
+from .._params import check_int, check_real
 from .._sklearn_compat import (
     BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
 )
@@ -80,22 +81,14 @@ class BaseDecisionTree(BaseEstimator):
         if self.splitter not in ("best", "hist"):
             raise ValueError(f"splitter must be 'best' (exact) or 'hist' (histogram), "
                              f"got {self.splitter!r}")
-        if self.max_depth is None:
+        max_depth = check_int("max_depth", self.max_depth, 1, allow_none=True)
+        if max_depth is None:
             max_depth = _MAX_INT
-        elif isinstance(self.max_depth, (numbers.Integral, np.integer)) and not isinstance(
-                self.max_depth, bool) and self.max_depth >= 1:
-            max_depth = int(self.max_depth)
-        else:
-            raise ValueError(f"max_depth must be None or an int >= 1, got {self.max_depth!r}")
         min_samples_split = _check_int_or_fraction("min_samples_split", self.min_samples_split, n, 2)
         min_samples_leaf = _check_int_or_fraction("min_samples_leaf", self.min_samples_leaf, n, 1)
         min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
-        mwfl = self.min_weight_fraction_leaf
-        if not isinstance(mwfl, (numbers.Real, np.floating)) or not 0.0 <= mwfl <= 0.5:
-            raise ValueError(f"min_weight_fraction_leaf must be in [0, 0.5], got {mwfl!r}")
-        mid = self.min_impurity_decrease
-        if not isinstance(mid, (numbers.Real, np.floating)) or not mid >= 0:
-            raise ValueError(f"min_impurity_decrease must be a float >= 0, got {mid!r}")
+        mwfl = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0, 0.5)
+        mid = check_real("min_impurity_decrease", self.min_impurity_decrease, 0, finite=False)
         mf = self.max_features
         if mf is None:
             max_features = d
@@ -124,19 +117,15 @@ class BaseDecisionTree(BaseEstimator):
         if self.multiway_min_leaf not in ("all", "two"):
             raise ValueError(f"multiway_min_leaf must be 'all' or 'two', "
                              f"got {self.multiway_min_leaf!r}")
-        mb = self.max_bins
-        if not isinstance(mb, (numbers.Integral, np.integer)) or not 2 <= mb <= MAX_BINS:
-            raise ValueError(f"max_bins must be an int in [2, {MAX_BINS}], got {mb!r}")
-        if not isinstance(self.ccp_alpha, (numbers.Real, np.floating)) or not self.ccp_alpha >= 0:
-            raise ValueError(f"ccp_alpha must be a float >= 0, got {self.ccp_alpha!r}")
+        check_int("max_bins", self.max_bins, 2, MAX_BINS)
+        check_real("ccp_alpha", self.ccp_alpha, 0, finite=False)
         if self.pruning not in (None, "cost_complexity", "pessimistic"):
             raise ValueError(f"pruning must be None, 'cost_complexity' or 'pessimistic', "
                              f"got {self.pruning!r}")
         if self.pruning == "pessimistic":
             if self._task != "classification":
                 raise ValueError("pessimistic (C4.5) pruning is for classification trees")
-            if not 0.0 < self.confidence < 1.0:
-                raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
+            check_real("confidence", self.confidence, 0, 1, lo_open=True, hi_open=True)
         return dict(max_depth=max_depth, min_samples_split=min_samples_split,
                     min_samples_leaf=min_samples_leaf, min_weight_leaf=float(mwfl * w_total),
                     min_impurity_decrease=float(mid), max_features=max_features,

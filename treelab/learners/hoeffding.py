@@ -48,16 +48,15 @@ first class on all-zero votes).
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .._engine import hoeffding as _ht
 from .._engine.signatures import IMPURITY_SIG, MERIT_SIG, function_pointer
+from .._params import check_bool, check_int, check_real
 from .._sklearn_compat import ClassifierMixin
 from ..split_criteria.impurity import get_criterion
 from ..split_criteria.rules import as_engine_rule, learner_rule, rule_names
-from ._streaming import StreamingClassifierMixin, StreamingTreeBase, check_positive_int
+from ._streaming import StreamingClassifierMixin, StreamingTreeBase
 
 __all__ = ["HoeffdingTreeClassifier", "RULE_NAMES"]
 
@@ -186,20 +185,17 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         return (r, self.delta, self.tau, m, self.__dict__.get("n_classes_"))
 
     def _make_rule(self, n_classes=None):
-        check_positive_int("grace_period", self.grace_period)
-        check_positive_int("n_bins", self.n_bins, 2)
-        check_positive_int("n_range_samples", self.n_range_samples, 1)
-        check_positive_int("n_split_points", self.n_split_points, 1)
+        check_int("grace_period", self.grace_period)
+        check_int("n_bins", self.n_bins, 2)
+        check_int("n_range_samples", self.n_range_samples, 1)
+        check_int("n_split_points", self.n_split_points, 1)
         self._obs_code()
         if self.leaf_prediction not in _LEAF_MODES:
             raise ValueError(f"leaf_prediction must be one of {sorted(_LEAF_MODES)}, "
                              f"got {self.leaf_prediction!r}")
         self._leaf_mode()
-        mbf = self.min_branch_fraction
-        if not isinstance(mbf, (numbers.Real, np.floating)) or not 0.0 <= mbf < 0.5:
-            raise ValueError(f"min_branch_fraction must be in [0, 0.5), got {mbf!r}")
-        if not isinstance(self.inherited_counts, (bool, np.bool_)):
-            raise TypeError(f"inherited_counts must be a bool, got {self.inherited_counts!r}")
+        check_real("min_branch_fraction", self.min_branch_fraction, 0, 0.5, hi_open=True)
+        check_bool("inherited_counts", self.inherited_counts)
         rule, crit = self._rule_and_criterion()
         if n_classes is None:
             n_classes = self.__dict__.get("n_classes_")

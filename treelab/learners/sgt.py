@@ -38,21 +38,18 @@ update), so rules must use ``runner_up="other_feature"``.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 
 from .._engine import sgt as _sgt
 from .._engine.signatures import function_pointer
 from .._format import plain_repr
+from .._params import check_bool, check_int, check_real
 from .._sklearn_compat import ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import _column_or_1d, check_classification_targets
 from ..losses import GRAD_HESS_SIG, REGRESSION_LOSSES, Logistic, Loss, Softmax, SquaredError
 from ..split_criteria.rules import LOSS_REDUCTION, TTestRule, as_engine_rule, learner_rule
-from ._streaming import (
-    StreamingClassifierMixin, StreamingTreeBase, check_nonneg_float, check_positive_int,
-)
+from ._streaming import StreamingClassifierMixin, StreamingTreeBase
 
 __all__ = ["SGTClassifier", "SGTRegressor", "SGTMultiInstanceClassifier", "TTestRule"]
 
@@ -88,18 +85,15 @@ class _BaseSGT(StreamingTreeBase):
     _AUX_RANGE = _sgt.AUX_RANGE
 
     def _make_rule(self):
-        delta = self.delta
-        if not isinstance(delta, (numbers.Real, np.floating)) or not 0.0 < delta < 1.0:
-            raise ValueError(f"delta must be in (0, 1), got {delta!r}")
-        check_positive_int("grace_period", self.grace_period)
-        check_nonneg_float("lambda_", self.lambda_)
-        check_nonneg_float("gamma", self.gamma)
-        check_positive_int("n_bins", self.n_bins, 1)
-        check_positive_int("n_range_samples", self.n_range_samples, 1)
+        delta = check_real("delta", self.delta, 0, 1, lo_open=True, hi_open=True)
+        check_int("grace_period", self.grace_period)
+        check_real("lambda_", self.lambda_, 0, finite=False)
+        check_real("gamma", self.gamma, 0, finite=False)
+        check_int("n_bins", self.n_bins, 1)
+        check_int("n_range_samples", self.n_range_samples, 1)
         self._obs_code()
-        check_nonneg_float("min_improvement", self.min_improvement)
-        if not isinstance(self.resplit, (bool, np.bool_)):
-            raise TypeError(f"resplit must be a bool, got {self.resplit!r}")
+        check_real("min_improvement", self.min_improvement, 0, finite=False)
+        check_bool("resplit", self.resplit)
         if self.resplit and self.observer != "equal_width":
             raise ValueError("resplit=True needs observer='equal_width' (an internal node's "
                              "threshold must stay a bin edge, as MOA's fixed discretiser)")
@@ -460,7 +454,7 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
         from ..data import check_random_state
         self._reset_stream()
         self._init_stream()
-        check_positive_int("n_epochs", self.n_epochs)
+        check_int("n_epochs", self.n_epochs)
         Xf = self._encode_chunk(X)
         rows, offsets, bag_ids, bag_of_row = self._group(bags, Xf.shape[0])
         y = _column_or_1d(y)

@@ -110,12 +110,12 @@ classifier, the predictions for a regressor), evaluated on the joint set.
 from __future__ import annotations
 
 import contextlib
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._engine.jit import njit
+from .._params import check_int
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
     check_classification_targets, check_random_state, check_regression_targets,
@@ -403,15 +403,6 @@ class ToPsNode:
         return 0.0 if self.is_leaf else self.loss - self.split_loss
 
 
-def _check_int(name, value, lo, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or value < lo:
-        raise ValueError(f"{name} must be an int >= {lo}{' or None' if allow_none else ''}, "
-                         f"got {value!r}")
-    return int(value)
-
-
 class _BaseToPs(BaseEstimator):
     _task = None
 
@@ -539,9 +530,9 @@ class _BaseToPs(BaseEstimator):
             yc = check_regression_targets(y, n)
             K = 1
             y_orig = yc
-        max_depth = _check_int("max_depth", self.max_depth, 0, allow_none=True)
-        msl = _check_int("min_samples_leaf", self.min_samples_leaf, 1)
-        screen = _check_int("screen_candidates", self.screen_candidates, 1, allow_none=True)
+        max_depth = check_int("max_depth", self.max_depth, 0, allow_none=True)
+        msl = check_int("min_samples_leaf", self.min_samples_leaf, 1)
+        screen = check_int("screen_candidates", self.screen_candidates, 1, allow_none=True)
         if self.loss is None:
             loss_spec = "error_rate" if self._task == CLASSIFICATION else "squared_error"
         else:

@@ -21,13 +21,12 @@ builder (depth-first or best-first, exact or histogram) grows trees with it.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .._engine.jit import njit
 from .._engine.merit import NEWTON_G, NEWTON_H
 from .._engine.signatures import IMPURITY_SIG
+from .._params import check_real
 from .base import Criterion
 
 __all__ = ["NewtonCriterion", "newton_stats"]
@@ -39,12 +38,6 @@ def _structure_score(stats):
     the parameterised score of :func:`treelab._engine.merit.newton_impurity`)."""
     h = stats[0]
     return -0.5 * stats[1] * stats[1] / h if h > 0.0 else 0.0
-
-
-def _check_nonneg(name, v):
-    if isinstance(v, bool) or not isinstance(v, (numbers.Real, np.floating)) or not v >= 0:
-        raise ValueError(f"{name} must be a float >= 0, got {v!r}")
-    return float(v)
 
 
 def newton_stats(grad, hess, sample_weight=None):
@@ -65,10 +58,10 @@ class NewtonCriterion(Criterion):
     """
 
     def __init__(self, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0, min_child_weight=1.0):
-        self.reg_lambda = _check_nonneg("reg_lambda", reg_lambda)
-        self.reg_alpha = _check_nonneg("reg_alpha", reg_alpha)
-        self.gamma = _check_nonneg("gamma", gamma)
-        self.min_child_weight = _check_nonneg("min_child_weight", min_child_weight)
+        self.reg_lambda = check_real("reg_lambda", reg_lambda, 0, finite=False)
+        self.reg_alpha = check_real("reg_alpha", reg_alpha, 0, finite=False)
+        self.gamma = check_real("gamma", gamma, 0, finite=False)
+        self.min_child_weight = check_real("min_child_weight", min_child_weight, 0, finite=False)
         super().__init__("newton", _structure_score, task="gradient", merit_kind="newton")
         self.params = np.array([self.reg_lambda, self.reg_alpha, self.gamma], np.float64)
 

@@ -29,6 +29,8 @@ import time
 import numpy as np
 import pandas as pd
 
+from .._params import check_int
+
 try:  # optional progress bar
     from tqdm.auto import tqdm as _tqdm
 except ImportError:  # pragma: no cover - tqdm is optional
@@ -75,10 +77,8 @@ def _model_size(learner):
 
 def _checkpoint_positions(n, checkpoints, step):
     if step is not None:
-        if not isinstance(step, (numbers.Integral, np.integer)) or isinstance(step, bool) \
-                or step < 1:
-            raise ValueError(f"step must be an int >= 1, got {step!r}")
-        pos = np.arange(int(step), n + 1, int(step), dtype=np.int64)
+        step = check_int("step", step)
+        pos = np.arange(step, n + 1, step, dtype=np.int64)
     elif isinstance(checkpoints, (numbers.Integral, np.integer)) and not isinstance(checkpoints, bool):
         if checkpoints < 1:
             raise ValueError(f"checkpoints must be >= 1, got {checkpoints!r}")
@@ -212,12 +212,8 @@ def prequential(learner, X, y, metric="accuracy", chunk_size=1000, checkpoints=2
     """
     if metric not in _METRICS:
         raise ValueError(f"metric must be one of {_METRICS}, got {metric!r}")
-    if not isinstance(chunk_size, (numbers.Integral, np.integer)) or isinstance(chunk_size, bool) \
-            or chunk_size < 1:
-        raise ValueError(f"chunk_size must be an int >= 1, got {chunk_size!r}")
-    if window is not None and (not isinstance(window, (numbers.Integral, np.integer))
-                               or isinstance(window, bool) or window < 1):
-        raise ValueError(f"window must be an int >= 1, got {window!r}")
+    check_int("chunk_size", chunk_size)
+    check_int("window", window, allow_none=True)
     if api not in ("auto", "chunk", "one"):
         raise ValueError(f"api must be 'auto', 'chunk' or 'one', got {api!r}")
     one = is_river_learner(learner) if api == "auto" else api == "one"

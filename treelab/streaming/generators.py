@@ -10,16 +10,9 @@ import numbers
 
 import numpy as np
 
+from .._params import check_int, check_real
+
 __all__ = ["RandCBT"]
-
-
-def _check_int(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
 
 
 class RandCBT:
@@ -126,22 +119,12 @@ class RandCBT:
 
     def __init__(self, n_leaves=50, n_features=5, q=0.7, m_per_leaf=10_000, random_state=None,
                  threshold_margin=0.0):
-        self.n_leaves = _check_int(n_leaves, "n_leaves", 2)
-        self.n_features = _check_int(n_features, "n_features", 1)
-        self.m_per_leaf = _check_int(m_per_leaf, "m_per_leaf", 1)
-        if isinstance(q, bool) or not isinstance(q, numbers.Real):
-            raise TypeError(f"q must be a real number, got {type(q).__name__}")
-        q = float(q)
-        if not 0.0 <= q <= 1.0:
-            raise ValueError(f"q must be in [0, 1], got {q!r}")
-        self.q = q
-        if isinstance(threshold_margin, bool) or not isinstance(threshold_margin, numbers.Real):
-            raise TypeError("threshold_margin must be a real number, got "
-                            f"{type(threshold_margin).__name__}")
-        margin = float(threshold_margin)
-        if not 0.0 <= margin < 0.5:
-            raise ValueError(f"threshold_margin must be in [0, 0.5), got {threshold_margin!r}")
-        self.threshold_margin = margin
+        self.n_leaves = check_int("n_leaves", n_leaves, 2)
+        self.n_features = check_int("n_features", n_features, 1)
+        self.m_per_leaf = check_int("m_per_leaf", m_per_leaf, 1)
+        self.q = check_real("q", q, 0, 1)
+        self.threshold_margin = check_real("threshold_margin", threshold_margin, 0, 0.5,
+                                           hi_open=True)
         if not (random_state is None or isinstance(random_state, (numbers.Integral, np.random.Generator))
                 or isinstance(random_state, np.random.SeedSequence)) or isinstance(random_state, bool):
             raise TypeError("random_state must be None, an int, a SeedSequence or a numpy Generator")
@@ -287,7 +270,7 @@ class RandCBT:
 
         The last chunk may be shorter.  Deterministic like :meth:`generate`.
         """
-        chunk_size = _check_int(chunk_size, "chunk_size", 1)
+        chunk_size = check_int("chunk_size", chunk_size, 1)
         X, y = self.generate()
         for start in range(0, X.shape[0], chunk_size):
             yield X[start:start + chunk_size], y[start:start + chunk_size]

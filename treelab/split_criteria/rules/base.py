@@ -46,6 +46,7 @@ from ..._engine.streaming import (
     EV_BRANCHES, EV_D, EV_DEPTH, EV_K, EV_MAX_BRANCHES, EV_MERIT, EV_N, EV_SECOND,
     EV_SECOND_ANY, EV_T,
 )
+from ..._params import check_real
 
 __all__ = [
     "RADIUS_SIG", "RADIUS_TYPE", "compile_radius", "make_context", "decide_split",
@@ -203,12 +204,8 @@ _CONTEXT_KEYS = ("depth", "t", "n_features", "n_classes", "n_branches")
 
 
 def check_delta(delta, name="delta"):
-    if isinstance(delta, bool):
-        raise ValueError(f"{name} must be in (0, 1), got {delta!r}")
-    delta = float(delta)
-    if not 0.0 < delta < 1.0:
-        raise ValueError(f"{name} must be in (0, 1), got {delta!r}")
-    return delta
+    """A confidence level in (0, 1)."""
+    return check_real(name, delta, 0, 1, lo_open=True, hi_open=True)
 
 
 def check_tau(tau):
