@@ -68,6 +68,11 @@ def test_check_real_messages():
         check_real("x", 0.5, 0, 0.5, hi_open=True)
     with pytest.raises(ValueError, match=r"^x must be a finite float, got inf$"):
         check_real("x", math.inf)
+    assert check_real("x", None, 0, allow_none=True) is None
+    with pytest.raises(ValueError, match=r"^x must be a float in \(0, 1\) or None, got 1$"):
+        check_real("x", 1, 0, 1, lo_open=True, hi_open=True, allow_none=True)
+    with pytest.raises(ValueError, match=r"^x must be a finite float, got None$"):
+        check_real("x", None)
 
 
 def test_check_bool_and_n_jobs():

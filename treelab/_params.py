@@ -41,10 +41,14 @@ def check_int(name, v, lo=1, hi=None, allow_none=False):
     return int(v)
 
 
-def check_real(name, v, lo=None, hi=None, *, lo_open=False, hi_open=False, finite=True):
+def check_real(name, v, lo=None, hi=None, *, lo_open=False, hi_open=False, finite=True,
+               allow_none=False):
     """``v`` as a float in the interval from ``lo`` to ``hi`` (``None``: unbounded;
     ``lo_open`` / ``hi_open`` exclude the bound).  NaN is always refused,
-    infinity unless ``finite=False`` (and the interval is unbounded that way)."""
+    infinity unless ``finite=False`` (and the interval is unbounded that way);
+    ``None`` passes through when ``allow_none``."""
+    if v is None and allow_none:
+        return None
     ok = _is_real(v) and not math.isnan(v) and (not finite or math.isfinite(v))
     if ok and lo is not None:
         ok = v > lo if lo_open else v >= lo
@@ -60,7 +64,8 @@ def check_real(name, v, lo=None, hi=None, *, lo_open=False, hi_open=False, finit
             what = f"{kind} {'<' if hi_open else '<='} {hi}"
         else:
             what = kind
-        raise InvalidParameterError(f"{name} must be {what}, got {v!r}")
+        raise InvalidParameterError(f"{name} must be {what}{' or None' if allow_none else ''}, "
+                                    f"got {v!r}")
     return float(v)
 
 

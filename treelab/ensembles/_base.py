@@ -148,6 +148,29 @@ def subset_shared(data, enc, feats):
     return sub, sub_enc
 
 
+class RebuiltForestState:
+    """Mixin for an ensemble whose ``self._forest`` (its members' trees combined
+    by ``_make_forest``) is derived data: pickled as a marker (a smaller model
+    file) and rebuilt on loading.  Attributes named in ``_not_pickled`` are
+    left out of the pickle too."""
+
+    _not_pickled = ()
+    _MARK = "rebuilt on loading"
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        if state.get("_forest") is not None:
+            state["_forest"] = self._MARK
+        for name in self._not_pickled:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if isinstance(state.get("_forest"), str):
+            self._forest = self._make_forest()
+
+
 class KeptWalkLayout:
     """Mixin for an ensemble that predicts by walking ``self._forest`` in a layout
     packed from it (the forests' :func:`~treelab._engine.tree.pack_walk`

@@ -41,7 +41,7 @@ from ..data import (
     check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ._base import (
-    MAX_SEED, accepts_sample_weight, base_allows_nan, check_member_kind,
+    MAX_SEED, RebuiltForestState, accepts_sample_weight, base_allows_nan, check_member_kind,
     clone_estimator, is_treelab_tree, prepare_shared, share_member_arrays, subset_shared,
 )
 
@@ -62,8 +62,11 @@ def _seed_estimator(est, rng):
     return est
 
 
-class _BaseAdaBoost(BaseEstimator):
+class _BaseAdaBoost(RebuiltForestState, BaseEstimator):
     """Shared weight loop and prediction plumbing (not for direct use)."""
+
+    #: the training data shared by the members while fitting
+    _not_pickled = ("_shared",)
 
     def _check_common(self):
         M = check_int("n_estimators", self.n_estimators)
@@ -180,20 +183,6 @@ class _BaseAdaBoost(BaseEstimator):
             trees.append(a._replace(value=np.ascontiguousarray(
                 self._leaf_output(est, a.value[:int(a.sizes[0])]).reshape(-1, 1))))
         return concat_trees(trees)
-
-    def __getstate__(self):
-        # the combined multi-root tree is derived from the members (as bagging's): the
-        # model file leaves it out and loading rebuilds it
-        state = self.__dict__.copy()
-        if state.get("_forest") is not None:
-            state["_forest"] = "rebuilt on loading"
-        state.pop("_shared", None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if isinstance(state.get("_forest"), str):
-            self._forest = self._make_forest()
 
     def _encode(self, X):
         """``X`` encoded as at fit time: what every member is fitted on and predicts."""

@@ -38,8 +38,9 @@ from ..data import (
     check_sample_weight, encode_X, fit_encode_X, set_fitted_encoding,
 )
 from ._base import (
-    MAX_SEED, accepts_sample_weight, base_allows_nan, check_member_kind, clone_estimator,
-    has_param, is_treelab_tree, prepare_shared, resolve_count, share_member_arrays, subset_shared,
+    MAX_SEED, RebuiltForestState, accepts_sample_weight, base_allows_nan, check_member_kind,
+    clone_estimator, has_param, is_treelab_tree, prepare_shared, resolve_count,
+    share_member_arrays, subset_shared,
 )
 from .forest import _compact, forest_weighted_sum
 
@@ -89,7 +90,7 @@ def _fit_member(base, X, y, w, seed, draw_args, use_weight, shared):
     return est
 
 
-class _BaseBagging(BaseEstimator):
+class _BaseBagging(RebuiltForestState, BaseEstimator):
     """Shared fit / draw / OOB logic (not for direct use)."""
 
     def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, max_features=1.0,
@@ -181,19 +182,6 @@ class _BaseBagging(BaseEstimator):
         forest, roots = concat_trees(trees)
         # prediction reads only the split description and the values (as the forests)
         return _compact(forest), roots
-
-    def __getstate__(self):
-        # the combined tree is derived from the members: pickled without it (a smaller
-        # model file) and rebuilt on loading
-        state = self.__dict__.copy()
-        if state.get("_forest") is not None:
-            state["_forest"] = "rebuilt on loading"
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if isinstance(state.get("_forest"), str):
-            self._forest = self._make_forest()
 
     def _encode(self, X):
         check_is_fitted(self, "estimators_")

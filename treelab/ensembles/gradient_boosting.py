@@ -197,13 +197,11 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
         check_int("max_bin", self.max_bin, 2, MAX_BINS)
         p["early_stopping_rounds"] = check_int("early_stopping_rounds", self.early_stopping_rounds,
                                                1, allow_none=True)
-        if self.validation_fraction is not None:
-            check_real("validation_fraction", self.validation_fraction, 0, 1, lo_open=True,
-                       hi_open=True)
+        check_real("validation_fraction", self.validation_fraction, 0, 1, lo_open=True,
+                   hi_open=True, allow_none=True)
         check_n_jobs(self.n_jobs)
         check_bool("warm_start", self.warm_start)
-        if self.base_score is not None:
-            check_real("base_score", self.base_score)
+        check_real("base_score", self.base_score, allow_none=True)
         if self.method == "newton":
             p["criterion"] = NewtonCriterion(self.reg_lambda, self.reg_alpha, self.gamma,
                                              self.min_child_weight)
