@@ -365,8 +365,8 @@ def build_parser():
                        description="Compile the kernels of every learner (decision trees, "
                                    "SGT, Hoeffding trees, gradient boosting, histogram forests "
                                    "and cascades) into numba's disk cache, so that no later "
-                                   "first call pays its compilation (about 15 minutes on 2 "
-                                   "cores for all of them).")
+                                   "first call pays its compilation (5-16 minutes on 2 "
+                                   "cores for all of them, depending on the machine).")
     p.add_argument("--force", action="store_true",
                    help="run every learner even when its kernels are already cached")
     p.set_defaults(func=warmup)
