@@ -23,6 +23,7 @@ import os
 import pickle
 import sys
 import time
+import warnings
 from pathlib import Path
 
 __all__ = ["announce", "announce_import", "family_is_cached", "warmup", "FAMILIES",
@@ -314,8 +315,11 @@ def _warm_forests():
     big = Xn[np.arange(_PARALLEL_MIN_WORK // 4 + 1) % len(y)]
     for cls in (RandomForestClassifier, ExtraTreesClassifier,
                 CompletelyRandomForestClassifier):
-        m = cls(n_estimators=4, splitter="hist", oob_score=cls is RandomForestClassifier,
-                n_jobs=1, random_state=0).fit(Xn, y)
+        with warnings.catch_warnings():
+            # (4 trees leave some rows never out of bag: the warning says so, to no one)
+            warnings.simplefilter("ignore", UserWarning)
+            m = cls(n_estimators=4, splitter="hist", oob_score=cls is RandomForestClassifier,
+                    n_jobs=1, random_state=0).fit(Xn, y)
         m.predict_proba(Xn)
         m.predict_proba(big)
     for cls in (RandomForestRegressor, ExtraTreesRegressor):
