@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._progress import progress_bar
 from .split_criteria.rules.registry import make_rule, rule_aliases, rule_names
 
 __all__ = ["run_ablation", "plot_ablation", "make_rule", "load_stream", "permute_stream",
@@ -296,20 +297,12 @@ def run_ablation(stream="randcbt", rules=None, learners=("hoeffding",), merits=N
                                checkpoints, classes, None if cache is None else cache[spec[3]])
              for spec in grid)
     par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    bar = None
-    if progress:
-        try:
-            from tqdm.auto import tqdm
-            bar = tqdm(total=len(grid), desc=name, unit="run")
-        except ImportError:
-            bar = None
+    bar = progress_bar(progress, len(grid), name, unit="run")
     frames = []
     for frame in par(tasks):
         frames.append(frame)
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
+        bar.update(1)
+    bar.close()
     lengths = {}
     for frame in frames:
         lengths[int(frame["seed"].iloc[0])] = (frame.attrs.get("n_instances"),

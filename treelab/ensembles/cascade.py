@@ -57,6 +57,7 @@ import numpy as np
 
 from .._engine.node_values import target_shift
 from .._params import check_int, check_n_jobs, check_real
+from .._progress import progress_bar
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from . import _cascade_fast as _fast
 from ..data import (
@@ -198,32 +199,10 @@ class _LevelStopper:
 
 def _show_level(bar, train_score, val_score):
     """Advance the progress bar by one level, showing its scores."""
-    if bar is not None:
+    if bar is not None:         # (None: the refit phase shows no progress)
         bar.update(1)
         bar.set_postfix(train=f"{train_score:.4f}", val=(
             "-" if val_score is None else f"{val_score:.4f}"))
-
-
-class _NoBar:
-    def update(self, n=1):
-        pass
-
-    def set_postfix(self, **kw):
-        pass
-
-    def close(self):
-        pass
-
-
-def _progress_bar(total, desc, enabled):
-    """A tqdm bar over the levels when ``enabled`` (and tqdm is installed)."""
-    if not enabled:
-        return _NoBar()
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is optional
-        return _NoBar()
-    return tqdm(total=total, desc=desc, unit="level")
 
 
 class CascadeLevel:
@@ -422,7 +401,7 @@ class _BaseCascade(BaseEstimator):
         if n < p["n_folds"] and self.class_vectors == "kfold":
             raise ValueError(f"{name} needs at least n_folds={p['n_folds']} samples, got "
                              f"n_samples = {n}")
-        bar = _progress_bar(p["max_levels"], name, bool(self.verbose))
+        bar = progress_bar(bool(self.verbose), p["max_levels"], name, unit="level")
         self.history_ = []
         try:
             if self.validation == "holdout":

@@ -59,6 +59,7 @@ from .._engine.tree import (
     forest_sum_serial, forest_sum_walk, forest_sum_walk_serial, pack_walk, trim,
 )
 from .._params import check_bool, check_int, check_n_jobs
+from .._progress import progress_bar
 from .._sklearn_compat import (
     BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
 )
@@ -357,7 +358,7 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
     # --------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None):
         """Grow ``n_estimators`` trees on ``(X, y)`` (optionally weighted)."""
-        from joblib import Parallel, delayed
+        from joblib import Parallel, delayed, effective_n_jobs
 
         n_trees = self._check_forest_params()
         name = type(self).__name__
@@ -430,16 +431,31 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
         targets = (yc, sstats, w)
         codes = (_column_codes(data, bp, exact_data is not None)
                  if self._use_column_builder else None)
-        out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_grow_tree)(data, targets, bp, crit, tuple(seeds[i]), n_boot, mwfl,
-                                subsample_cw, k, self.oob_score is not False, template, codes)
-            for i in range(n_trees))
-        del codes
+        def grow(i, codes=codes):
+            return delayed(_grow_tree)(data, targets, bp, crit, tuple(seeds[i]), n_boot, mwfl,
+                                       subsample_cw, k, self.oob_score is not False, template,
+                                       codes)
+        if getattr(self, "verbose", 0):
+            # batches of a few trees per thread, the bar advanced after each (each
+            # tree has its own seed: the same forest as one call)
+            step = 4 * effective_n_jobs(self.n_jobs)
+            bar = progress_bar(True, n_trees, type(self).__name__, unit="tree")
+            out = []
+            try:
+                with Parallel(n_jobs=self.n_jobs, prefer="threads") as par:
+                    for a in range(0, n_trees, step):
+                        b = min(n_trees, a + step)
+                        out += par(grow(i) for i in range(a, b))
+                        bar.update(b - a)
+            finally:
+                bar.close()
+        else:
+            out = Parallel(n_jobs=self.n_jobs, prefer="threads")(grow(i) for i in range(n_trees))
+        del grow, codes
         importances = [imp for _, (imp, split), _ in out if split]
         in_bags = [b for _, _, b in out]
         trees = [t for t, _, _ in out]
         del out
-        from joblib import effective_n_jobs
         # (frees the trees field by field; a large forest is copied on n_jobs threads)
         forest, roots = concat_trees(trees, release=True,
                                      n_threads=min(effective_n_jobs(self.n_jobs), os.cpu_count() or 1))
@@ -612,6 +628,9 @@ _COMMON_DOC = """
         ``joblib.parallel_config`` context, -1 = all cores); also the threads of
         ``predict``.
     random_state : int, RandomState or None
+    verbose : int, default=0
+        A tqdm progress bar over the trees when > 0 (and tqdm is installed); the
+        trees are then grown in batches of a few per thread (the same forest).
 
     Missing values (NaN) go to the side chosen at fit time, as in the single trees.
 """
@@ -718,7 +737,7 @@ def _classifier_init(criterion, max_features, bootstrap):
                  oob_score=False, max_samples=None, class_weight=None, splitter="exact",
                  max_bin=255, nominal_features=None, nominal_split="binary",
                  multiway_min_leaf="all", constant_draws="count", n_jobs=None,
-                 random_state=None):
+                 random_state=None, verbose=0):
         _init_params(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features,
                      min_impurity_decrease, bootstrap, oob_score, max_samples, splitter,
@@ -726,6 +745,7 @@ def _classifier_init(criterion, max_features, bootstrap):
                      random_state)
         self.constant_draws = constant_draws
         self.class_weight = class_weight
+        self.verbose = verbose
     return __init__
 
 
@@ -735,13 +755,14 @@ def _regressor_init(criterion, max_features, bootstrap):
                  max_features=max_features, min_impurity_decrease=0.0, bootstrap=bootstrap,
                  oob_score=False, max_samples=None, splitter="exact", max_bin=255,
                  nominal_features=None, nominal_split="binary", multiway_min_leaf="all",
-                 constant_draws="count", n_jobs=None, random_state=None):
+                 constant_draws="count", n_jobs=None, random_state=None, verbose=0):
         _init_params(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features,
                      min_impurity_decrease, bootstrap, oob_score, max_samples, splitter,
                      max_bin, nominal_features, nominal_split, multiway_min_leaf, n_jobs,
                      random_state)
         self.constant_draws = constant_draws
+        self.verbose = verbose
     return __init__
 
 

@@ -63,6 +63,7 @@ from .._engine.merit import TASK_DENSE
 from .._engine.signatures import GRAD_HESS_SIG, function_pointer
 from .._engine.tree import LEAF, concat_trees, forest_predict, pack_raw, trim
 from .._params import check_bool, check_fraction, check_int, check_n_jobs, check_real
+from .._progress import progress_bar
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
     fit_class_codes, check_random_state, check_regression_targets,
@@ -396,6 +397,8 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
             if not hasattr(pools, "pool"):
                 pools.pool = pool_for(data, params, driver, n)
             return pools.pool
+        bar = progress_bar(bool(self.verbose), p["n_estimators"] - start_it,
+                           type(self).__name__, unit="round")
         try:
             for it in range(start_it, p["n_estimators"]):
                 if stop:
@@ -476,7 +479,10 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
                         if (p["early_stopping_rounds"] is not None and
                                 since >= p["early_stopping_rounds"]):
                             stop = True
+                    bar.set_postfix(val_loss=f"{score:.5g}", best_round=best_it + 1)
+                bar.update(1)
         finally:
+            bar.close()
             if pool is not None:
                 pool.shutdown()
         self._trees = trees
@@ -659,16 +665,11 @@ _PARAM_DOC = """
         equals a single fit with as many rounds (same ``random_state``).
     nominal_features : columns treated as nominal besides pandas ``category`` ones.
     random_state : int, RandomState or None
+    verbose : int, default=0
+        A tqdm progress bar over the rounds when > 0 (and tqdm is installed),
+        showing the validation loss and the best round when there is validation
+        data.
 """
-
-_COMMON_INIT = dict(
-    method="newton", n_estimators=100, learning_rate=0.3, max_depth=6, max_leaves=0,
-    grow_policy="depthwise", min_child_weight=1e-3, min_child_samples=1, reg_lambda=0.0,
-    reg_alpha=0.0, gamma=0.0,
-    subsample=1.0, colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0,
-    max_bin=255, early_stopping_rounds=None, validation_fraction=None, base_score=None,
-    n_jobs=None, warm_start=False, nominal_features=None, random_state=None)
-
 
 class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     __doc__ = ("Gradient-boosted regression trees: XGBoost's second-order method or the "
@@ -685,7 +686,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
                  subsample=1.0, colsample_bytree=1.0, colsample_bylevel=1.0,
                  colsample_bynode=1.0, max_bin=255, early_stopping_rounds=None,
                  validation_fraction=None, base_score=None, n_jobs=None, warm_start=False,
-                 nominal_features=None, random_state=None):
+                 nominal_features=None, random_state=None, verbose=0):
         self.loss = loss
         self.method = method
         self.n_estimators = n_estimators
@@ -710,6 +711,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.warm_start = warm_start
         self.nominal_features = nominal_features
         self.random_state = random_state
+        self.verbose = verbose
 
     _LOSSES = REGRESSION_LOSSES
 
@@ -759,7 +761,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
                  colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0,
                  max_bin=255, early_stopping_rounds=None, validation_fraction=None,
                  base_score=None, n_jobs=None, warm_start=False, nominal_features=None,
-                 random_state=None):
+                 random_state=None, verbose=0):
         self.loss = loss
         self.method = method
         self.n_estimators = n_estimators
@@ -784,6 +786,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.warm_start = warm_start
         self.nominal_features = nominal_features
         self.random_state = random_state
+        self.verbose = verbose
 
     def _resolve_loss(self):
         if isinstance(self.loss, Loss):

@@ -116,6 +116,7 @@ import numpy as np
 
 from .._engine.jit import njit
 from .._params import check_int
+from .._progress import progress_bar
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
     check_classification_targets, check_random_state, check_regression_targets,
@@ -727,18 +728,11 @@ class _Grower:
         rows = {0: (T0, V10, V20)}
         self.rows = rows
         queue = [0]
-        bar = None
-        if self.verbose:
-            try:
-                from tqdm.auto import tqdm
-                bar = tqdm(desc="ToPs nodes", unit="node", leave=False)
-            except ImportError:  # pragma: no cover
-                bar = None
+        bar = progress_bar(bool(self.verbose), desc="ToPs nodes", unit="node", leave=False)
         while queue:
             u = queue.pop(0)
             nd = nodes[u]
-            if bar is not None:
-                bar.update(1)
+            bar.update(1)
             if self.max_depth is not None and nd.depth >= self.max_depth:
                 continue
             res = self._best_split(nodes, u, *rows[u])
@@ -769,8 +763,7 @@ class _Grower:
                 nodes.append(c)
                 setattr(nd, side, cid)
                 queue.append(cid)
-        if bar is not None:
-            bar.close()
+        bar.close()
         used = {}
         for nd in nodes:
             if nd.is_leaf:

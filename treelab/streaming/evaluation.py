@@ -30,11 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .._params import check_int
-
-try:  # optional progress bar
-    from tqdm.auto import tqdm as _tqdm
-except ImportError:  # pragma: no cover - tqdm is optional
-    _tqdm = None
+from .._progress import progress_bar
 
 __all__ = ["prequential", "is_river_learner"]
 
@@ -272,10 +268,8 @@ def prequential(learner, X, y, metric="accuracy", chunk_size=1000, checkpoints=2
     compile_seconds = warm_learner(learner, X, y_arr, classes=classes,
                                    api="one" if one else "chunk")
 
-    bar = None
-    if progress and _tqdm is not None:
-        desc = f"{(type(learner).__module__ or '').split('.')[0]}.{type(learner).__name__}"
-        bar = _tqdm(total=n, unit="inst", desc=desc, leave=False)
+    desc = f"{(type(learner).__module__ or '').split('.')[0]}.{type(learner).__name__}"
+    bar = progress_bar(progress, n, desc, unit="inst", leave=False)
     try:
         for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
             if one:
@@ -324,8 +318,7 @@ def prequential(learner, X, y, metric="accuracy", chunk_size=1000, checkpoints=2
                         preds = np.where(ok, preds, 0.0)
             scored[a:b] = ok
             losses[a:b] = np.where(ok, _losses(metric, y_arr[a:b], preds), 0.0)
-            if bar is not None:
-                bar.update(b - a)
+            bar.update(b - a)
             if next_ck < len(pos_list) and pos_list[next_ck] <= b:
                 size = _model_size(learner)
                 while next_ck < len(pos_list) and pos_list[next_ck] <= b:
@@ -334,8 +327,7 @@ def prequential(learner, X, y, metric="accuracy", chunk_size=1000, checkpoints=2
                     rows.append((p, secs, size))
                     next_ck += 1
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
 
     csum = np.concatenate([[0.0], np.cumsum(losses)])
     cnt = np.concatenate([[0], np.cumsum(scored)])

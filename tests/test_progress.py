@@ -1,0 +1,48 @@
+"""Progress bars (tqdm) of the long fits: shown when asked, and the model is the same."""
+import numpy as np
+import pytest
+
+from treelab import GradientBoostingClassifier, RandomForestClassifier
+from treelab._progress import progress_bar
+
+pytest.importorskip("tqdm")
+
+
+@pytest.fixture
+def data():
+    rng = np.random.RandomState(0)
+    X = rng.rand(120, 4)
+    return X, (X[:, 0] + 0.3 * rng.rand(120) > 0.6).astype(int)
+
+
+def test_progress_bar_off_is_silent(capsys):
+    bar = progress_bar(False, 10, "x")
+    bar.update(3)
+    bar.set_postfix(a=1)
+    bar.close()
+    assert capsys.readouterr().err == ""
+
+
+def test_boosting_verbose_shows_rounds_and_the_same_model(data, capsys):
+    X, y = data
+    kw = dict(n_estimators=12, max_depth=3, early_stopping_rounds=50, random_state=0)
+    quiet = GradientBoostingClassifier(**kw).fit(X, y, eval_set=[(X[:40], y[:40])])
+    assert "12/12" not in capsys.readouterr().err      # (a compile notice may be there)
+    loud = GradientBoostingClassifier(verbose=1, **kw).fit(X, y, eval_set=[(X[:40], y[:40])])
+    err = capsys.readouterr().err
+    assert "GradientBoostingClassifier" in err and "12/12" in err and "round" in err
+    assert f"best_round={quiet.best_iteration_ + 1}" in err and "val_loss=" in err
+    np.testing.assert_array_equal(quiet.predict_proba(X), loud.predict_proba(X))
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_forest_verbose_shows_trees_and_the_same_forest(data, capsys, n_jobs):
+    X, y = data
+    kw = dict(n_estimators=19, max_depth=4, n_jobs=n_jobs, random_state=0)
+    quiet = RandomForestClassifier(**kw).fit(X, y)
+    assert "19/19" not in capsys.readouterr().err
+    loud = RandomForestClassifier(verbose=1, **kw).fit(X, y)
+    err = capsys.readouterr().err
+    assert "RandomForestClassifier" in err and "19/19" in err and "tree" in err
+    np.testing.assert_array_equal(quiet.predict_proba(X), loud.predict_proba(X))
+    np.testing.assert_array_equal(quiet.feature_importances_, loud.feature_importances_)
