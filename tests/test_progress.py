@@ -2,7 +2,9 @@
 import numpy as np
 import pytest
 
-from treelab import GradientBoostingClassifier, RandomForestClassifier
+from treelab import (
+    BaggingRegressor, DecisionTreeRegressor, GradientBoostingClassifier, RandomForestClassifier,
+)
 from treelab._progress import progress_bar
 
 pytest.importorskip("tqdm")
@@ -46,3 +48,16 @@ def test_forest_verbose_shows_trees_and_the_same_forest(data, capsys, n_jobs):
     assert "RandomForestClassifier" in err and "19/19" in err and "tree" in err
     np.testing.assert_array_equal(quiet.predict_proba(X), loud.predict_proba(X))
     np.testing.assert_array_equal(quiet.feature_importances_, loud.feature_importances_)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_bagging_verbose_shows_members_and_the_same_ensemble(data, capsys, n_jobs):
+    X, y = data
+    kw = dict(n_estimators=11, max_features=0.75, n_jobs=n_jobs, random_state=0)
+    est = DecisionTreeRegressor(max_depth=3)
+    quiet = BaggingRegressor(est, **kw).fit(X, y)
+    assert "11/11" not in capsys.readouterr().err
+    loud = BaggingRegressor(est, verbose=1, **kw).fit(X, y)
+    err = capsys.readouterr().err
+    assert "BaggingRegressor" in err and "11/11" in err and "member" in err
+    np.testing.assert_array_equal(quiet.predict(X), loud.predict(X))

@@ -6,7 +6,7 @@ bar is a silent stand-in with the same ``update`` / ``set_postfix`` /
 """
 from __future__ import annotations
 
-__all__ = ["progress_bar"]
+__all__ = ["progress_bar", "parallel_with_progress"]
 
 
 class _NoBar:
@@ -32,3 +32,24 @@ def progress_bar(enabled, total=None, desc=None, unit="it", leave=True):
     except ImportError:  # pragma: no cover - tqdm is optional
         return _NoBar()
     return tqdm(total=total, desc=desc, unit=unit, leave=leave)
+
+
+def parallel_with_progress(make_task, n, n_jobs, prefer, enabled, desc, unit):
+    """``joblib.Parallel(n_jobs, prefer)(make_task(i) for i in range(n))``; when
+    ``enabled``, in batches of four tasks per worker with a progress bar advanced
+    after each batch (the same results, in the same order)."""
+    from joblib import Parallel, effective_n_jobs
+    if not enabled:
+        return Parallel(n_jobs=n_jobs, prefer=prefer)(make_task(i) for i in range(n))
+    step = 4 * effective_n_jobs(n_jobs)
+    bar = progress_bar(True, n, desc, unit=unit)
+    out = []
+    try:
+        with Parallel(n_jobs=n_jobs, prefer=prefer) as par:
+            for a in range(0, n, step):
+                b = min(n, a + step)
+                out += par(make_task(i) for i in range(a, b))
+                bar.update(b - a)
+    finally:
+        bar.close()
+    return out

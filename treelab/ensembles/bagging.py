@@ -26,10 +26,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 
 from .._engine.tree import LEAF, concat_trees
 from .._params import check_bool, check_int
+from .._progress import parallel_with_progress
 from .._sklearn_compat import (
     BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
 )
@@ -95,7 +96,7 @@ class _BaseBagging(RebuiltForestState, BaseEstimator):
 
     def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, max_features=1.0,
                  bootstrap=True, bootstrap_features=False, oob_score=False, n_jobs=None,
-                 random_state=None):
+                 random_state=None, verbose=0):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -105,6 +106,7 @@ class _BaseBagging(RebuiltForestState, BaseEstimator):
         self.oob_score = oob_score
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ fit
     def _base(self):
@@ -142,9 +144,10 @@ class _BaseBagging(RebuiltForestState, BaseEstimator):
         draw_args = (n, d, n_rows, n_feats, bootstrap, bootstrap_features)
         shared = (prepare_shared(base, Xf, enc, seeds[0]), enc) if tree_base else None
         prefer = "threads" if tree_base else None
-        self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer=prefer)(
-            delayed(_fit_member)(base, Xf, yf, w, int(s), draw_args, use_weight, shared)
-            for s in seeds)
+        self.estimators_ = parallel_with_progress(
+            lambda i: delayed(_fit_member)(base, Xf, yf, w, int(seeds[i]), draw_args, use_weight,
+                                           shared),
+            M, self.n_jobs, prefer, bool(self.verbose), name, "member")
         share_member_arrays(self.estimators_)
         set_fitted_encoding(self, enc, d)
         self._seeds = seeds
@@ -225,6 +228,9 @@ _DOC = """
     n_jobs : int or None
         joblib workers (threads for treelab trees).
     random_state : int, RandomState or None
+    verbose : int, default=0
+        A tqdm progress bar over the members when > 0 (and tqdm is installed);
+        they are then fitted in batches of four per worker (the same ensemble).
 """
 
 

@@ -59,7 +59,7 @@ from .._engine.tree import (
     forest_sum_serial, forest_sum_walk, forest_sum_walk_serial, pack_walk, trim,
 )
 from .._params import check_bool, check_int, check_n_jobs
-from .._progress import progress_bar
+from .._progress import parallel_with_progress
 from .._sklearn_compat import (
     BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
 )
@@ -358,7 +358,7 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
     # --------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None):
         """Grow ``n_estimators`` trees on ``(X, y)`` (optionally weighted)."""
-        from joblib import Parallel, delayed, effective_n_jobs
+        from joblib import delayed, effective_n_jobs
 
         n_trees = self._check_forest_params()
         name = type(self).__name__
@@ -431,26 +431,13 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
         targets = (yc, sstats, w)
         codes = (_column_codes(data, bp, exact_data is not None)
                  if self._use_column_builder else None)
+
         def grow(i, codes=codes):
             return delayed(_grow_tree)(data, targets, bp, crit, tuple(seeds[i]), n_boot, mwfl,
                                        subsample_cw, k, self.oob_score is not False, template,
                                        codes)
-        if getattr(self, "verbose", 0):
-            # batches of a few trees per thread, the bar advanced after each (each
-            # tree has its own seed: the same forest as one call)
-            step = 4 * effective_n_jobs(self.n_jobs)
-            bar = progress_bar(True, n_trees, type(self).__name__, unit="tree")
-            out = []
-            try:
-                with Parallel(n_jobs=self.n_jobs, prefer="threads") as par:
-                    for a in range(0, n_trees, step):
-                        b = min(n_trees, a + step)
-                        out += par(grow(i) for i in range(a, b))
-                        bar.update(b - a)
-            finally:
-                bar.close()
-        else:
-            out = Parallel(n_jobs=self.n_jobs, prefer="threads")(grow(i) for i in range(n_trees))
+        out = parallel_with_progress(grow, n_trees, self.n_jobs, "threads",
+                                     bool(getattr(self, "verbose", 0)), name, "tree")
         del grow, codes
         importances = [imp for _, (imp, split), _ in out if split]
         in_bags = [b for _, _, b in out]
