@@ -74,6 +74,19 @@ def test_forest_on_dask_equals_local(cluster):
     assert len(loaded) == 2 and all(loaded.values())
 
 
+def test_forest_with_progress_bar_on_dask_equals_local(cluster, capsys):
+    """verbose=1 fits in batches (one joblib call each) on the cluster: the same forest."""
+    pytest.importorskip("tqdm")
+    X, y = _data()
+    params = dict(n_estimators=21, oob_score=True, random_state=0)
+    local = RandomForestClassifier(**params).fit(X, y)
+    with joblib.parallel_config(backend="dask"):
+        remote = RandomForestClassifier(verbose=1, **params).fit(X, y)
+    assert "21/21" in capsys.readouterr().err
+    _same_forest(local, remote)
+    assert local.oob_score_ == remote.oob_score_
+
+
 def test_forest_survives_a_killed_worker(cluster):
     cl, client = cluster
     X, y = _data(n=4000, d=10, seed=3)
