@@ -61,3 +61,16 @@ def test_bagging_verbose_shows_members_and_the_same_ensemble(data, capsys, n_job
     err = capsys.readouterr().err
     assert "BaggingRegressor" in err and "11/11" in err and "member" in err
     np.testing.assert_array_equal(quiet.predict(X), loud.predict(X))
+
+
+def test_scanning_verbose_counts_fit_and_transform_steps(capsys):
+    from treelab import MultiGrainedScanning
+    rng = np.random.RandomState(0)
+    X, y = rng.rand(40, 16), np.arange(40) % 2
+    kw = dict(window_sizes=[4, 8], n_trees=3, n_folds=2, random_state=0)
+    quiet = MultiGrainedScanning(**kw).fit_transform(X, y)
+    assert "8/8" not in capsys.readouterr().err
+    loud = MultiGrainedScanning(verbose=1, **kw).fit_transform(X, y)
+    err = capsys.readouterr().err       # 2 window sizes x 2 folds, fitted then transformed
+    assert "MultiGrainedScanning" in err and "8/8" in err and "phase=transform" in err
+    np.testing.assert_array_equal(quiet, loud)

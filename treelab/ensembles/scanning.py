@@ -42,6 +42,7 @@ import numbers
 import numpy as np
 
 from .._params import check_int
+from .._progress import progress_bar
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, check_is_fitted
 from ..data import (
     check_classification_targets, check_random_state, encode_X, fit_encode_X,
@@ -148,6 +149,9 @@ class MultiGrainedScanning(BaseEstimator):
     n_jobs : int or None
         Threads fitting the (window size, forest, fold) models; same result whatever n_jobs.
     random_state : int, RandomState or None
+    verbose : bool or int, default=False
+        A tqdm progress bar (when tqdm is installed) over the (window size, fold)
+        steps of fitting and, in ``fit_transform``, of the cross-fitted transform.
 
     Attributes
     ----------
@@ -157,7 +161,7 @@ class MultiGrainedScanning(BaseEstimator):
 
     def __init__(self, *, window_sizes=None, image_shape=None, stride=None, forests=None,
                  n_trees=100, n_folds=3, max_train_windows=50_000, pooling=None, pool_size=2,
-                 chunk_size=50_000, n_jobs=None, random_state=None):
+                 chunk_size=50_000, n_jobs=None, random_state=None, verbose=False):
         self.window_sizes = window_sizes
         self.image_shape = image_shape
         self.stride = stride
@@ -170,6 +174,7 @@ class MultiGrainedScanning(BaseEstimator):
         self.chunk_size = chunk_size
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     # ---------------------------------------------------------- checks
     def _check(self, d):
@@ -287,25 +292,33 @@ class MultiGrainedScanning(BaseEstimator):
             est = _reseed(_clone(self.forests_[f]), seeds[g, f, j])
             return est.fit(data[0], data[1])
 
-        self.estimators_ = []
-        for g in range(len(self.grains_)):
-            models = [[None] * n_models for _ in range(F)]
+        G = len(self.grains_)
+        bar = progress_bar(bool(self.verbose), G * n_models * (2 if want_out else 1), name,
+                           unit="step")
+        try:
+            self.estimators_ = []
+            for g in range(G):
+                models = [[None] * n_models for _ in range(F)]
+                for j in range(n_models):
+                    data = train_set(g, j)     # one grain and fold's window sample at a time
+                    fitted = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                        delayed(fit_one)(g, f, j, data) for f in range(F))
+                    for f, est in enumerate(fitted):
+                        models[f][j] = est
+                    del data
+                    bar.set_postfix(phase="fit", window=self.grains_[g].size)
+                    bar.update(1)
+                self.estimators_.append(models)
+            self.n_features_out_ = sum(gr.n_blocks for gr in self.grains_) * F * K
+            if not want_out:
+                return None
+            out = np.empty((n, self.n_features_out_))
             for j in range(n_models):
-                data = train_set(g, j)     # one grain and fold's window sample at a time
-                fitted = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                    delayed(fit_one)(g, f, j, data) for f in range(F))
-                for f, est in enumerate(fitted):
-                    models[f][j] = est
-                del data
-            self.estimators_.append(models)
-        self.n_features_out_ = sum(gr.n_blocks for gr in self.grains_) * F * K
-        if not want_out:
-            return None
-        out = np.empty((n, self.n_features_out_))
-        for j in range(n_models):
-            rows = np.flatnonzero(fold == j)
-            self._transform_rows(Xf, rows, out, fold_model=j)
-        return out
+                rows = np.flatnonzero(fold == j)
+                self._transform_rows(Xf, rows, out, fold_model=j, bar=bar)
+            return out
+        finally:
+            bar.close()
 
     # ---------------------------------------------------------- transform
     def transform(self, X):
@@ -321,7 +334,7 @@ class MultiGrainedScanning(BaseEstimator):
         self._transform_rows(Xf, np.arange(Xf.shape[0]), out, fold_model=None)
         return out
 
-    def _transform_rows(self, Xf, rows, out, fold_model):
+    def _transform_rows(self, Xf, rows, out, fold_model, bar=None):
         K = self.n_classes_
         col = 0
         for g, grain in enumerate(self.grains_):
@@ -343,6 +356,9 @@ class MultiGrainedScanning(BaseEstimator):
                     out[r, c0:c0 + width] = v.reshape(r.shape[0], width)
                 del W
             col += len(models) * width
+            if bar is not None:
+                bar.set_postfix(phase="transform", window=grain.size)
+                bar.update(1)
         return out
 
     def __sklearn_is_fitted__(self):
@@ -397,7 +413,7 @@ class GcForestClassifier(ClassifierMixin, BaseEstimator):
             forests=self.scan_forests, n_trees=self.n_trees, n_folds=self.n_folds,
             max_train_windows=self.max_train_windows, pooling=self.pooling,
             pool_size=self.pool_size, chunk_size=self.chunk_size, n_jobs=self.n_jobs,
-            random_state=s1)
+            random_state=s1, verbose=self.verbose)
         Z = scan.fit_transform(X, y)
         casc = CascadeForestClassifier(
             forests=self.forests, n_trees=self.n_trees, n_folds=self.n_folds or 3,
