@@ -436,6 +436,7 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
             return delayed(_grow_tree)(data, targets, bp, crit, tuple(seeds[i]), n_boot, mwfl,
                                        subsample_cw, k, self.oob_score is not False, template,
                                        codes)
+        # (getattr: a forest unpickled from before ``verbose`` existed can be refitted)
         out = parallel_with_progress(grow, n_trees, self.n_jobs, "threads",
                                      bool(getattr(self, "verbose", 0)), name, "tree")
         del grow, codes
@@ -617,7 +618,7 @@ _COMMON_DOC = """
     random_state : int, RandomState or None
     verbose : int, default=0
         A tqdm progress bar over the trees when > 0 (and tqdm is installed); the
-        trees are then grown in batches of a few per thread (the same forest).
+        trees are then grown in batches of four per thread (the same forest).
 
     Missing values (NaN) go to the side chosen at fit time, as in the single trees.
 """
