@@ -178,8 +178,6 @@ class MultiGrainedScanning(BaseEstimator):
 
     # ---------------------------------------------------------- checks
     def _check(self, d):
-        def pos_int(name, v, allow_none=False):
-            return check_int(name, v, 1, allow_none=allow_none)
         img = self.image_shape
         if img is not None:
             if (not isinstance(img, (tuple, list)) or len(img) != 2
@@ -189,7 +187,7 @@ class MultiGrainedScanning(BaseEstimator):
             img = (int(img[0]), int(img[1]))
             if img[0] * img[1] != d:
                 raise ValueError(f"image_shape {img} needs {img[0] * img[1]} features, X has {d}")
-        stride = pos_int("stride", self.stride, True) or (1 if img is None else 2)
+        stride = check_int("stride", self.stride, allow_none=True) or (1 if img is None else 2)
         if self.window_sizes is None:
             if img is None:
                 sizes = [s for s in (d // 16, d // 8, d // 4) if s >= 1]
@@ -203,7 +201,7 @@ class MultiGrainedScanning(BaseEstimator):
             if not isinstance(self.window_sizes, (list, tuple)) or not self.window_sizes:
                 raise ValueError(f"window_sizes must be a non-empty list of ints, "
                                  f"got {self.window_sizes!r}")
-            sizes = [pos_int("window size", s) for s in self.window_sizes]
+            sizes = [check_int("window size", s) for s in self.window_sizes]
         limit = d if img is None else min(img)
         for s in sizes:
             if s > limit:
@@ -211,12 +209,13 @@ class MultiGrainedScanning(BaseEstimator):
                 raise ValueError(f"window size {s} exceeds the {what} {limit}")
         if self.pooling not in (None, "mean", "max"):
             raise ValueError(f"pooling must be None, 'mean' or 'max', got {self.pooling!r}")
-        pool = pos_int("pool_size", self.pool_size) if self.pooling else None
+        pool = check_int("pool_size", self.pool_size) if self.pooling else None
         p = {"img": img, "stride": stride, "sizes": sizes, "pool": pool,
-             "n_trees": pos_int("n_trees", self.n_trees),
+             "n_trees": check_int("n_trees", self.n_trees),
              "n_folds": check_int("n_folds", self.n_folds, 2, allow_none=True),
-             "max_train_windows": pos_int("max_train_windows", self.max_train_windows, True),
-             "chunk_size": pos_int("chunk_size", self.chunk_size)}
+             "max_train_windows": check_int("max_train_windows", self.max_train_windows,
+                                            allow_none=True),
+             "chunk_size": check_int("chunk_size", self.chunk_size)}
         if self.forests is None:
             forests = _default_forests("classification", p["n_trees"], None, 1, 1,
                                        min_samples_leaf=10)

@@ -49,6 +49,7 @@ from .._sklearn_compat import ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import _column_or_1d, check_classification_targets
 from ..losses import GRAD_HESS_SIG, REGRESSION_LOSSES, Logistic, Loss, Softmax, SquaredError
 from ..split_criteria.rules import LOSS_REDUCTION, TTestRule, as_engine_rule, learner_rule
+from ..split_criteria.rules.base import check_delta
 from ._streaming import StreamingClassifierMixin, StreamingTreeBase
 
 __all__ = ["SGTClassifier", "SGTRegressor", "SGTMultiInstanceClassifier", "TTestRule"]
@@ -85,7 +86,7 @@ class _BaseSGT(StreamingTreeBase):
     _AUX_RANGE = _sgt.AUX_RANGE
 
     def _make_rule(self):
-        delta = check_real("delta", self.delta, 0, 1, lo_open=True, hi_open=True)
+        delta = check_delta(self.delta)
         check_int("grace_period", self.grace_period)
         check_real("lambda_", self.lambda_, 0, finite=False)
         check_real("gamma", self.gamma, 0, finite=False)
