@@ -8,7 +8,7 @@ import pytest
 
 from _stream_reference import assert_same_model
 from treelab import HoeffdingTreeClassifier, SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor
-from treelab._engine.streaming import _code, equal_width_codes
+from treelab._engine.streaming import equal_width_code, equal_width_codes
 from treelab.losses import AbsoluteError, Huber, Logistic, Loss, Quantile, Softmax, SquaredError
 
 
@@ -47,7 +47,7 @@ def test_equal_width_codes_clip_huge_values_in_floating_point():
                               np.zeros(1, np.int64))
     np.testing.assert_array_equal(codes[:, 0], [2, 3, 0, 3])
     for x, c in zip(X[:, 0], codes[:, 0]):
-        assert _code(float(x), -1e308, 1e308, 4, False, 0) == c
+        assert equal_width_code(float(x), -1e308, 1e308, 4, False, 0) == c
 
 
 @pytest.mark.parametrize("kind", KINDS)

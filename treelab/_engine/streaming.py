@@ -183,7 +183,10 @@ def nominal_code(x, n_cat):
 
 
 @njit(cache=True, inline="always")
-def _code(x, lo, hi, n_bins, nominal, n_cat):
+def equal_width_code(x, lo, hi, n_bins, nominal, n_cat):
+    """Code of one value: its equal-width bin of [lo, hi] (clipped) for a numeric
+    feature, its category code for a nominal one, NaN when missing.  One value of
+    ``equal_width_codes`` (the streaming learners' ``predict_one`` calls it)."""
     if np.isnan(x):
         return np.nan
     if nominal:
@@ -208,7 +211,7 @@ def _codes_parallel(X, lo, hi, n_bins, is_nominal, n_cats):
     out = np.empty((n, d), np.float64)
     for i in prange(n):
         for f in range(d):
-            out[i, f] = _code(X[i, f], lo[f], hi[f], n_bins, is_nominal[f], n_cats[f])
+            out[i, f] = equal_width_code(X[i, f], lo[f], hi[f], n_bins, is_nominal[f], n_cats[f])
     return out
 
 
@@ -218,7 +221,7 @@ def _codes_serial(X, lo, hi, n_bins, is_nominal, n_cats):
     out = np.empty((n, d), np.float64)
     for i in range(n):
         for f in range(d):
-            out[i, f] = _code(X[i, f], lo[f], hi[f], n_bins, is_nominal[f], n_cats[f])
+            out[i, f] = equal_width_code(X[i, f], lo[f], hi[f], n_bins, is_nominal[f], n_cats[f])
     return out
 
 

@@ -21,8 +21,8 @@ from .._engine.observers import (
 )
 from .._engine.signatures import RULE_SIG, function_pointer
 from .._engine.streaming import (
-    M_SEEN, M_SPLITS, StreamState, _code, equal_width_codes, fit_equal_width_range, make_room,
-    nominal_code,
+    M_SEEN, M_SPLITS, StreamState, equal_width_code, equal_width_codes, fit_equal_width_range,
+    make_room, nominal_code,
 )
 from .._engine.tree import LEAF, TreeArrays, max_depth as _max_depth, n_leaves as _n_leaves
 from .._sklearn_compat import BaseEstimator, check_is_fitted
@@ -421,7 +421,7 @@ class StreamingTreeBase(BaseEstimator):
             elif nb == 0:
                 c = v
             else:       # the batch kernels' binning (NaN stays NaN)
-                c = _code(v, float(lo[f]), float(hi[f]), int(nb), False, 0)
+                c = equal_width_code(v, float(lo[f]), float(hi[f]), int(nb), False, 0)
             codes[f] = c
         return c
 
