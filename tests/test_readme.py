@@ -200,3 +200,24 @@ def test_block_extraction_handles_indented_fences():
     assert _treelab_argv([".venv/bin/treelab", "demo"]) == ["demo"]
     assert _treelab_argv(["python", "-m", "treelab.cli", "warmup"]) == ["warmup"]
     assert _treelab_argv(["python", "x.py"]) is None
+
+
+def test_every_benchmark_and_experiment_script_is_named_in_the_readme():
+    """A script under ``benchmarks/`` or ``experiments/`` (helper modules, whose
+    names start with ``_``, aside) is named in README.md, so that a reader of
+    its "Benchmarks and experiments" finds every one of them."""
+    text = README.read_text(encoding="utf-8")
+    missing = [f"{p.parent.name}/{p.name}"
+               for folder in ("benchmarks", "experiments")
+               for p in sorted((ROOT / folder).glob("*.py"))
+               if not p.name.startswith("_") and p.name not in text]
+    assert not missing, f"not named in README.md: {', '.join(missing)}"
+
+
+def test_readme_links_the_benchmark_record():
+    """README's "Benchmarks and experiments" points to the dated record, which
+    exists and names the README section it summarises."""
+    text = README.read_text(encoding="utf-8")
+    assert "docs/benchmarks.md" in text
+    record = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert 'README.md, "Benchmarks and experiments"' in record
