@@ -432,7 +432,7 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
         codes = (_column_codes(data, bp, exact_data is not None)
                  if self._use_column_builder else None)
 
-        def grow(i):
+        def grow(i, codes=codes):
             return delayed(_grow_tree)(data, targets, bp, crit, tuple(seeds[i]), n_boot, mwfl,
                                        subsample_cw, k, self.oob_score is not False, template,
                                        codes)
