@@ -1,4 +1,4 @@
-"""Bagging and AdaBoost benchmark: treelab vs scikit-learn in the same run (issue 11).
+"""Bagging and AdaBoost benchmark: treelab vs scikit-learn in the same run.
 
 Data: make_classification(200_000, 20, n_informative=10, random_state=0), 80/20
 split (the decision-tree benchmark's data).  n_jobs=2 for everyone:

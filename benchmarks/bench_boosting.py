@@ -9,8 +9,9 @@ all cores.  Tasks (80/20 split, ``random_state=0``):
 
 * ``classification``: ``make_classification(200_000, 20, n_informative=10, random_state=0)``;
 * ``regression``: ``make_regression(200_000, 20, n_informative=10, noise=10, random_state=0)``;
-* ``mnist10``: the 10 digits of ``../shared/data/mnist_t10k.npz`` (10,000 x 784);
-  skipped with a message when the file is absent.
+* ``mnist10``: the 10 digits of ``mnist_t10k.npz`` (the MNIST test set, 10,000 x
+  784; arrays ``X`` uint8 and ``y``) in the folder named by ``$TREELAB_DATA``
+  (default: ``data/`` in the project); skipped with a message when the file is absent.
 
 Each learner runs in its own fresh process (so peak memory is its own):
 
@@ -24,7 +25,7 @@ Each learner runs in its own fresh process (so peak memory is its own):
 * **peak memory**: growth of the process's peak resident set size during the fits
   (``resource.getrusage``; it sees native allocations of every library).
 
-Targets (issue 10): treelab's warm fit at most 1.0x HistGradientBoosting's and
+Targets: treelab's warm fit at most 1.0x HistGradientBoosting's and
 1.5x LightGBM's, its score within 0.3 points of the best peer, its predict time
 at most 1x the fastest peer's.  Ratios are treelab / peer (lower is better):
 ``depthwise`` is compared with XGBoost (same growth), ``lossguide`` with
@@ -56,10 +57,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-#: ``../shared/data`` of the project (a worktree one level deeper finds it too)
-MNIST = next((p / "shared" / "data" / "mnist_t10k.npz" for p in (ROOT.parent, ROOT.parent.parent)
-              if (p / "shared" / "data" / "mnist_t10k.npz").exists()),
-             ROOT.parent / "shared" / "data" / "mnist_t10k.npz")
+#: the data folder: ``$TREELAB_DATA``, else ``data/`` in the project
+MNIST = Path(os.environ.get("TREELAB_DATA") or ROOT / "data") / "mnist_t10k.npz"
 
 N_ROUNDS = 100
 LEARNING_RATE = 0.1

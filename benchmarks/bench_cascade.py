@@ -1,4 +1,4 @@
-"""Cascade-forest benchmark (issue 12): the same cascade -- same levels, forests,
+"""Cascade-forest benchmark: the same cascade -- same levels, forests,
 folds, growth rule, code -- built once from treelab's forests and once, as the
 peer, from scikit-learn's ``RandomForestClassifier`` + ``ExtraTreesClassifier
 (max_features=1)`` (the completely-random stand-in).  Only the forests differ.
@@ -9,9 +9,8 @@ Targets: treelab at most 0.3x the peer's fit time and at most 0.5x its peak
 memory, at equal or better accuracy.  Every fit runs in a fresh process; peak
 memory is what the fit added to the process's resident size at its peak.
 
-The machine this was written on has 2 cores shared by several engineers:
-wall times are unreliable, the load average during each fit is printed, and
-the fit's CPU time (all threads of the process) is printed beside it.
+On a busy machine wall times are unreliable: the load average during each
+fit is printed, and the fit's CPU time (all threads of the process) beside it.
 
 ``--stand-in-forests`` replaces treelab's forests by the peer's own (a trial
 run of the script before treelab's forests exist: ratios are then ~1 by

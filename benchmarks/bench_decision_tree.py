@@ -5,10 +5,10 @@ make_regression with the same shape, 80/20 split.  Prints fit / predict time
 ratios (treelab / scikit-learn; lower is better), test scores, and the cold
 (empty numba cache) and warm start time of ``import treelab`` + a first small fit.
 
-Targets (issue 2, 2 cores): hist fit <= 0.5x scikit-learn with accuracy within
+Targets (2 cores): hist fit <= 0.5x scikit-learn with accuracy within
 0.5 point; exact fit <= 1.5x; predict <= 1x; warm start < 3 s.
 
-Small data (issue 10): on 10,000 and 20,000 rows x 10 features both splitters fit
+Small data: on 10,000 and 20,000 rows x 10 features both splitters fit
 in at most 1x scikit-learn's time (best of ``--repeat`` runs each, in CPU time:
 both fit on one thread, and the machine being shared, CPU time is the comparable
 figure).

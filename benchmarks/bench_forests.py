@@ -1,4 +1,4 @@
-"""Forest benchmark: treelab vs scikit-learn in the same run (issue 11).
+"""Forest benchmark: treelab vs scikit-learn in the same run.
 
 Data: make_classification(200_000, 20, n_informative=10, random_state=0) and
 make_regression with the same shape (the decision-tree benchmark's data), 80/20
@@ -9,7 +9,7 @@ the fit (RSS sampled every 5 ms above the level before the fit) and the fit's
 CPU time (all threads: on a shared, loaded machine a steadier comparison of the
 work done than wall time).
 
-Targets (issue 11, 2 cores): random forest and extra trees fit <= 0.5x
+Targets (2 cores): random forest and extra trees fit <= 0.5x
 scikit-learn's time at accuracy within 0.5 points; bagging (50 trees) and
 AdaBoost (100 stumps) fit <= 0.5x; predict <= 1x; fitted forest memory <=
 scikit-learn's.  ``benchmarks/bench_bagging_adaboost.py`` times the last two
@@ -210,7 +210,7 @@ def main(argv=None):
               f"score {r['dscore']:+.2f} pt, model size {r['size_ratio']:.2f}x "
               f"({'met' if r['size_ratio'] <= 1 else 'NOT met'})")
     if rows:
-        print("\nsummary (treelab / scikit-learn; issue 11 targets: fit <= 0.5x at a score "
+        print("\nsummary (treelab / scikit-learn; targets: fit <= 0.5x at a score "
               "within 0.5 pt, predict <= 1x, model size <= 1x)")
         print(f"{'case':14s} {'fit':>7s} {'fit CPU':>8s} {'predict':>8s} {'score pt':>9s} "
               f"{'size':>6s} {'peak MiB (tl / sk)':>20s}")

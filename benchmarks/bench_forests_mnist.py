@@ -5,8 +5,9 @@ scikit-learn's ``RandomForestClassifier`` and ``ExtraTreesClassifier(max_feature
 (the cascade's forests, see ``bench_cascade.py``).  Every fit is repeated
 (``--repeats``, default 2) in one process and the best wall time is kept; CPU
 seconds (all threads) are printed beside it.  No target of its own: it shows
-where the per-node cost of wide data stands (issue 11's targets are measured on
-200,000 x 20 by ``bench_forests.py``).
+where the per-node cost of wide data stands (the forests' targets are measured
+on 200,000 x 20 by ``bench_forests.py``).  ``mnist_t10k.npz`` is read from the
+folder named by ``$TREELAB_DATA`` (default: ``data/`` in the project).
 
 Run:  python benchmarks/bench_forests_mnist.py [--repeats 2] [--n-trees 50]
 """
@@ -18,7 +19,8 @@ import time
 
 import numpy as np
 
-DATA = os.environ.get("TREELAB_DATA", "/work/shared/data")
+DATA = os.environ.get("TREELAB_DATA") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 
 
 def timed(est, X, y, repeats):

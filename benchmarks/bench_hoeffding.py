@@ -17,7 +17,7 @@ same settings: grace period 200, delta (MOA: confidence) 1e-7, tie threshold
 Prints instances per second, the ratios, prequential accuracy, leaves and peak
 memory (Python allocations via tracemalloc; the JVM's used-heap growth for MOA).
 
-Targets (issue 4): treelab >= 1.5x MOA's HoeffdingTree throughput and >= 20x
+Targets: treelab >= 1.5x MOA's HoeffdingTree throughput and >= 20x
 river's through chunked partial_fit, accuracy within 1 point of MOA's.
 
 Run:  python benchmarks/bench_hoeffding.py [--n 200000] [--n-river 50000] [--seed 0]

@@ -1,7 +1,7 @@
 """One node's gradient histogram: treelab's kernel against scikit-learn's
 HistGradientBoosting, in a hot cache and with other traffic between calls.
 
-Where a lossguide boosting fit spends its time (issue 10): scikit-learn's
+Where a lossguide boosting fit spends its time: scikit-learn's
 HistGradientBoosting is timed per phase (its ``verbose`` timers, and a proxy
 around its ``HistogramBuilder`` that times the roots, the smaller children and
 the subtractions apart), then one node's histogram is built by both libraries

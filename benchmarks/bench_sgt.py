@@ -14,7 +14,7 @@ overhead.  Prints instances per second, ratios, prequential accuracy / MAE,
 model size and peak memory (Python allocations via tracemalloc; the JVM's
 used-heap growth for MOA).
 
-Targets (issue 3): treelab >= 5x MOA's throughput through chunked partial_fit
+Targets: treelab >= 5x MOA's throughput through chunked partial_fit
 (so >= 60x river's), >= 5x river's through learn_one, prequential accuracy
 >= MOA's.  A single stream is one draw of a random labelling tree and which
 learner wins on it varies from draw to draw, so accuracy is also compared on

@@ -68,8 +68,8 @@ HT_VARIANTS = {
                                      n_range_samples=1),
     "HT adaptive_range inherited r1": dict(observer="adaptive_range", inherited_counts=True,
                                            n_range_samples=1),
-    # the recommended MOA-equivalent settings (docs/benchmarks.md, issue 15 fifth / sixth
-    # session): + MOA's naive-Bayes form
+    # the recommended MOA-equivalent settings (docs/guide/streaming.md): + MOA's
+    # naive-Bayes form
     "HT gaussian inherited r1 moa_nb": dict(observer="gaussian", inherited_counts=True,
                                             n_range_samples=1, nb_form="moa"),
     "HT adaptive_range inherited r1 moa_nb": dict(observer="adaptive_range",

@@ -1,6 +1,6 @@
 """Small-chunk throughput on Electricity: treelab's Hoeffding tree and SGT vs MOA in the JVM.
 
-Issue 15, item 4 and its targets: with chunks of 100 rows treelab's
+Targets: with chunks of 100 rows treelab's
 ``HoeffdingTreeClassifier`` and ``SGTClassifier`` at least 2x MOA's in-JVM
 throughput (``HoeffdingTree`` / ``StochasticGradientTree`` through capymoa's
 ``prequential_evaluation(optimise=True)``: the whole loop in the JVM), and

@@ -1,5 +1,6 @@
 """HT variants at chunks of 1 (per-instance prequential, MOA's protocol) on the
-quick grid; MOA's per-instance accuracies are re-read from the chunk-100 run's log.
+quick grid; MOA's per-instance accuracies are re-read from the log of a chunk-100
+run of ``bench_stream_accuracy.py`` (its standard output saved to a file).
 
 ``n_range_samples=1``: the tree exists from the first instance (the Gaussian
 observer needs no range; the adaptive range starts from the first value and
@@ -20,7 +21,8 @@ and MOA's (acc * n - [y[0] == 0]) / (n - 1): the like-for-like comparison.
 ``nb_form="moa"`` (the "moa_nb" variants): MOA's naive-Bayes details (votes
 as products, MOA's nominal likelihood, the first class on all-zero votes).
 
-Run:  python benchmarks/bench_stream_ht_per_instance.py docs/figures/stream_accuracy_quick_chunk100.log
+Run:  python benchmarks/bench_stream_accuracy.py --quick --chunk 100 > chunk100.log
+      python benchmarks/bench_stream_ht_per_instance.py chunk100.log
       [VARIANT,VARIANT,...]   (default: all)
       python benchmarks/bench_stream_ht_per_instance.py --electricity [VARIANT,...]
       (Electricity per instance, DataFrame with ``day`` nominal, against MOA's

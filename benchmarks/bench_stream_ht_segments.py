@@ -5,7 +5,7 @@ prediction is kept), split into the first 1,000 instances and the rest, on
 the quick grid's streams (``bench_stream_accuracy.tree_stream``), with the
 number of leaves at the end.
 
-Issue 15's finding: with the Gaussian observer and ``inherited_counts=True``
+The finding: with the Gaussian observer and ``inherited_counts=True``
 the rest agrees with MOA within 0.1 point and the leaves are equal; the gap
 is the first 1,000 instances, which treelab predicts by the class prior until
 ``n_range_samples`` instances have come (``n_range_samples=1``: none).

@@ -6,12 +6,14 @@ Peak memory is the child's resident high-water mark during ``fit`` minus its
 resident size just before ``fit`` (after imports, data loading and a 2-tree
 warm-up fit on 300 rows, and a prediction on 30,000 rows, that load the cached
 numba kernels): what the fit itself added at its peak.  The high-water mark is
-reset after the warm-up (Linux ``/proc/self/clear_refs``, else ``ru_maxrss``);
-before that reset (runs up to 2026-11-23 06:35 UTC) the MNIST peaks of both
-sides were the warm-up's (the peer's read 453 MB in every run), not the fit's.
+reset after the warm-up (Linux ``/proc/self/clear_refs``, else ``ru_maxrss``),
+so the warm-up's prediction does not count as the fit's peak.
 ``fit_cpu_s`` is the process's CPU time during the fit (all threads): on a
-shared, overloaded machine it is a steadier measure of the work than the wall
-time, which waits for the other processes.
+busy machine it is a steadier measure of the work than the wall time, which
+waits for the other processes.
+
+MNIST is ``mnist_t10k.npz`` (arrays ``X``, 10,000 x 784 uint8, and ``y``) in the
+folder named by ``$TREELAB_DATA`` (default: ``data/`` in the project).
 
 Run a child by hand:  python experiments/_gcforest_common.py '{"data": "digits", ...}'
 """
@@ -27,9 +29,8 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MNIST = os.path.join(ROOT, "..", "..", "shared", "data", "mnist_t10k.npz")
-if not os.path.exists(MNIST):
-    MNIST = "/work/shared/data/mnist_t10k.npz"
+MNIST = os.path.join(os.environ.get("TREELAB_DATA") or os.path.join(ROOT, "data"),
+                     "mnist_t10k.npz")
 
 
 def load(name, n_train=8000, n_test=2000):
@@ -119,8 +120,8 @@ def build(spec, shape):
         from treelab import GradientBoostingClassifier, GradientBoostingRegressor
         from treelab.ensembles import XGBOOST_REGULARISATION
         cls = GradientBoostingClassifier if m == "gb" else GradientBoostingRegressor
-        # XGBoost's regularisation, as the README's recorded runs (treelab's defaults
-        # are HistGB's since 2026-12-02)
+        # XGBoost's regularisation, as in the recorded runs (treelab's defaults are
+        # HistGB's)
         return cls(n_estimators=spec.get("gb_rounds", 100), learning_rate=0.3, max_depth=6,
                    colsample_bynode=spec.get("colsample", 1.0), random_state=0,
                    **XGBOOST_REGULARISATION)

@@ -19,8 +19,8 @@ each bin"; it does not define the bins.  This script draws both views:
   (:func:`treelab.experiment.best_per_leaf_bin`) -- the "close to optimally
   tuned" reading.
 
-The data are read from ``--data`` (default ``../shared/data/elecNormNew.arff.gz``
-or ``$TREELAB_DATA``); when the file is absent the script says so and exits
+The data are read from ``--data`` (default: ``elecNormNew.arff.gz`` in the folder
+named by ``$TREELAB_DATA``); when the file is absent the script says so and exits
 with status 0.  Writes ``results/ctree_figure3/ctree_figure3.csv``,
 ``ctree_figure3_points.csv``, ``ctree_figure3_bins.csv`` and ``ctree_figure3.png``.
 
@@ -41,7 +41,7 @@ from _ctree_common import (ROOT, add_common_arguments, best_per_leaf_bin, descri
 from treelab.experiment import _default_data_dir  # noqa: E402
 
 #: ten permutations as in the paper; 3,000 runs of 45,312 instances (about 0.6
-#: CPU-seconds each): about 15 minutes on 2 idle cores, 30 on shared ones
+#: CPU-seconds each): about 15 minutes on 2 idle cores, 30 on busy ones
 GRID, STREAMS = 100, 10
 
 
@@ -49,7 +49,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_common_arguments(ap, grid=GRID, streams=STREAMS)
     ap.add_argument("--data", type=Path, default=None,
-                    help="elecNormNew.arff(.gz) (default: $TREELAB_DATA or ../shared/data)")
+                    help="elecNormNew.arff(.gz) (default: in the folder $TREELAB_DATA)")
     ap.add_argument("--bins", type=int, default=12, help="leaf bins of the right panel")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "results" / "ctree_figure3")
     args = ap.parse_args(argv)

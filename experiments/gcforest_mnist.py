@@ -1,17 +1,18 @@
-"""gcForest on MNIST (issue 12): random forest alone, cascade forest on raw
+"""gcForest on MNIST: random forest alone, cascade forest on raw
 pixels, multi-grained scanning + cascade (gcForest), and treelab's gradient
 boosting, with fit time and peak memory; the same on scikit-learn's bundled
 digits; CascadeForestRegressor on two regression sets.
 
-Data: ``/work/shared/data/mnist_t10k.npz`` is the 10,000-image MNIST *test*
-set; it is shuffled (seed 0) and split 8,000 train / 2,000 test.  Digits
+Data: ``mnist_t10k.npz`` (in the folder named by ``$TREELAB_DATA``, default
+``data/`` in the project; arrays ``X`` 10,000 x 784 uint8 and ``y``) is the
+10,000-image MNIST *test* set; it is shuffled (seed 0) and split 8,000 train / 2,000 test.  Digits
 (1,797 8x8 images), diabetes (442) and Friedman #1 (3,000, noise 1): 80 / 20
 split, seed 0.  Every fit runs in a fresh process (see ``_gcforest_common``).
 
 The paper (Zhou & Feng 2017) reports 99.26 % (gcForest) and 98.02 % (cascade
 alone) trained on the full 60,000-image training set with 4 + 4 forests of
 500 trees per level; the settings here are far smaller (flags below) so that
-it runs in minutes on 2 shared cores.
+it runs in minutes on 2 cores.
 
 Forests: treelab's (default).  ``--stand-in-forests`` uses scikit-learn's
 RandomForest + ExtraTrees(max_features=1) instead (for trial runs before

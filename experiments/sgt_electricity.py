@@ -9,7 +9,7 @@ Both learners use the paper's settings: delta=1e-7, grace period 200,
 lambda=0.1, gamma=1, 64 equal-width bins whose range is estimated from the
 first 1000 instances.  river's own port of that quantizer,
 ``StaticQuantizer``, divides by zero on a feature that is constant during its
-warm-up (river issue #1437, still there in river 0.26.1), and Electricity's
+warm-up (https://github.com/online-ml/river/issues/1437, still there in river 0.26.1), and Electricity's
 three Victoria attributes are constant for the first ~17,000 instances; so
 river's SGT runs by default with its ``DynamicQuantizer`` (bins of
 0.25 standard deviations), the alternative river offers
@@ -30,6 +30,7 @@ treelab's SGT uses the paper's leaf values (eq. 13, sums) unless
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -49,9 +50,10 @@ PAPER = dict(delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data-dir", type=Path, default=ROOT / ".." / "shared" / "data",
-                    help="folder holding elecNormNew.arff.gz (default: ../shared/data "
-                         "relative to the repository root)")
+    ap.add_argument("--data-dir", type=Path,
+                    default=Path(os.environ.get("TREELAB_DATA") or ROOT / "data"),
+                    help="folder holding elecNormNew.arff.gz (default: $TREELAB_DATA, "
+                         "else data/ in the repository)")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "results")
     ap.add_argument("--chunk-size", type=int, default=1000,
                     help="treelab's test-then-train chunk size (1 = per instance)")
@@ -70,7 +72,7 @@ def main(argv=None):
 
     path = args.data_dir / "elecNormNew.arff.gz"
     if not path.exists():
-        print(f"SKIP: {path} not found (the shared data folder is absent); nothing to do.")
+        print(f"SKIP: {path} not found (pass --data-dir or set TREELAB_DATA); nothing to do.")
         return 0
 
     frame = load_arff(path)
@@ -128,7 +130,7 @@ def main(argv=None):
                                      checkpoints=args.checkpoints, progress=progress)
             except ZeroDivisionError:
                 print("river: its StaticQuantizer divided by zero (a feature constant during "
-                      "the warm-up, river issue #1437); rerun with --river-quantizer dynamic")
+                      "the warm-up, a known river bug); rerun with --river-quantizer dynamic")
                 rcurve = None
         if rcurve is not None:
             rcurve.insert(0, "learner", rname)

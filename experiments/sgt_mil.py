@@ -24,6 +24,7 @@ Writes results/sgt_mil.csv and results/sgt_mil.png.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -83,9 +84,10 @@ def cross_validate(X, y, bags, params, folds, seed, progress):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data-dir", type=Path, default=ROOT / ".." / "shared" / "data",
-                    help="folder holding mil/*.csv.gz (default: ../shared/data relative "
-                         "to the repository root)")
+    ap.add_argument("--data-dir", type=Path,
+                    default=Path(os.environ.get("TREELAB_DATA") or ROOT / "data"),
+                    help="folder holding mil/*.csv.gz (default: $TREELAB_DATA, else data/ "
+                         "in the repository)")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "results")
     ap.add_argument("--datasets", nargs="+", default=list(PAPER), choices=list(PAPER))
     ap.add_argument("--folds", type=int, default=10)
@@ -107,7 +109,7 @@ def main(argv=None):
 
     mil = args.data_dir / "mil"
     if not mil.is_dir():
-        print(f"SKIP: {mil} not found (the shared data folder is absent); nothing to do.")
+        print(f"SKIP: {mil} not found (pass --data-dir or set TREELAB_DATA); nothing to do.")
         return 0
     params = dict(n_epochs=args.epochs, grace_period=args.grace_period, delta=args.delta,
                   lambda_=args.lambda_, gamma=args.gamma, n_bins=args.n_bins,

@@ -5,7 +5,8 @@ classification; ToPs splits its 80 % again into 75 / 15 / 10 % T / V1 / V2);
 mean, standard deviation, and two-sample Student t-test p-values of ToPs
 against each baseline (``scipy.stats.ttest_ind``, equal variances, two-sided).
 
-Data sets (``../shared/data``; skipped with a message when absent):
+Data sets (in the folder named by ``$TREELAB_DATA``, default ``data/`` in the
+project; skipped with a message when absent):
 
 * ``mnist49``: the 1,991 fours and nines of ``mnist_t10k.npz`` (the paper:
   13,782 images of the full MNIST), 4 -> 0, 9 -> 1, the central 20 x 20 pixels
@@ -29,7 +30,7 @@ bounds its depth.  Baselines, treelab's own: ``DecisionTree*``
 (min_samples_leaf 5), ``RandomForest*`` (100 trees), ``AdaBoost*`` (100
 rounds), ``GradientBoosting*`` (XGBoost's defaults: ``reg_lambda=1``,
 ``min_child_weight=1``, as the recorded runs; treelab's own defaults are
-HistGB's since 2026-12-02); scikit-learn's linear and
+HistGB's); scikit-learn's linear and
 logistic regression.  Classifier scores for 1 - AUC: ``predict_proba[:, 1]``
 (linear regression: its prediction); error rate: that score > 0.5.
 
@@ -57,9 +58,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-DATA = os.path.join(os.path.dirname(os.path.dirname(HERE)), "shared", "data")
-if not os.path.isdir(DATA):
-    DATA = "/work/shared/data"
+DATA = os.environ.get("TREELAB_DATA") or os.path.join(os.path.dirname(HERE), "data")
 
 
 def load(name):

@@ -1,5 +1,5 @@
-"""``treelab demo``: the data-mining course's decision-tree lab, worked on the
-course slides' own tables (``../shared/papers``: chapter 5 of the course).
+"""``treelab demo``: the decision-tree lab of a data-mining course, worked on the
+tables of the course's decision-tree chapter (chapter 5 of the course).
 
 The text it prints is deterministic (fixed seeds, no timings) and is pinned by
 ``tests/test_demo_golden.py``; every number uses one format: quantities with

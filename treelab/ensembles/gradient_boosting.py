@@ -626,7 +626,7 @@ _PARAM_DOC = """
         values stop splits the others make -- on the 10 MNIST digits of
         ``benchmarks/bench_boosting.py`` (five 8,000 / 2,000 splits, 31 leaves)
         they cost 0.55-0.95 accuracy points against HistGB, these defaults 0.1-0.25
-        (README, issue 10).  A user loss whose Hessian vanishes where the fit is
+        (docs/guide/gradient_boosting.md).  A user loss whose Hessian vanishes where the fit is
         far off (pseudo-Huber) needs ``reg_lambda > 0``: its Newton steps -G/H are
         unbounded.
     min_child_samples : int, default=1

@@ -372,7 +372,7 @@ class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree
         of m_try variables"; Breiman 2001; Zhou & Feng 2017; scikit-learn's
         rule); "skip" -- constant draws are passed
         over until ``max_features`` non-constant features have been examined
-        (treelab's rule before 2026-11-29).  Either way a node keeps drawing
+        (treelab's earlier rule, kept for comparisons).  Either way a node keeps drawing
         while no candidate gave an admissible split.
     max_bins : int, default=255
         Number of quantile bins per numeric feature for ``splitter="hist"``.

@@ -41,8 +41,8 @@ A leaf where "no split" wins is not deactivated.  Until ``n_range_samples``
 instances have come the model predicts the class prior, while MOA's tree
 predicts from the first instance; the Gaussian observer needs no range, so
 ``observer="gaussian", inherited_counts=True, n_range_samples=1`` grows MOA's
-tree and predicts as it does (README, issue 15: level with MOA per instance on
-the stream study's grid and on Electricity); ``nb_form="moa"`` adds MOA's
+tree and predicts as it does (docs/benchmarks.md: level with MOA per instance
+on the stream study's grid and on Electricity); ``nb_form="moa"`` adds MOA's
 naive-Bayes details (products of likelihoods, MOA's nominal likelihood, the
 first class on all-zero votes).
 """
@@ -128,7 +128,7 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         class counts a leaf inherited from its parent's split, as MOA's
         ``HoeffdingTree`` does (``getWeightSeen()`` of the leaf's observed class
         distribution).  A child inheriting many instances then splits sooner;
-        the stream accuracy study (README) measures the effect.  The merits
+        the stream accuracy study (docs/benchmarks.md) measures the effect.  The merits
         and the grace period count the leaf's own instances either way.
     nb_form : {"treelab", "moa"}, default "treelab"
         How naive-Bayes leaves ("nb", and "nba" both to predict and to count

@@ -6,7 +6,7 @@ Pure pandas / NumPy, no extra dependency:
   Electricity stream ``elecNormNew.arff.gz``: numeric attributes become
   ``float64`` columns, nominal attributes pandas ``category`` columns with the
   categories declared in the header (in declared order), ``?`` a missing value.
-* :func:`load_mil` reads the multi-instance CSV layout of ``shared/data/mil``:
+* :func:`load_mil` reads the multi-instance CSV layout of the MIL sets (musk1, ...):
   no header, column 0 the bag label, column 1 the bag id, the rest features.
 
 Data files do not ship with treelab.  Both readers take a path; a relative
