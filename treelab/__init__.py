@@ -3,11 +3,7 @@
 One jitted tree engine (``treelab._engine``), interchangeable split criteria
 (``treelab.split_criteria``) and learners built on them (``treelab.learners``).
 """
-from ._cache import invalidate_stale_caches as _invalidate_stale_caches
-
-_invalidate_stale_caches()
-
-from ._compile import announce_import as _announce_import  # noqa: E402
+from ._compile import announce_import as _announce_import
 
 _announce_import()      # one line on stderr when import is about to compile kernels
 

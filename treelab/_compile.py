@@ -2,8 +2,8 @@
 
 treelab's kernels are compiled by numba on first use and cached on disk
 (``__pycache__`` beside each module, or numba's cache folder); later processes
-load them in a fraction of a second.  On a fresh install (or after the sources
-changed, see :mod:`treelab._cache`) the first call of each learner family
+load them in a fraction of a second.  On a fresh install (or after the code
+kernels are built from changed, see :mod:`treelab._engine.cache`) the first call of each learner family
 compiles for about 1-7 minutes of CPU (figures per family in :data:`FAMILIES`).  This module
 
 * tells the user, in **one line on stderr**, when such a compilation starts
@@ -87,10 +87,10 @@ def _enabled():
 
 
 def _cache_dir(py_file):
-    """The folder numba caches ``py_file``'s functions in (its own locator rules,
-    :func:`treelab._cache.numba_locator`) and the source stamp it checks."""
-    from ._cache import numba_locator
-    loc = numba_locator(py_file)
+    """The folder numba caches ``py_file``'s kernels in and the source stamp it
+    checks (the engine's locator, :class:`treelab._engine.cache.EngineLocator`)."""
+    from ._engine.cache import EngineLocator
+    loc = EngineLocator.from_function(_cache_dir, str(py_file))
     if loc is None:
         return None, None
     return Path(loc.get_cache_path()), loc.get_source_stamp()

@@ -1,4 +1,5 @@
-"""treelab's ``njit``: numba's, without a specialization per literal argument.
+"""treelab's ``njit``: numba's, without a specialization per literal argument,
+cached by the code kernels are built from (:mod:`.cache`).
 
 Numba types a constant argument of a call between jitted functions as a
 literal (``f(x, 0)`` -> ``Literal[int](0)``) and compiles the callee once per
@@ -8,15 +9,15 @@ sites need; a variable typed first from its initial constant
 ``Literal[int](1)`` and as ``int64``.  A kernel called from several places
 thus compiled up to five times, and every inlined helper with it: a cold
 install spent more than half of the gradient-boosting and extra-trees kernels'
-compile time on such copies (measured 2026-11-28: 64 extra specializations in
-the boosting family, the column builder's node loop twice at about six
-minutes each).
+compile time on such copies (64 extra specializations in the boosting family,
+the column builder's node loop twice).
 
 :func:`njit` is ``numba.njit`` with one change: a call from jitted code types
 the callee on the arguments' non-literal types (``types.unliteral``), so each
 kernel compiles once per real signature.  Everything else (options, explicit
-signatures, caching, ``inline="always"``, first-class function types) is
-numba's.  A kernel that needs a literal argument (a static tuple index) must
+signatures, ``inline="always"``, first-class function types) is numba's; an
+on-disk cache (``cache=True``) is numba's, its entries keyed by
+:func:`.cache.code_stamp`.  A kernel that needs a literal argument (a static tuple index) must
 not use it; none in treelab does.
 """
 from __future__ import annotations
@@ -25,6 +26,8 @@ import numba
 import numpy as np
 from numba.core import config, sigutils, types
 from numba.core.registry import CPUDispatcher
+
+from .cache import EngineFunctionCache
 
 __all__ = ["njit", "EngineDispatcher", "U0", "U1"]
 
@@ -56,7 +59,8 @@ def njit(signature_or_function=None, locals=None, cache=False, **options):
     def wrapper(f):
         disp = EngineDispatcher(py_func=f, locals=dict(locals or {}), targetoptions=options)
         if cache:
-            disp.enable_caching()
+            # numba's enable_caching(), with the package's code-keyed locator
+            disp._cache = EngineFunctionCache(disp.py_func)
         if sigs is not None:
             from numba.core import typeinfer
             with typeinfer.register_dispatcher(disp):
