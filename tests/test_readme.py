@@ -1,45 +1,54 @@
-"""Every code block of README.md runs as written (issue 14, item 1).
+"""README.md and the documentation pages say what runs.
 
-* ```` ```python ```` blocks (indented ones inside lists too) run **in README
-  order in one namespace**, as a reader pasting them into one session would.
-  Placeholders a snippet may use without defining them come from the fixture
-  namespace :func:`fixture_namespace`:
+* Every ```` ```python ```` block of README.md runs **on its own, in a fresh
+  Python interpreter** (this one, ``sys.executable``: the project's virtual
+  environment), from an empty working directory, with nothing predefined: a
+  block that uses a name it does not define or import fails.  The checker,
+  :func:`run_block`, is itself tested on planted broken blocks.
 
-  - ``X_train, y_train, X_val, y_val, X_test, y_test``: scikit-learn's
-    breast-cancer data (shipped with scikit-learn), split 60 / 20 / 20,
-    stratified, as numpy arrays;
-  - ``chunks``: a list of ``(X_chunk, y_chunk)`` pairs, a binary stream (labels
-    0 / 1, 5 numeric features, 2,000 rows in chunks of 250) from treelab's
-    ``RandCBT`` generator.
-
-  A name neither defined by an earlier block nor in that namespace fails the
-  block's test with a message saying so.
-* ```` ```bash ```` / ```` ```sh ```` blocks: every ``treelab`` command (``treelab``,
-  ``.venv/bin/treelab``, ``python -m treelab.cli``) must parse with treelab's
-  own parser; ``treelab ablation`` commands are also checked with
-  ``--dry-run`` (every rule, merit, stream and parameter name and value is
-  validated, nothing is run).  ``python FILE`` commands must name an existing
-  file and ``pip install -e ".[extra]"`` an existing extra.
+  These are the long-running tests of this module: each block is a new
+  process, so it loads treelab's kernels from numba's disk cache, and when the
+  cache is empty or stale (right after an install or a change to the sources,
+  before ``treelab warmup``) it compiles the kernels it uses first -- up to a
+  few minutes per block (a decision tree's about two).  Keep README blocks few,
+  small and fast.
+* Every ```` ```bash ```` block of README.md and of ``docs/**/*.md``: each
+  ``treelab`` command parses with treelab's own parser (``treelab ablation``
+  ones are also run with ``--dry-run``, which validates every name and value),
+  ``python FILE`` names an existing file and ``pip install -e ".[extra]"`` an
+  existing extra.
+* README.md holds the two commands of the CI script ``.ci/run`` verbatim.
+* The ```` ```python ```` blocks of the documentation pages compile, and the
+  relative links of README.md and the pages point to existing files.
+* ``docs/benchmarks.md`` names every benchmark script, and the benchmark and
+  reproduction pages together name every experiment script.
 """
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+DOC_PAGES = sorted(DOCS.rglob("*.md")) if DOCS.is_dir() else []
+
+#: seconds a README block may take (compiling kernels into an empty cache included)
+BLOCK_TIMEOUT = 1800
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[A-Za-z0-9_+-]*)[ \t]*$")
 
 
-def readme_blocks(text=None):
-    """``[(language, first line number, code)]`` of the fenced blocks of README.md,
-    dedented by their fence's indentation."""
-    lines = (README.read_text(encoding="utf-8") if text is None else text).splitlines()
+def md_blocks(text):
+    """``[(language, first line number, code)]`` of the fenced blocks of a
+    Markdown text, dedented by their fence's indentation."""
+    lines = text.splitlines()
     out, i = [], 0
     while i < len(lines):
         m = _FENCE.match(lines[i])
@@ -58,71 +67,80 @@ def readme_blocks(text=None):
     return out
 
 
-def fixture_namespace():
-    """Names README snippets may use as placeholders (see the module docstring)."""
-    from sklearn.datasets import load_breast_cancer
-
-    from treelab.evaluation import stratified_kfold
-    from treelab.streaming.generators import RandCBT
-
-    X, y = load_breast_cancer(return_X_y=True)
-    folds = stratified_kfold(y, n_splits=5, random_state=0)
-    rest, test = folds[0]
-    val = folds[1][1]
-    train = np.setdiff1d(rest, val)
-    Xs, ys = RandCBT(n_leaves=4, n_features=5, m_per_leaf=500, random_state=0).generate()
-    chunks = [(Xs[a:a + 250], ys[a:a + 250]) for a in range(0, len(ys), 250)]
-    return {"__name__": "__readme__", "X_train": X[train], "y_train": y[train],
-            "X_val": X[val], "y_val": y[val], "X_test": X[test], "y_test": y[test],
-            "chunks": chunks}
+def _rel(path):
+    return path.relative_to(ROOT).as_posix()
 
 
-PY_BLOCKS = [b for b in readme_blocks() if b[0] in ("python", "py")]
-SH_BLOCKS = [b for b in readme_blocks() if b[0] in ("bash", "sh", "shell", "console")]
+def _blocks(path, langs):
+    return [(f"{_rel(path)}:{line}", code)
+            for lang, line, code in md_blocks(path.read_text(encoding="utf-8")) if lang in langs]
 
 
-@pytest.fixture(scope="module")
-def session():
-    return {"ns": None, "done": 0, "errors": {}}
+PY = ("python", "py")
+SH = ("bash", "sh", "shell", "console")
+README_PY = _blocks(README, PY)
+README_SH = _blocks(README, SH)
+DOCS_PY = [b for p in DOC_PAGES for b in _blocks(p, PY)]
+DOCS_SH = [b for p in DOC_PAGES for b in _blocks(p, SH)]
 
 
-def _run_until(session, i):
-    if session["ns"] is None:
-        session["ns"] = fixture_namespace()
-    while session["done"] <= i:
-        j = session["done"]
-        session["done"] += 1
-        _, line, code = PY_BLOCKS[j]
-        try:
-            exec(compile(code, f"README.md:{line}", "exec"), session["ns"])
-        except Exception as exc:     # noqa: BLE001 - reported by the block's own test
-            session["errors"][j] = exc
+def run_block(code, cwd, timeout=BLOCK_TIMEOUT):
+    """Run ``code`` as a script in a fresh interpreter in ``cwd``; returns
+    ``(returncode, combined output)``."""
+    script = Path(cwd) / "readme_block.py"
+    script.write_text(code, encoding="utf-8")
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTHONSTARTUP", None)
+    proc = subprocess.run([sys.executable, script.name], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+    return proc.returncode, proc.stdout + proc.stderr
 
 
+def check_block(where, code, cwd, timeout=BLOCK_TIMEOUT):
+    """Fail (AssertionError) when the block does not run cleanly on its own."""
+    rc, output = run_block(code, cwd, timeout)
+    if rc != 0:
+        tail = "\n".join(output.strip().splitlines()[-15:])
+        hint = ""
+        if "NameError" in output:
+            hint = ("\n(every README block runs alone in a fresh interpreter: define or import "
+                    "every name it uses)")
+        raise AssertionError(f"{where}: the block exits with status {rc}:\n{tail}{hint}")
+
+
+# ---------------------------------------------------------------- README python blocks
 def test_readme_has_code_blocks():
-    assert PY_BLOCKS and SH_BLOCKS
+    assert README_PY and README_SH
 
 
-@pytest.mark.parametrize("i", range(len(PY_BLOCKS)),
-                         ids=[f"README.md:{b[1]}" for b in PY_BLOCKS])
-def test_python_block_runs(i, session, monkeypatch, tmp_path):
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    monkeypatch.chdir(tmp_path)           # a snippet writing files writes them here
-    _run_until(session, i)
-    exc = session["errors"].get(i)
-    if exc is None:
-        return
-    earlier = [PY_BLOCKS[j][1] for j in session["errors"] if j < i]
-    hint = ""
-    if isinstance(exc, NameError):
-        hint = (" -- define it in the snippet (or an earlier one), or add a placeholder to "
-                "fixture_namespace() in tests/test_readme.py and to its docstring")
-    if earlier:
-        hint += f" (earlier blocks failed too, at README.md lines {earlier})"
-    raise AssertionError(f"README.md python block at line {PY_BLOCKS[i][1]} failed: "
-                         f"{type(exc).__name__}: {exc}{hint}") from exc
+@pytest.mark.parametrize("where,code", README_PY, ids=[w for w, _ in README_PY])
+def test_readme_python_block_runs_alone(where, code, tmp_path):
+    check_block(where, code, tmp_path)
 
 
+@pytest.mark.parametrize("code,expected", [
+    ("print(X_train.shape)\n", "NameError"),                  # no injected placeholders
+    ("import math\nmath.sqrt(-1)\n", "ValueError"),
+    ("def f(:\n    pass\n", "SyntaxError"),
+    ("import treelab_no_such_module\n", "ModuleNotFoundError"),
+])
+def test_checker_fails_on_a_planted_broken_block(code, expected, tmp_path):
+    with pytest.raises(AssertionError, match=expected):
+        check_block("planted.md:1", code, tmp_path, timeout=120)
+
+
+def test_checker_passes_a_planted_good_block(tmp_path):
+    check_block("planted.md:1", "import numpy as np\nprint(np.arange(3).sum())\n", tmp_path,
+                timeout=120)
+
+
+def test_blocks_do_not_share_a_namespace(tmp_path):
+    check_block("planted.md:1", "shared_name = 1\n", tmp_path, timeout=120)
+    with pytest.raises(AssertionError, match="NameError"):
+        check_block("planted.md:5", "print(shared_name)\n", tmp_path, timeout=120)
+
+
+# ---------------------------------------------------------------- shell commands
 def _commands(code):
     """Shell commands of a block: continuation lines joined, split at && || ; |."""
     text = re.sub(r"\\\n", " ", code)
@@ -155,12 +173,13 @@ def _treelab_argv(tokens):
     return None
 
 
-SH_COMMANDS = [(line, tokens) for _, line, code in SH_BLOCKS for tokens in _commands(code)]
+SH_COMMANDS = [(where, tokens) for where, code in README_SH + DOCS_SH
+               for tokens in _commands(code)]
 
 
-@pytest.mark.parametrize("line,tokens", SH_COMMANDS,
-                         ids=[f"README.md:{ln}:{' '.join(t)[:40]}" for ln, t in SH_COMMANDS])
-def test_shell_command_is_valid(line, tokens, capsys, tmp_path):
+@pytest.mark.parametrize("where,tokens", SH_COMMANDS,
+                         ids=[f"{w}:{' '.join(t)[:40]}" for w, t in SH_COMMANDS])
+def test_shell_command_is_valid(where, tokens, capsys, tmp_path):
     from treelab.cli import build_parser, main
     argv = _treelab_argv(tokens)
     if argv is not None:
@@ -168,7 +187,7 @@ def test_shell_command_is_valid(line, tokens, capsys, tmp_path):
             build_parser().parse_args(argv)
         except SystemExit as exc:
             err = capsys.readouterr().err
-            raise AssertionError(f"README.md:{line}: `treelab {' '.join(argv)}` does not parse: "
+            raise AssertionError(f"{where}: `treelab {' '.join(argv)}` does not parse: "
                                  f"{err.strip()}") from exc
         if argv and argv[0] == "ablation":
             try:
@@ -176,11 +195,11 @@ def test_shell_command_is_valid(line, tokens, capsys, tmp_path):
             except SystemExit as exc:
                 rc = exc.code
             err = capsys.readouterr().err
-            assert rc == 0, f"README.md:{line}: `treelab {' '.join(argv)}` is rejected: {err}"
+            assert rc == 0, f"{where}: `treelab {' '.join(argv)}` is rejected: {err}"
         return
     exe = Path(tokens[0]).name
     if exe.startswith("python") and len(tokens) > 1 and tokens[1].endswith(".py"):
-        assert (ROOT / tokens[1]).is_file(), f"README.md:{line}: no file {tokens[1]}"
+        assert (ROOT / tokens[1]).is_file(), f"{where}: no file {tokens[1]}"
     if exe == "pip" or (exe.startswith("python") and tokens[1:3] == ["-m", "pip"]):
         for tok in tokens:
             m = re.match(r"^\.?\[(?P<extras>[^\]]+)\]$", tok.replace("\"", ""))
@@ -188,13 +207,13 @@ def test_shell_command_is_valid(line, tokens, capsys, tmp_path):
                 text = (ROOT / "pyproject.toml").read_text()
                 for extra in m.group("extras").split(","):
                     assert re.search(rf"^\s*{re.escape(extra.strip())}\s*=", text, re.M), \
-                        f"README.md:{line}: pyproject.toml has no extra {extra!r}"
+                        f"{where}: pyproject.toml has no extra {extra!r}"
 
 
-def test_block_extraction_handles_indented_fences():
+def test_block_extraction_and_command_splitting():
     text = "x\n```python\na = 1\n```\n* item\n\n  ```python\n  b = 2\n  ```\n```bash\nls\n```\n"
-    assert readme_blocks(text) == [("python", 3, "a = 1\n"), ("python", 8, "b = 2\n"),
-                                   ("bash", 11, "ls\n")]
+    assert md_blocks(text) == [("python", 3, "a = 1\n"), ("python", 8, "b = 2\n"),
+                               ("bash", 11, "ls\n")]
     assert _commands("a && b \\\n  --x 1; c | d\n# note\n") == [
         ["a"], ["b", "--x", "1"], ["c"], ["d"]]
     assert _treelab_argv([".venv/bin/treelab", "demo"]) == ["demo"]
@@ -202,22 +221,57 @@ def test_block_extraction_handles_indented_fences():
     assert _treelab_argv(["python", "x.py"]) is None
 
 
-def test_every_benchmark_and_experiment_script_is_named_in_the_readme():
-    """A script under ``benchmarks/`` or ``experiments/`` (helper modules, whose
-    names start with ``_``, aside) is named in README.md, so that a reader of
-    its "Benchmarks and experiments" finds every one of them."""
-    text = README.read_text(encoding="utf-8")
-    missing = [f"{p.parent.name}/{p.name}"
-               for folder in ("benchmarks", "experiments")
-               for p in sorted((ROOT / folder).glob("*.py"))
-               if not p.name.startswith("_") and p.name not in text]
-    assert not missing, f"not named in README.md: {', '.join(missing)}"
+def test_readme_holds_the_ci_commands():
+    """The commands ``.ci/run`` runs (each follows a ``# --- README command``
+    line there) appear verbatim, each on a line of its own, in README.md."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    commands = [ci[i + 1].strip() for i, line in enumerate(ci)
+                if line.startswith("# --- README command")]
+    assert len(commands) == 2, commands
+    readme_lines = {line.strip() for line in README.read_text(encoding="utf-8").splitlines()}
+    missing = [c for c in commands if c not in readme_lines]
+    assert not missing, f"README.md lacks the CI command(s): {missing}"
 
 
-def test_readme_links_the_benchmark_record():
-    """README's "Benchmarks and experiments" points to the dated record, which
-    exists and names the README section it summarises."""
+# ---------------------------------------------------------------- the documentation pages
+@pytest.mark.parametrize("where,code", DOCS_PY, ids=[w for w, _ in DOCS_PY])
+def test_docs_python_block_compiles(where, code):
+    compile(code, where, "exec")
+
+
+_LINK = re.compile(r"!?\[[^\]]*\]\((?P<target>[^)\s]+)\)")
+
+
+def test_relative_links_resolve():
+    broken = []
+    for page in [README] + DOC_PAGES:
+        text = page.read_text(encoding="utf-8")
+        text = re.sub(r"```.*?```", "", text, flags=re.S)        # not inside code blocks
+        text = re.sub(r"`[^`\n]*`", "", text)                     # nor inline code
+        for m in _LINK.finditer(text):
+            target = m.group("target")
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                continue                                           # URLs, anchors
+            path = (page.parent / target.split("#")[0]).resolve()
+            if not path.exists():
+                broken.append(f"{_rel(page)}: {target}")
+    assert not broken, "broken relative links:\n" + "\n".join(broken)
+
+
+def test_docs_name_every_benchmark_and_experiment_script():
+    """Scripts under ``benchmarks/`` are named in docs/benchmarks.md; scripts
+    under ``experiments/`` in docs/benchmarks.md or docs/reproductions.md
+    (helper modules, whose names start with ``_``, aside)."""
+    bench = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    repro = (DOCS / "reproductions.md").read_text(encoding="utf-8")
+    missing = [f"benchmarks/{p.name}" for p in sorted((ROOT / "benchmarks").glob("*.py"))
+               if not p.name.startswith("_") and p.name not in bench]
+    missing += [f"experiments/{p.name}" for p in sorted((ROOT / "experiments").glob("*.py"))
+                if not p.name.startswith("_") and p.name not in bench + repro]
+    assert not missing, f"not named in the benchmark / reproduction pages: {', '.join(missing)}"
+
+
+def test_readme_links_the_result_pages():
     text = README.read_text(encoding="utf-8")
-    assert "docs/benchmarks.md" in text
-    record = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
-    assert 'README.md, "Benchmarks and experiments"' in record
+    for page in ("docs/benchmarks.md", "docs/reproductions.md"):
+        assert f"]({page})" in text, page
