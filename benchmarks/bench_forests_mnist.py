@@ -1,4 +1,4 @@
-"""Forests on wide 8-bit data: MNIST (the first 8,000 rows of ``mnist_t10k.npz``,
+"""Forests on wide 8-bit data: MNIST (the first 8,000 rows of the test set,
 784 pixels), 50 trees, ``n_jobs=2``, fit only: treelab's random forest (sqrt(d)
 features a node) and completely-random forest, exact and hist splitters, against
 scikit-learn's ``RandomForestClassifier`` and ``ExtraTreesClassifier(max_features=1)``
@@ -6,8 +6,9 @@ scikit-learn's ``RandomForestClassifier`` and ``ExtraTreesClassifier(max_feature
 (``--repeats``, default 2) in one process and the best wall time is kept; CPU
 seconds (all threads) are printed beside it.  No target of its own: it shows
 where the per-node cost of wide data stands (the forests' targets are measured
-on 200,000 x 20 by ``bench_forests.py``).  ``mnist_t10k.npz`` is read from the
-folder named by ``$TREELAB_DATA`` (default: ``data/`` in the project).
+on 200,000 x 20 by ``bench_forests.py``).  The data come from
+:func:`treelab.datasets.fetch_mnist` (downloaded once into ``$TREELAB_DATA``,
+else ``~/treelab_data``).
 
 Run:  python benchmarks/bench_forests_mnist.py [--repeats 2] [--n-trees 50]
 """
@@ -18,9 +19,6 @@ import os
 import time
 
 import numpy as np
-
-DATA = os.environ.get("TREELAB_DATA") or os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 
 
 def timed(est, X, y, repeats):
@@ -40,9 +38,9 @@ def main():
     from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
     import treelab
-    d = np.load(os.path.join(DATA, "mnist_t10k.npz"))
-    X = d["X"].reshape(d["X"].shape[0], -1).astype(np.float64)[:8000]
-    y = d["y"][:8000]
+    from treelab.datasets import fetch_mnist
+    X, y = fetch_mnist("test")
+    X, y = X.astype(np.float64)[:8000], y[:8000]
     treelab.RandomForestClassifier(2, random_state=0).fit(X[:300], y[:300])   # load kernels
     nt = args.n_trees
     kw = dict(n_jobs=2, random_state=0)

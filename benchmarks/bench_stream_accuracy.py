@@ -8,7 +8,9 @@ Streams
   4, 6, 8 (``bench_sgt.random_tree_labels``), label noise 0, 5, 15 %, two
   seeds each (54 streams of 20,000 instances; ``--quick``: width 5 / 20,
   depth 4 / 8, noise 0 / 15 %, four seeds = 32 streams of 5,000);
-* MOA's Electricity stream (``elecNormNew.arff.gz``, time order; ``day`` nominal).
+* MOA's Electricity stream (``elecNormNew.arff``, time order; ``day`` nominal;
+  :func:`treelab.datasets.fetch_electricity`, downloaded once into
+  ``$TREELAB_DATA``, else ``~/treelab_data``, or ``--electricity PATH``).
 
 Learners (same settings everywhere: grace period 200, delta / confidence
 1e-7, tie threshold 0.05, information gain, naive-Bayes-adaptive leaves; SGT
@@ -94,13 +96,29 @@ def tree_stream(n, d, depth, noise, seed):
     return X, y
 
 
-ELEC = "elecNormNew.arff.gz"     # found as is, under $TREELAB_DATA, or --electricity PATH
+ELEC = None     # --electricity PATH; else treelab.datasets.fetch_electricity()
 
 
 def electricity():
-    from treelab.streaming.datasets import load_arff
-    X, y = load_arff(ELEC, return_X_y=True)
+    if ELEC:
+        from treelab.streaming.datasets import load_arff
+        X, y = load_arff(ELEC, return_X_y=True)
+    else:
+        from treelab.datasets import fetch_electricity
+        X, y = fetch_electricity()
     return X, np.asarray(y.cat.codes if hasattr(y, "cat") else y)
+
+
+def electricity_file():
+    """The Electricity ARFF file (plain, gzipped or zipped): ``--electricity
+    PATH``, else the copy ``fetch_electricity`` keeps in the data folder."""
+    if ELEC:
+        return ELEC
+    from treelab.datasets import fetch_electricity, get_data_home
+    fetch_electricity()         # downloaded and checked once
+    home = get_data_home()
+    return next(str(home / n) for n in ("elecNormNew.arff.zip", "elecNormNew.arff",
+                                        "elecNormNew.arff.gz") if (home / n).is_file())
 
 
 def preq_treelab(make, X, y, chunk):
@@ -153,15 +171,15 @@ def moa_electricity(kind, chunk=1):
     each chunk of ``chunk`` instances is predicted by the model before the
     chunk, then learned (a Python loop over capymoa's per-instance calls; its
     time is not MOA's)."""
-    import gzip
     import shutil
     import tempfile
     from capymoa.evaluation import prequential_evaluation
     from capymoa.stream import ARFFStream
-    from treelab.streaming.datasets import data_path
+    from treelab.streaming.datasets import _open_text, data_path
     tmp = tempfile.mkdtemp(prefix="treelab-elec-")
     path = os.path.join(tmp, "elec.arff")
-    with gzip.open(data_path(ELEC), "rb") as fi, open(path, "wb") as fo:
+    with _open_text(data_path(electricity_file())) as fi, \
+            open(path, "w", encoding="utf-8", newline="") as fo:
         shutil.copyfileobj(fi, fo)
     try:
         stream = ARFFStream(path)
@@ -270,7 +288,9 @@ def main(argv=None):
                     help="where river runs (per instance, slow)")
     ap.add_argument("--skip-electricity", action="store_true")
     ap.add_argument("--skip-grid", action="store_true", help="Electricity only")
-    ap.add_argument("--electricity", default=None, help="path of elecNormNew.arff(.gz)")
+    ap.add_argument("--electricity", default=None,
+                    help="path of elecNormNew.arff(.gz/.zip) (default: "
+                         "treelab.datasets.fetch_electricity())")
     ap.add_argument("--grid-from-log", default=None,
                     help="take the grid's accuracies from the printed lines of an earlier run")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),

@@ -6,8 +6,9 @@ throughput (``HoeffdingTree`` / ``StochasticGradientTree`` through capymoa's
 ``prequential_evaluation(optimise=True)``: the whole loop in the JVM), and
 chunks of 1,000 keeping about 450,000-570,000 instances/s.
 
-Stream: MOA's Electricity (``elecNormNew.arff.gz``, 45,312 instances, time
-order; found as is, under ``$TREELAB_DATA`` or with ``--electricity PATH``).
+Stream: MOA's Electricity (``elecNormNew.arff``, 45,312 instances, time order;
+:func:`treelab.datasets.fetch_electricity`, downloaded once into
+``$TREELAB_DATA``, else ``~/treelab_data``, or ``--electricity PATH``).
 treelab is run prequentially (each chunk predicted by the model before it,
 then learned) on the stream as
 
@@ -32,7 +33,6 @@ Run:  python benchmarks/bench_stream_chunks.py [--chunks 100,1000] [--repeats 3]
 from __future__ import annotations
 
 import argparse
-import gzip
 import os
 import shutil
 import sys
@@ -41,16 +41,31 @@ import time
 
 import numpy as np
 
-ELEC = "elecNormNew.arff.gz"
 HT_SETTINGS = dict(grace_period=200, delta=1e-7, tau=0.05)
 
 
 def electricity(path=None):
-    from treelab.streaming.datasets import load_arff
-    X, y = load_arff(path or ELEC, return_X_y=True)
+    if path:
+        from treelab.streaming.datasets import load_arff
+        X, y = load_arff(path, return_X_y=True)
+    else:
+        from treelab.datasets import fetch_electricity
+        X, y = fetch_electricity()
     y = np.asarray(y.cat.codes, dtype=np.int64)
     Xf = X.assign(day=X["day"].cat.codes.astype(np.float64)).to_numpy(np.float64)
     return X, Xf, y
+
+
+def electricity_file(path=None):
+    """The Electricity ARFF file (plain, gzipped or zipped): ``path``, else the
+    copy ``fetch_electricity`` keeps in the data folder."""
+    if path:
+        return path
+    from treelab.datasets import fetch_electricity, get_data_home
+    fetch_electricity()         # downloaded and checked once
+    home = get_data_home()
+    return next(str(home / n) for n in ("elecNormNew.arff.zip", "elecNormNew.arff",
+                                        "elecNormNew.arff.gz") if (home / n).is_file())
 
 
 def make_treelab(kind):
@@ -114,7 +129,9 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--learners", default="HT,SGT")
     ap.add_argument("--skip-moa", action="store_true")
-    ap.add_argument("--electricity", default=None, help="path of elecNormNew.arff(.gz)")
+    ap.add_argument("--electricity", default=None,
+                    help="path of elecNormNew.arff(.gz/.zip) (default: "
+                         "treelab.datasets.fetch_electricity())")
     ap.add_argument("--profile", type=int, default=0,
                     help="also cProfile one float-array run at this chunk size (HT and SGT)")
     args = ap.parse_args(argv)
@@ -133,12 +150,11 @@ def main(argv=None):
             print("capymoa is not installed: MOA skipped")
             args.skip_moa = True
     if not args.skip_moa:
-        from treelab.streaming.datasets import data_path
+        from treelab.streaming.datasets import _open_text, data_path
         tmp = tempfile.mkdtemp(prefix="treelab-chunks-")
         arff = os.path.join(tmp, "elec.arff")
-        src = args.electricity or data_path(ELEC)
-        opener = gzip.open if str(src).endswith(".gz") else open
-        with opener(src, "rb") as fi, open(arff, "wb") as fo:
+        with _open_text(data_path(electricity_file(args.electricity))) as fi, \
+                open(arff, "w", encoding="utf-8", newline="") as fo:
             shutil.copyfileobj(fi, fo)
         try:
             for kind in kinds:

@@ -12,8 +12,8 @@ so the warm-up's prediction does not count as the fit's peak.
 busy machine it is a steadier measure of the work than the wall time, which
 waits for the other processes.
 
-MNIST is ``mnist_t10k.npz`` (arrays ``X``, 10,000 x 784 uint8, and ``y``) in the
-folder named by ``$TREELAB_DATA`` (default: ``data/`` in the project).
+MNIST is the 10,000-image test set of :func:`treelab.datasets.fetch_mnist`
+(downloaded once into ``$TREELAB_DATA``, else ``~/treelab_data``).
 
 Run a child by hand:  python experiments/_gcforest_common.py '{"data": "digits", ...}'
 """
@@ -29,15 +29,14 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MNIST = os.path.join(os.environ.get("TREELAB_DATA") or os.path.join(ROOT, "data"),
-                     "mnist_t10k.npz")
 
 
 def load(name, n_train=8000, n_test=2000):
     """(Xtr, ytr, Xte, yte, image_shape)."""
     if name == "mnist":
-        d = np.load(MNIST)
-        X, y = d["X"].astype(np.float64), d["y"].astype(np.int64)
+        from treelab.datasets import fetch_mnist
+        X, y = fetch_mnist("test")
+        X, y = X.astype(np.float64), y.astype(np.int64)
         perm = np.random.RandomState(0).permutation(X.shape[0])
         tr, te = perm[:n_train], perm[n_train:n_train + n_test]
         return X[tr], y[tr], X[te], y[te], (28, 28)

@@ -2,8 +2,9 @@
 
 treelab's ``SGTClassifier`` (chunked test-then-train, one jitted call per chunk)
 beside river's ``SGTClassifier`` (per instance ``predict_one`` / ``learn_one``)
-when river is installed.  Electricity (ELEC2, the MOA file
-``elecNormNew.arff.gz``) is read in its time order; ``day`` is nominal.
+when river is installed.  Electricity (ELEC2, MOA's ``elecNormNew.arff``, from
+:func:`treelab.datasets.fetch_electricity`: downloaded once into the data
+folder) is read in its time order; ``day`` is nominal.
 
 Both learners use the paper's settings: delta=1e-7, grace period 200,
 lambda=0.1, gamma=1, 64 equal-width bins whose range is estimated from the
@@ -30,7 +31,6 @@ treelab's SGT uses the paper's leaf values (eq. 13, sums) unless
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -42,7 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from treelab import SGTClassifier  # noqa: E402
-from treelab.streaming import load_arff, prequential  # noqa: E402
+from treelab.datasets import fetch_electricity  # noqa: E402
+from treelab.streaming import prequential  # noqa: E402
 
 PAPER = dict(delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
              n_range_samples=1000)
@@ -50,10 +51,9 @@ PAPER = dict(delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data-dir", type=Path,
-                    default=Path(os.environ.get("TREELAB_DATA") or ROOT / "data"),
-                    help="folder holding elecNormNew.arff.gz (default: $TREELAB_DATA, "
-                         "else data/ in the repository)")
+    ap.add_argument("--data-dir", type=Path, default=None,
+                    help="data folder where the data are downloaded once (default: "
+                         "$TREELAB_DATA, else ~/treelab_data)")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "results")
     ap.add_argument("--chunk-size", type=int, default=1000,
                     help="treelab's test-then-train chunk size (1 = per instance)")
@@ -70,13 +70,11 @@ def main(argv=None):
                          "authors' code's means")
     args = ap.parse_args(argv)
 
-    path = args.data_dir / "elecNormNew.arff.gz"
-    if not path.exists():
-        print(f"SKIP: {path} not found (pass --data-dir or set TREELAB_DATA); nothing to do.")
+    try:
+        X, label = fetch_electricity(data_home=args.data_dir)
+    except OSError as exc:
+        print(f"SKIP: {exc}; nothing to do.")
         return 0
-
-    frame = load_arff(path)
-    X, label = frame.drop(columns="class"), frame["class"]
     if args.max_instances:
         X, label = X.iloc[:args.max_instances], label.iloc[:args.max_instances]
     y = (label == "UP").to_numpy()          # river's binary SGT wants bool targets

@@ -17,6 +17,10 @@ passes.  The defaults here are therefore smaller: grace period 20, delta 1e-3,
 pooled over the folds (correct bags / all bags), as WEKA reports it; the mean
 and standard deviation over the folds are printed too.
 
+The data come from :func:`treelab.datasets.fetch_musk1`, ``fetch_musk2`` and
+``fetch_elephant`` (downloaded once into ``$TREELAB_DATA``, else
+``~/treelab_data``; a set that cannot be had is skipped with a message).
+
 Writes results/sgt_mil.csv and results/sgt_mil.png.
 
     python experiments/sgt_mil.py [--epochs 20] [--folds 10] [--datasets musk1 elephant]
@@ -24,7 +28,6 @@ Writes results/sgt_mil.csv and results/sgt_mil.png.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -37,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from treelab import SGTMultiInstanceClassifier  # noqa: E402
 from treelab.evaluation import stratified_kfold  # noqa: E402
-from treelab.streaming import load_mil  # noqa: E402
+from treelab.datasets import fetch_elephant, fetch_musk1, fetch_musk2  # noqa: E402
 
 try:
     from tqdm.auto import tqdm
@@ -46,6 +49,7 @@ except ImportError:  # pragma: no cover
 
 #: 10-fold CV accuracy (%), SGT paper Table 4 (MITI: the paper's comparison).
 PAPER = {"musk1": (82.22, 82.56), "musk2": (71.64, 74.64), "elephant": (77.00, 76.50)}
+FETCH = {"musk1": fetch_musk1, "musk2": fetch_musk2, "elephant": fetch_elephant}
 
 
 def bag_table(y, bags):
@@ -84,10 +88,9 @@ def cross_validate(X, y, bags, params, folds, seed, progress):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data-dir", type=Path,
-                    default=Path(os.environ.get("TREELAB_DATA") or ROOT / "data"),
-                    help="folder holding mil/*.csv.gz (default: $TREELAB_DATA, else data/ "
-                         "in the repository)")
+    ap.add_argument("--data-dir", type=Path, default=None,
+                    help="data folder where the data sets are downloaded once (default: "
+                         "$TREELAB_DATA, else ~/treelab_data)")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "results")
     ap.add_argument("--datasets", nargs="+", default=list(PAPER), choices=list(PAPER))
     ap.add_argument("--folds", type=int, default=10)
@@ -107,10 +110,6 @@ def main(argv=None):
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
 
-    mil = args.data_dir / "mil"
-    if not mil.is_dir():
-        print(f"SKIP: {mil} not found (pass --data-dir or set TREELAB_DATA); nothing to do.")
-        return 0
     params = dict(n_epochs=args.epochs, grace_period=args.grace_period, delta=args.delta,
                   lambda_=args.lambda_, gamma=args.gamma, n_bins=args.n_bins,
                   n_range_samples=args.n_range_samples, leaf_value=args.leaf_value)
@@ -124,11 +123,11 @@ def main(argv=None):
 
     results = []
     for name in args.datasets:
-        path = mil / f"{name}.csv.gz"
-        if not path.exists():
-            print(f"SKIP {name}: {path} not found")
+        try:
+            X, y, bags = FETCH[name](data_home=args.data_dir)
+        except OSError as exc:
+            print(f"SKIP {name}: {exc}")
             continue
-        X, y, bags = load_mil(path)
         ids, yb = bag_table(y, bags)
         t0 = time.perf_counter()
         runs = [cross_validate(X, y, bags, params, args.folds, args.seed + r,

@@ -5,10 +5,11 @@ classification; ToPs splits its 80 % again into 75 / 15 / 10 % T / V1 / V2);
 mean, standard deviation, and two-sample Student t-test p-values of ToPs
 against each baseline (``scipy.stats.ttest_ind``, equal variances, two-sided).
 
-Data sets (in the folder named by ``$TREELAB_DATA``, default ``data/`` in the
-project; skipped with a message when absent):
+Data sets (:mod:`treelab.datasets`' fetchers, downloaded once into
+``$TREELAB_DATA``, else ``~/treelab_data``; skipped with a message when they
+cannot be had):
 
-* ``mnist49``: the 1,991 fours and nines of ``mnist_t10k.npz`` (the paper:
+* ``mnist49``: the 1,991 fours and nines of the MNIST test set (the paper:
   13,782 images of the full MNIST), 4 -> 0, 9 -> 1, the central 20 x 20 pixels
   (400 features, as the paper's 400; the 28 x 28 frame's 4-pixel border is
   almost always blank), scaled to [0, 1]; loss = error rate.
@@ -58,26 +59,24 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-DATA = os.environ.get("TREELAB_DATA") or os.path.join(os.path.dirname(HERE), "data")
 
 
 def load(name):
+    """``(X, y, loss)`` of a data set, or None (after a message) when its data
+    cannot be had."""
+    if name in ("mnist49", "caravan"):
+        from treelab.datasets import fetch_caravan, fetch_mnist
+        try:
+            X, y = fetch_mnist("test") if name == "mnist49" else fetch_caravan()
+        except OSError as exc:
+            print(f"[{name}] {exc}")
+            return None
     if name == "mnist49":
-        path = os.path.join(DATA, "mnist_t10k.npz")
-        if not os.path.exists(path):
-            return None
-        d = np.load(path)
-        keep = np.isin(d["y"], (4, 9))
-        X = d["X"][keep].reshape(-1, 28, 28)[:, 4:24, 4:24].reshape(-1, 400) / 255.0
-        return X.astype(np.float64), (d["y"][keep] == 9).astype(int), "error_rate"
+        keep = np.isin(y, (4, 9))
+        X = X[keep].reshape(-1, 28, 28)[:, 4:24, 4:24].reshape(-1, 400) / 255.0
+        return X.astype(np.float64), (y[keep] == 9).astype(int), "error_rate"
     if name == "caravan":
-        path = os.path.join(DATA, "caravan.csv.gz")
-        if not os.path.exists(path):
-            return None
-        import pandas as pd
-        df = pd.read_csv(path)
-        y = (df.pop("Purchase") == "Yes").astype(int).to_numpy()
-        return df.to_numpy(np.float64), y, "auc"
+        return X.astype(np.float64), y.astype(int), "auc"
     if name == "diabetes":
         from sklearn.datasets import load_diabetes
         X, y = load_diabetes(return_X_y=True)
@@ -167,7 +166,7 @@ def run(name, runs, quick, n_jobs, ensemble, ens_size=None, ens_depth=None, out=
     from sklearn.model_selection import train_test_split
     data = load(name)
     if data is None:
-        print(f"[{name}] data not found under {DATA}; skipped")
+        print(f"[{name}] skipped")
         return
     X, y, loss = data
     task = "regression" if loss == "squared_error" else "classification"

@@ -159,13 +159,12 @@ def _init_params(cls, skip=("self", "random_state")):
 
 def stream_parameters(stream):
     """``{parameter: default}`` of a named stream (``--stream-param`` keys)."""
-    from .experiment import _default_data_dir
     key = stream.lower()
     if key == "randcbt":
         from .streaming.generators import RandCBT
         return _init_params(RandCBT)
     if key in ("electricity", "elec", "elec2"):
-        return {"path": str(_default_data_dir() / "elecNormNew.arff.gz")}
+        return {"path": None, "data_home": None}
     if key.startswith("river:"):
         try:
             from river.datasets import synth
@@ -185,7 +184,8 @@ def _streams_help():
     for name in ("randcbt", "electricity"):
         params = stream_parameters(name)
         lines.append(f"  {name}: " + ", ".join(f"{k}={v}" for k, v in params.items()))
-    lines[-1] += "  (or TREELAB_DATA=<folder>)"
+    lines[-1] += ("  (no path: downloaded once by treelab.datasets.fetch_electricity into "
+                  "data_home, $TREELAB_DATA or ~/treelab_data)")
     lines.append("  river:<Generator>: the generator's own parameters, and n=100000 "
                  "(instances taken)")
     lines.append("rules (--rule NAME:param=v1,v2;param2=...): " + ", ".join(rule_names()))
@@ -210,14 +210,13 @@ def _check_ablation(args):
     for k in stream_params:
         if k not in valid_stream:
             _unknown(f"stream parameter of {stream}", k, list(valid_stream))
-    if stream.lower() in ("electricity", "elec", "elec2"):
+    if stream.lower() in ("electricity", "elec", "elec2") and stream_params.get("path"):
         from pathlib import Path
-        path = Path(stream_params.get("path") or valid_stream["path"])
+        path = Path(stream_params["path"])
         if not path.exists():
-            from .streaming.datasets import DATA_SOURCES
-            raise UsageError(f"Electricity data not found at {path}; get it from "
-                             f"{DATA_SOURCES['elecNormNew.arff.gz']}, then pass "
-                             "--stream-param path=FILE or set TREELAB_DATA to its folder")
+            raise UsageError(f"Electricity data not found at {path}; pass --stream-param "
+                             "path=FILE of an existing elecNormNew.arff(.gz/.zip), or no path "
+                             "to download it once into $TREELAB_DATA or ~/treelab_data")
     merits = args.merit or None
     valid_merits = merit_names()
     for m in merits or []:

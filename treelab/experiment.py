@@ -35,7 +35,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import time
 from pathlib import Path
 
@@ -61,11 +60,10 @@ STREAMS = ("randcbt", "electricity", "river:<Name>")
 
 # --------------------------------------------------------------------------- streams
 def _default_data_dir():
-    env = os.environ.get("TREELAB_DATA")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve().parent.parent
-    return here.parent / "shared" / "data"
+    """The data folder of :mod:`treelab.datasets`: ``$TREELAB_DATA``, else
+    ``~/treelab_data``."""
+    from .datasets import get_data_home
+    return get_data_home()
 
 
 def load_stream(stream, seed=0, **params):
@@ -75,9 +73,11 @@ def load_stream(stream, seed=0, **params):
     * ``"randcbt"``: :class:`treelab.streaming.generators.RandCBT` with
       ``params`` (n_leaves, n_features, q, m_per_leaf) and ``random_state=seed``
       (each seed is a new random tree and sample);
-    * ``"electricity"``: ELEC2 (``elecNormNew.arff.gz``) in its time order, from
-      ``params["path"]``, ``$TREELAB_DATA`` or ``../shared/data`` (the seed is
-      ignored: the stream is fixed);
+    * ``"electricity"``: ELEC2 in its time order (the seed is ignored: the
+      stream is fixed), from ``params["path"]`` (an ``elecNormNew.arff``, plain,
+      gzipped or zipped) or else :func:`treelab.datasets.fetch_electricity`
+      (downloaded once into ``params["data_home"]``, ``$TREELAB_DATA`` or
+      ``~/treelab_data``);
     * ``"river:<Name>"``: ``river.datasets.synth.<Name>(seed=seed, **params)``,
       the first ``n`` instances (``params["n"]``, default 100,000); non-numeric
       features become pandas categories (nominal attributes).
@@ -102,15 +102,17 @@ def load_stream(stream, seed=0, **params):
         gen = RandCBT(random_state=seed, **params)
         return gen.generate()
     if name in ("electricity", "elec", "elec2"):
+        if not params.get("path"):
+            from .datasets import fetch_electricity
+            return fetch_electricity(data_home=params.get("data_home"))
         from .streaming.datasets import load_arff
-        path = Path(params.get("path") or _default_data_dir() / "elecNormNew.arff.gz")
+        path = Path(params["path"])
         if not path.exists():
-            from .streaming.datasets import DATA_SOURCES
             raise FileNotFoundError(
-                f"Electricity data not found at {path}; get it from "
-                f"{DATA_SOURCES['elecNormNew.arff.gz']}, then pass its path "
-                "(--stream-param path=... / stream_params={'path': ...}) or set TREELAB_DATA "
-                "to the folder holding elecNormNew.arff.gz")
+                f"Electricity data not found at {path}; pass the path of an existing "
+                "elecNormNew.arff(.gz/.zip) (--stream-param path=... / stream_params="
+                "{'path': ...}), or no path to use treelab.datasets.fetch_electricity(), "
+                "which downloads it once into $TREELAB_DATA or ~/treelab_data")
         X, y = load_arff(path, return_X_y=True)
         return X, y
     if name.startswith("river:"):

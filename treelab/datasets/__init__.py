@@ -1,8 +1,15 @@
-"""Small teaching data sets shipped with treelab (UTF-8 CSV files under ``data/``).
+"""Data sets: small teaching tables shipped with treelab, and real data sets
+downloaded on demand.
 
-The loan table and Quinlan's play-tennis table return every attribute and the
-class as pandas ``category`` columns, which treelab's learners treat as nominal
-attributes; the course's regression table is numeric.
+The ``load_*`` functions read the teaching tables (UTF-8 CSV files under
+``data/``).  The loan table and Quinlan's play-tennis table return every
+attribute and the class as pandas ``category`` columns, which treelab's
+learners treat as nominal attributes; the course's regression table is numeric.
+
+The ``fetch_*`` functions download a real data set from its public source on
+first use, check it and keep it in the data folder (``$TREELAB_DATA``, else
+``~/treelab_data``; see :func:`get_data_home`): Electricity, MNIST, MUSK1,
+MUSK2, Elephant, Caravan and Spambase.
 """
 from __future__ import annotations
 
@@ -11,8 +18,17 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from ._fetch import (  # noqa: E402
+    CARAVAN_FEATURES, SPAMBASE_FEATURES, ChecksumError, DatasetUnavailableError, fetch_caravan,
+    fetch_electricity, fetch_elephant, fetch_mnist, fetch_musk1, fetch_musk2, fetch_spambase,
+    get_data_home,
+)
+
 __all__ = ["load_loan", "load_loan_scores", "load_buy_computer_confusion",
-           "load_play_tennis", "LOAN_TRANSLATION", "LOAN_SCORES_TRANSLATION"]
+           "load_play_tennis", "LOAN_TRANSLATION", "LOAN_SCORES_TRANSLATION",
+           "fetch_electricity", "fetch_mnist", "fetch_musk1", "fetch_musk2", "fetch_elephant",
+           "fetch_caravan", "fetch_spambase", "get_data_home", "DatasetUnavailableError",
+           "ChecksumError", "CARAVAN_FEATURES", "SPAMBASE_FEATURES"]
 
 #: Chinese -> English names of the loan table's columns and values (the values in
 #: the order the course slides list them).

@@ -2,14 +2,15 @@
 
 Pure pandas / NumPy, no extra dependency:
 
-* :func:`load_arff` reads a (possibly gzipped) dense ARFF file, e.g. the MOA
+* :func:`load_arff` reads a dense ARFF file (plain, gzipped or zipped), e.g. the MOA
   Electricity stream ``elecNormNew.arff.gz``: numeric attributes become
   ``float64`` columns, nominal attributes pandas ``category`` columns with the
   categories declared in the header (in declared order), ``?`` a missing value.
 * :func:`load_mil` reads the multi-instance CSV layout of the MIL sets (musk1, ...):
   no header, column 0 the bag label, column 1 the bag id, the rest features.
 
-Data files do not ship with treelab.  Both readers take a path; a relative
+Data files do not ship with treelab (:mod:`treelab.datasets` downloads the
+real data sets on first use).  Both readers take a path; a relative
 path that does not exist from the working directory is looked up in the
 folder named by the ``TREELAB_DATA`` environment variable
 (:func:`data_path`), so ``load_arff("elecNormNew.arff.gz")`` works from
@@ -21,6 +22,7 @@ import csv
 import gzip
 import io
 import os
+import zipfile
 
 import numpy as np
 import pandas as pd
@@ -30,7 +32,8 @@ __all__ = ["load_arff", "load_mil", "data_path", "DATA_SOURCES"]
 #: where to get the data files the experiments use (they are not shipped)
 DATA_SOURCES = {
     "elecNormNew.arff.gz": "MOA's Electricity stream, https://moa.cms.waikato.ac.nz/datasets/ "
-                           "(elecNormNew.arff; gzip it or use it as is)",
+                           "(elecNormNew.arff; gzip it or use it as is; "
+                           "treelab.datasets.fetch_electricity() downloads it)",
 }
 
 
@@ -58,12 +61,23 @@ _NUMERIC_TYPES = {"numeric", "real", "integer"}
 
 
 def _open_text(path):
-    """Open ``path`` as text, transparently un-gzipping (by magic bytes, not the name)."""
+    """Open ``path`` as text, transparently un-gzipping or reading the ``.arff``
+    member of a zip archive (by magic bytes, not the name)."""
     path = os.fspath(path)
     with open(path, "rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
+        magic = f.read(4)
+    if magic[:2] == b"\x1f\x8b":
         return gzip.open(path, "rt", encoding="utf-8", newline="")
+    if magic == b"PK\x03\x04":
+        with zipfile.ZipFile(path) as zf:
+            names = [n for n in zf.namelist()
+                     if not n.endswith("/") and not n.startswith("__MACOSX/")]
+            arff = [n for n in names if n.lower().endswith(".arff")]
+            if len(arff) != 1:
+                raise ValueError(f"{path}: a zip archive should hold one .arff file, it holds "
+                                 f"{names}")
+            text = zf.read(arff[0]).decode("utf-8")
+        return io.StringIO(text, newline="")
     return open(path, "r", encoding="utf-8", newline="")
 
 
@@ -115,12 +129,13 @@ def _parse_attribute(line, lineno):
 
 
 def load_arff(path, return_X_y=False):
-    """Read a dense ARFF file (plain or gzipped) into a pandas DataFrame.
+    """Read a dense ARFF file (plain, gzipped or zipped) into a pandas DataFrame.
 
     Parameters
     ----------
     path : str or path-like
-        The file; gzip compression is detected from its first bytes.  A relative
+        The file; gzip compression, or a zip archive holding one ``.arff``
+        file, is detected from its first bytes.  A relative
         path not found from the working directory is looked up in
         ``$TREELAB_DATA`` (:func:`data_path`).
     return_X_y : bool, default False
@@ -217,7 +232,7 @@ def load_arff(path, return_X_y=False):
 
 
 def load_mil(path):
-    """Read a multi-instance data set in the shared MIL CSV layout.
+    """Read a multi-instance data set in treelab's MIL CSV layout.
 
     No header; column 0 is the bag label (the same on every instance of a bag),
     column 1 the bag id, columns 2.. the instance features.  Plain or
