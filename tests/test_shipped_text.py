@@ -33,8 +33,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PENDING_ENGINE_FILES = [
     "treelab/_engine/",
     "treelab/_compile.py",
-    "treelab/_cache.py",
-    "treelab/experiment.py",
 ]
 
 _ORDINAL = (r"(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
