@@ -1,7 +1,12 @@
 """Start-up cost per learner: cold (empty numba cache), warm, and after ``treelab warmup``.
 
 Each measurement is a fresh Python process: ``import treelab`` and one first
-``fit`` + ``predict`` of one learner on 2,000 x 5 random rows.  "cold" runs on
+``fit`` + ``predict`` of one learner on 2,000 x 5 random rows (every learner
+family: decision trees exact and on bins, gradient boosting depth-wise and
+loss-guided, random / extra / completely random forests, bagging, AdaBoost, a
+cascade, gcForest with scanning, ToPs, SGT classifier / regressor /
+multi-instance, the Hoeffding tree).  The cold column also lists, per learner,
+the kernels that took the most compile seconds (numba's event API).  "cold" runs on
 a private copy of the package with no numba cache (what a fresh install
 pays, compilation included); "warm" repeats it once the cache is filled;
 "after warmup" runs ``treelab warmup`` once on another empty copy and then
@@ -9,6 +14,8 @@ the first fit of every learner in its own new process.
 
     python benchmarks/bench_start.py                 # all learners, all three columns
     python benchmarks/bench_start.py --no-cold       # only warm / after-warmup
+    python benchmarks/bench_start.py --learners DecisionTreeClassifier --no-warmup
+    python benchmarks/bench_start.py --source OLD/treelab   # another version, same run
 
 The copies live in a temporary folder, so the repository's own cache is not
 touched.  Prints a table (seconds) and, with ``--json FILE``, writes it.
@@ -36,6 +43,31 @@ y = ((X[:, 0] > 0.5) ^ (rng.random(2000) < 0.1)).astype(int)
 
 LEARNERS = {
     "DecisionTreeClassifier": "m = treelab.DecisionTreeClassifier().fit(X, y); m.predict(X[:10])",
+    "DecisionTreeClassifier(hist)": (
+        "m = treelab.DecisionTreeClassifier(splitter='hist').fit(X, y); m.predict(X[:10])"),
+    "DecisionTreeRegressor": "m = treelab.DecisionTreeRegressor().fit(X, X[:, 0]); m.predict(X[:10])",
+    "GradientBoosting(depthwise)": (
+        "m = treelab.GradientBoostingClassifier(n_estimators=5).fit(X, y); m.predict(X[:10])"),
+    "GradientBoosting(lossguide)": (
+        "m = treelab.GradientBoostingClassifier(n_estimators=5, grow_policy='lossguide')"
+        ".fit(X, y); m.predict(X[:10])"),
+    "RandomForestClassifier": (
+        "m = treelab.RandomForestClassifier(n_estimators=5).fit(X, y); m.predict(X[:10])"),
+    "ExtraTreesClassifier": (
+        "m = treelab.ExtraTreesClassifier(n_estimators=5).fit(X, y); m.predict(X[:10])"),
+    "CompletelyRandomForest": (
+        "m = treelab.CompletelyRandomForestClassifier(n_estimators=5).fit(X, y); "
+        "m.predict(X[:10])"),
+    "BaggingClassifier": (
+        "m = treelab.BaggingClassifier(n_estimators=5).fit(X, y); m.predict(X[:10])"),
+    "AdaBoostClassifier": (
+        "m = treelab.AdaBoostClassifier(n_estimators=5).fit(X, y); m.predict(X[:10])"),
+    "CascadeForestClassifier": (
+        "m = treelab.CascadeForestClassifier(max_levels=2).fit(X, y); m.predict(X[:10])"),
+    "GcForestClassifier": (
+        "Xi = rng.random((200, 64)); yi = (Xi[:, :8].sum(1) > 4).astype(int); "
+        "m = treelab.GcForestClassifier(n_trees=5, max_levels=1).fit(Xi, yi); m.predict(Xi[:10])"),
+    "ToPsClassifier": "m = treelab.ToPsClassifier().fit(X, y); m.predict(X[:10])",
     "SGTClassifier": "m = treelab.SGTClassifier().fit(X, y); m.predict(X[:10])",
     "SGTRegressor": "m = treelab.SGTRegressor().fit(X, X[:, 0]); m.predict(X[:10])",
     "SGTMultiInstanceClassifier": (
@@ -46,6 +78,21 @@ LEARNERS = {
 
 SNIPPET = """
 import json, time
+from numba.core import event
+compile_s = {{}}
+stack = []
+class _Listener(event.Listener):
+    def on_start(self, ev):
+        d = ev.data.get("dispatcher")
+        stack.append([getattr(getattr(d, "py_func", None), "__qualname__", "?"),
+                      time.perf_counter(), 0.0])
+    def on_end(self, ev):
+        name, t, child = stack.pop()
+        dt = time.perf_counter() - t
+        compile_s[name] = compile_s.get(name, 0.0) + dt - child   # own time
+        if stack:
+            stack[-1][2] += dt
+event.register("numba:compile", _Listener())
 t0, c0 = time.perf_counter(), time.process_time()
 import treelab
 t1, c1 = time.perf_counter(), time.process_time()
@@ -53,7 +100,8 @@ t1, c1 = time.perf_counter(), time.process_time()
 t2, c2 = time.perf_counter(), time.process_time()
 {fit}
 t3, c3 = time.perf_counter(), time.process_time()
-print(json.dumps(dict(import_s=t1 - t0, fit_s=t3 - t2, import_cpu=c1 - c0, fit_cpu=c3 - c2)))
+print(json.dumps(dict(import_s=t1 - t0, fit_s=t3 - t2, import_cpu=c1 - c0, fit_cpu=c3 - c2,
+                      compile_s=compile_s)))
 """
 
 
@@ -91,6 +139,9 @@ def main(argv=None):
                     help="learners measured cold (default: all of --learners)")
     ap.add_argument("--no-warmup", action="store_true",
                     help="skip the after-warmup column (a full warmup on an empty cache)")
+    ap.add_argument("--kernels", type=int, default=8,
+                    help="per learner, the kernels with the most cold compile seconds "
+                         "(their own time, callees excluded; numba's event API)")
     ap.add_argument("--json", help="also write the table to this file")
     ap.add_argument("--source", help="the treelab package folder to copy (default: this "
                                      "repository's)")
@@ -110,6 +161,9 @@ def main(argv=None):
                 print(f"{name}: cold {c['wall_s']:.1f} s wall (CPU import {c['import_cpu']:.1f}"
                       f" + fit {c['fit_cpu']:.1f} s), warm {w['wall_s']:.1f} s wall (CPU "
                       f"{w['import_cpu']:.1f} + {w['fit_cpu']:.1f} s)", flush=True)
+                top = sorted(c["compile_s"].items(), key=lambda kv: -kv[1])[:args.kernels]
+                for kname, sec in top:
+                    print(f"    {sec:6.1f} s  {kname}", flush=True)
         warmup_s = None
         if not args.no_warmup:
             path = fresh_copy(Path(tmp) / "warmup")

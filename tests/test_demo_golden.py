@@ -38,7 +38,7 @@ def _demo(language):
     if language not in _OUTPUT:
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            assert main(["demo", "--no-warmup", "--language", language]) == 0
+            assert main(["demo", "--language", language]) == 0
         _OUTPUT[language] = buf.getvalue()
     return _OUTPUT[language]
 

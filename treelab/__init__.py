@@ -3,24 +3,20 @@
 One jitted tree engine (``treelab._engine``), interchangeable split criteria
 (``treelab.split_criteria``) and learners built on them (``treelab.learners``).
 """
-from ._compile import announce_import as _announce_import
-
-_announce_import()      # one line on stderr when import is about to compile kernels
-
-from .learners import (  # noqa: E402
+from .learners import (
     C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
     DecisionTreeRegressor, HoeffdingTreeClassifier, ID3Classifier, SGTClassifier, SGTMultiInstanceClassifier,
     SGTRegressor, ToPsClassifier, ToPsRegressor, export_text, export_tops_text, plot_tops,
     plot_tree,
 )
-from .split_criteria import Criterion  # noqa: E402
-from .ensembles import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
-from .ensembles import CascadeForestClassifier, CascadeForestRegressor  # noqa: E402
-from .ensembles import GcForestClassifier, MultiGrainedScanning  # noqa: E402
-from .ensembles import (CompletelyRandomForestClassifier, CompletelyRandomForestRegressor,  # noqa: E402
+from .split_criteria import Criterion
+from .ensembles import GradientBoostingClassifier, GradientBoostingRegressor
+from .ensembles import CascadeForestClassifier, CascadeForestRegressor
+from .ensembles import GcForestClassifier, MultiGrainedScanning
+from .ensembles import (CompletelyRandomForestClassifier, CompletelyRandomForestRegressor,
                         ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                         RandomForestRegressor)
-from .ensembles import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,  # noqa: E402
+from .ensembles import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                         BaggingRegressor)
 
 __version__ = "0.1.0"

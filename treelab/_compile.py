@@ -2,13 +2,14 @@
 
 treelab's kernels are compiled by numba on first use and cached on disk
 (``__pycache__`` beside each module, or numba's cache folder); later processes
-load them in a fraction of a second.  On a fresh install (or after the code
-kernels are built from changed, see :mod:`treelab._engine.cache`) the first call of each learner family
-compiles for about 1-7 minutes of CPU (figures per family in :data:`FAMILIES`).  This module
+load them in a fraction of a second.  ``import treelab`` compiles nothing.  On
+a fresh install (or after the code kernels are built from changed, see
+:mod:`treelab._engine.cache`) the first call of each learner family compiles
+the kernels of its configuration (figures per family in :data:`FAMILIES`).
+This module
 
 * tells the user, in **one line on stderr**, when such a compilation starts
-  (:func:`announce`, called by the learners before their first kernel call,
-  and by ``import treelab`` for the kernels compiled at import) -- only when
+  (:func:`announce`, called by the learners before their first kernel call) -- only when
   numba's on-disk cache is really cold for that family (its index files are
   missing, stale or of another numba version), never when it only loads;
 * compiles every learner's kernels at once (:func:`warmup`, ``treelab
@@ -26,7 +27,7 @@ import time
 import warnings
 from pathlib import Path
 
-__all__ = ["announce", "announce_import", "family_is_cached", "warmup", "FAMILIES",
+__all__ = ["announce", "family_is_cached", "warmup", "FAMILIES",
            "warm_learner", "njit_maybe_cached"]
 
 _ROOT = Path(os.path.abspath(__file__)).parent     # (as numba names the files)
@@ -38,11 +39,6 @@ _ROOT = Path(os.path.abspath(__file__)).parent     # (as numba names the files)
 #: gradient boosting scaled by 119 / 192 s, its compile after the decision trees'
 #: before and after the drivers shared one node step, 2026-12-05)
 FAMILIES = {
-    "core": dict(
-        label="core kernels (criteria, decision rules, losses)", seconds=10,
-        kernels=[("_engine/impurity.py", "entropy"), ("split_criteria/rules/base.py", ""),
-                 ("split_criteria/rules/ctree.py", ""), ("split_criteria/rules/ttest.py", ""),
-                 ("_engine/loss_kernels.py", "")]),
     "decision_tree": dict(
         label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=175,
         kernels=[("_engine/builder.py", "grow_depth_first"), ("_engine/tree.py", "predict_value"),
@@ -88,9 +84,9 @@ def _enabled():
 
 def _cache_dir(py_file):
     """The folder numba caches ``py_file``'s kernels in and the source stamp it
-    checks (the engine's locator, :class:`treelab._engine.cache.EngineLocator`)."""
-    from ._engine.cache import EngineLocator
-    loc = EngineLocator.from_function(_cache_dir, str(py_file))
+    checks (:func:`treelab._engine.cache.locator_for`)."""
+    from ._engine.cache import locator_for
+    loc = locator_for(py_file)
     if loc is None:
         return None, None
     return Path(loc.get_cache_path()), loc.get_source_stamp()
@@ -136,16 +132,6 @@ def _notice(family, extra=""):
     print(f"treelab: compiling the {info['label']} (about {info['seconds']} s, once per "
           f"install; cached afterwards{extra}; `treelab warmup` compiles every learner)",
           file=sys.stderr, flush=True)
-
-
-def announce_import():
-    """Called by ``import treelab`` before the modules whose kernels compile at
-    import: one line on stderr when that compilation is due."""
-    if "core" in _announced:
-        return
-    _announced.add("core")
-    if _enabled() and family_is_cached("core") is False:
-        _notice("core")
 
 
 def family_of(estimator):

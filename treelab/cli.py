@@ -328,7 +328,7 @@ def teach(args):
 
 
 def _demo_with_warmup(args):
-    if not args.no_warmup:
+    if args.warmup:
         from ._compile import warmup as _warmup
         _warmup(verbose=True)       # progress on stderr; the demo's output is stdout
     return demo(args)
@@ -351,13 +351,14 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("demo", help="teaching lab and a CART example on built-in data",
                        formatter_class=_Formatter,
-                       description="The teaching lab and a pruned CART tree; compiles every "
-                                   "learner's kernels first (treelab warmup).")
+                       description="The teaching lab and a pruned CART tree; compiles the "
+                                   "kernels it uses (once per install).")
     p.add_argument("--language", choices=["en", "zh"], default="en",
                    help="labels of the course's loan and regression tables: English or "
                         "the slides' Chinese")
-    p.add_argument("--no-warmup", action="store_true",
-                   help="skip compiling every learner's kernels first")
+    p.add_argument("--warmup", action="store_true",
+                   help="compile every learner's kernels first (treelab warmup)")
+    p.add_argument("--no-warmup", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=_demo_with_warmup)
     p = sub.add_parser("warmup", help="compile every learner's kernels now (once per install)",
                        formatter_class=_Formatter,

@@ -53,6 +53,8 @@ from .merit import (
 )
 from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
+from .specialize import (WITH_HIST, WITH_NEWTON, WITH_NOMINAL, WITH_PRESORT, WITH_RANDOM,
+                         WITH_SAMPLES, WITH_SPARSE, path_flags, specialized_function)
 from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
     newton_candidate, newton_hist_sweep, newton_sorted_sweep, newton_terms, random_nominal,
@@ -1007,7 +1009,9 @@ def set_feature_mask(P, ws, depth):
     :func:`make_params`); every feature when ``P.feature_mask`` is empty."""
     L = P.feature_mask.shape[0]
     if L > 0:
-        ws.fmask[:] = P.feature_mask[min(depth, L - 1)]
+        row = min(depth, L - 1)
+        for f in range(ws.fmask.shape[0]):      # (a loop: see tree._grow1)
+            ws.fmask[f] = P.feature_mask[row, f]
 
 
 @njit(cache=True, nogil=True)
@@ -1096,8 +1100,12 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     track = random_cuts and merit_code != MERIT_GAIN_RATIO
     run_best = -np.inf
     # a small node of sparse binned data: its non-default codes by feature
-    e_ptr, e_pos, e_code, e_mark = small_node_entries(D, samples, start, end, n_node < small)
-    sparse_small = e_ptr.shape[0] > 0
+    if WITH_SPARSE:
+        e_ptr, e_pos, e_code, e_mark = small_node_entries(D, samples, start, end,
+                                                          n_node < small)
+        sparse_small = e_ptr.shape[0] > 0
+    else:
+        sparse_small = False
     # sparse binned data: a histogram whose default bin (not the missing one)
     # holds every row of the node is a feature constant on it, which the
     # searches below report as status -1 after a pass over its bins
@@ -1112,14 +1120,14 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
         f = features[j]
         if not fmask[f]:
             continue
-        if draws_only and not is_nominal[f]:
+        if WITH_RANDOM and draws_only and not is_nominal[f]:
             random_numeric_draw(X, D.Xb, use_hist, missing_bin, f, samples, start, end,
                                 edge_offsets, D.bin_values)
             continue
         status = 0
-        if is_nominal[f]:
+        if WITH_NOMINAL and is_nominal[f]:
             nc = n_cats[f]
-            if use_hist and hslot >= 0:
+            if WITH_HIST and use_hist and hslot >= 0:
                 for c in range(nc):
                     cat_cnt[c] = bin_count(pool[hslot, f], pcnt[hslot, f], cc, c)
                     for s in range(S):
@@ -1150,7 +1158,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                         else:
                             for s in range(S):
                                 cat_stats[c, s] += sstats[i, s]
-            if P.split_mode == SPLIT_RANDOM:
+            if WITH_RANDOM and P.split_mode == SPLIT_RANDOM:
                 status, score, ratio, kk, mslot = random_nominal(
                     cat_stats, cat_cnt, nc, miss.copy(), n_miss, parent, imp, n_node,
                     P.multiway, ws.feat_cats[f], left, buf, min_samples_leaf, min_weight_leaf,
@@ -1161,7 +1169,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                     P.multiway, ws.feat_cats[f], left, buf, min_samples_leaf, min_weight_leaf,
                     task, merit_code, builtin, imp_fn, merit_fn, cp)
             thr = 0.0
-        elif P.split_mode == SPLIT_RANDOM:
+        elif WITH_RANDOM and P.split_mode == SPLIT_RANDOM:
             # extra trees: one random cut-point of this feature
             status, score, ratio, thr, mslot, key = _random_numeric_i(
                 X, D.Xb, use_hist, missing_bin, f, samples, start, end,
@@ -1178,16 +1186,18 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                 _gather_targets(samples, start, end, yc, sstats, w, task, ws.yloc,
                                 ws.sloc, ws.wloc)
                 gathered = True
-            if sparse_small and e_ptr[f + 1] == e_ptr[f] and dflt[f] != missing_bin:
+            if WITH_SPARSE and sparse_small and e_ptr[f + 1] == e_ptr[f] and \
+                    dflt[f] != missing_bin:
                 # every row holds the feature's default code: constant on the node
                 status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
-            elif newton and sparse_small and dflt[f] != missing_bin:
+            elif WITH_SPARSE and WITH_NEWTON and newton and sparse_small and \
+                    dflt[f] != missing_bin:
                 status, score, thr, mslot = newton_sparse_small_split(
                     e_pos, e_code, e_ptr[f], e_ptr[f + 1], f, dflt[f], missing_bin, n_node,
                     e_mark, edges, edge_offsets[f], edge_offsets[f + 1], sloc, parent, cp,
                     min_samples_leaf, min_weight_leaf, sweep)
                 ratio = score
-            elif newton:
+            elif WITH_NEWTON and newton:
                 # (the Newton sweep on scalars, see splitter.newton_hist_sweep)
                 status, score, thr, mslot = newton_small_split(
                     Xb, missing_bin, f, samples, start, end, keys_s, ids_s, blk0, rank_cnt,
@@ -1205,13 +1215,13 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                     min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
                     ws.proxy_best)
             kk = 2
-        elif check_dflt and dflt[f] != missing_bin and (
+        elif WITH_SPARSE and check_dflt and dflt[f] != missing_bin and (
                 (np.int64(pool[hslot, f, dflt[f], cc]) if cc >= 0
                  else pcnt[hslot, f, dflt[f]]) == n_node):
             # (bin_count of the default bin, on scalars: no views of the pool)
             status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
             kk = 2
-        elif newton:
+        elif WITH_NEWTON and newton:
             # (-1: no row of the tree is missing the feature, its missing bin unread)
             status, score, thr, mslot = newton_hist_split(
                 pool, pcnt, hslot, f, edges, edge_offsets[f], edge_offsets[f + 1],
@@ -1219,7 +1229,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                 min_weight_leaf, sweep, cc)
             ratio = score
             kk = 2
-        elif use_hist:
+        elif WITH_HIST and use_hist:
             nvb = edge_offsets[f + 1] - edge_offsets[f] + 1
             status, score, ratio, thr, mslot = best_numeric_hist(
                 pool[hslot, f], pcnt[hslot, f], nvb,
@@ -1227,7 +1237,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                 parent, imp, n_node, left, buf, min_samples_leaf, min_weight_leaf,
                 task, merit_code, builtin, imp_fn, merit_fn, cp, ws.proxy_best, 0, -1, cc)
             kk = 2
-        elif P.layout == LAYOUT_SAMPLES:
+        elif WITH_SAMPLES and P.layout == LAYOUT_SAMPLES:
             # one sample array: gather and sort only this feature's values
             if _gather_sorted(D, f, samples, start, end, ws.gkeys, ws.gids, ws.tmpk, ws.tmp,
                               ws.rank_cnt):
@@ -1333,12 +1343,12 @@ def partition_node(D, P, ws, start, end, f):
     nc = D.n_cats[f]
     child_n = ws.child_n[:k]
     child_n[:] = 0
-    if ws.gsel[1] == f and P.split_mode == SPLIT_RANDOM and kind == NUMERIC:
+    if WITH_RANDOM and ws.gsel[1] == f and P.split_mode == SPLIT_RANDOM and kind == NUMERIC:
         # random cut-point: the values gathered by the split search
         return _partition_two(samples, ws.tmp, ws.child_n, ws.child_start, start, end,
                               ws.gvals[ws.gsel[0]], ws.feat_key[f], mslot == 0, D.Xb, f,
                               D.missing_bin, False, D.Xt)
-    if D.use_hist and kind == NUMERIC:
+    if WITH_HIST and D.use_hist and kind == NUMERIC:
         return _partition_binned(D, ws, start, end, f, thr, mslot)
     for p in range(start, end):
         i = samples[p]
@@ -1354,8 +1364,8 @@ def partition_node(D, P, ws, start, end, f):
         child_start[j] = acc
         acc += child_n[j]
     _stable_partition(samples, start, end, slot_of, child_start, ws.tmp)
-    if (not D.use_hist and end - start >= ws.small and P.split_mode == SPLIT_BEST
-            and P.layout == LAYOUT_PRESORT):
+    if (WITH_PRESORT and not D.use_hist and end - start >= ws.small
+            and P.split_mode == SPLIT_BEST and P.layout == LAYOUT_PRESORT):
         for g in range(X.shape[1]):
             if not D.is_nominal[g]:
                 _stable_partition_with_keys(ws.order[g], ws.vals[g], start, end, slot_of,
@@ -1549,7 +1559,8 @@ def make_children(t, node, D, P, ws, f, k):
         add_cat_map(t, node, ws.feat_cats[f][:nc])
     for j in range(k):
         c = first + j
-        t.value[c] = ws.cstats[j]
+        for s in range(t.value.shape[1]):       # (a loop: see tree._grow1)
+            t.value[c, s] = ws.cstats[j, s]
         t.n_samples[c] = ws.child_n[j]
         t.weighted_n_samples[c] = stats_weight(ws.cstats[j], P.task)
         t.impurity[c] = ws.cimp[j]
@@ -1671,7 +1682,7 @@ def _root(D, P, cp, ws, hp, yc, sstats, w, imp_fn):
     t.weighted_n_samples[0] = stats_weight(t.value[0], P.task)
     t.impurity[0] = impurity_of(t.value[0], P.merit_code, P.builtin, imp_fn, cp)
     root_slot = -1
-    if D.use_hist and n >= ws.small and P.split_mode == SPLIT_BEST:
+    if WITH_HIST and D.use_hist and n >= ws.small and P.split_mode == SPLIT_BEST:
         # (random splits read the samples, not histograms: no histogram is built)
         hp, root_slot = pool_take(hp)
         # unit weights: the counts are read off a statistic (see .histogram)
@@ -1760,7 +1771,9 @@ def stack_room(stack, top, k):
     """``stack``, or a copy of it with doubled rows, with room for ``k`` rows above ``top``."""
     if top + k > stack.shape[0]:
         s2 = np.empty((max(2 * stack.shape[0], top + k), 4), np.int64)
-        s2[:top] = stack[:top]
+        for r in range(top):                    # (a loop: see tree._grow1)
+            for c in range(4):
+                s2[r, c] = stack[r, c]
         stack = s2
     return stack
 
@@ -1837,7 +1850,7 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
         if not (moves or deferred):
             # (a split that would move samples, asked not to: k = -1)
             return f, -1, False, 0.0
-        if fused:
+        if WITH_HIST and fused:
             k = _binned_children_stats_i(D, P, ws, hp, hslot, yc, sstats, w, start, end, f,
                                          not deferred)
         else:
@@ -1845,7 +1858,7 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
         if k == 0:
             f = -1
         else:
-            if fused:
+            if WITH_HIST and fused:
                 improvement = children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn)
             else:
                 improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp,
@@ -1896,7 +1909,7 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
                 is_leaf = True
         if not is_leaf:
             fused = D.use_hist and not D.is_nominal[best_f] and P.split_mode == SPLIT_BEST
-            if fused:
+            if WITH_HIST and fused:
                 # binned numeric split: partition and children's sums in one pass
                 k = _binned_children_stats_i(D, P, ws, hp, hslot, yc, sstats, w, start,
                                              end, best_f, True)
@@ -1905,7 +1918,7 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
             if k == 0:
                 is_leaf = True
             else:
-                if fused:
+                if WITH_HIST and fused:
                     improvement = children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn)
                 else:
                     improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp,
@@ -1919,7 +1932,7 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
                 _mark_leaf(leaf_of_row, ws.samples, start, end, node)
             continue
         t, first = _make_children_i(t, node, D, P, ws, best_f, k)
-        if hslot >= 0:
+        if WITH_HIST and hslot >= 0:
             hp = children_histograms(D, P, ws, hp, yc, sstats, w, hslot, k, depth, n_node)
         else:
             ws.child_slot[:k] = -1          # (what children_histograms sets without histograms)
@@ -1939,11 +1952,14 @@ def _dummy_data():
                       np.zeros(1), np.zeros(d + 1, np.int64), False, 0, 1)
 
 
-def get_build_kernel(grow_policy="depthwise"):
+def get_build_kernel(grow_policy="depthwise", flags=None):
     """A driver compiled with its explicit signature (loaded from the disk cache):
     ``kernel(data, yc, sstats, w, rows, params, cp, imp_fn, merit_fn, leaf_of_row, pool)
-    -> TreeArrays``."""
-    kern = _KERNELS.get(grow_policy)
+    -> TreeArrays``.  ``flags``: the code paths it may take
+    (:func:`~.specialize.path_flags`; default: every one)."""
+    flags = dict(flags or {})
+    key = (grow_policy, tuple(sorted(flags.items())))
+    kern = _KERNELS.get(key)
     if kern is None:
         from numba import typeof
         if grow_policy not in GROW_POLICIES:
@@ -1957,8 +1973,9 @@ def get_build_kernel(grow_policy="depthwise"):
             types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.int64[::1],
             typeof(empty_pool()),
         )
-        kern = njit(sig, cache=True, nogil=True)(GROW_POLICIES[grow_policy])
-        _KERNELS[grow_policy] = kern
+        kern = njit(sig, cache=True, nogil=True)(
+            specialized_function(GROW_POLICIES[grow_policy], **flags))
+        _KERNELS[key] = kern
     return kern
 
 
@@ -1975,7 +1992,7 @@ def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None
         rows = np.arange(data.X.shape[0], dtype=np.int64)
     if cp is None:
         cp = np.zeros(1)
-    kern = get_build_kernel(grow_policy)
+    kern = get_build_kernel(grow_policy, path_flags(data, params))
     # the criterion's functions as cached first-class values: a dispatcher passed as
     # a FunctionType argument costs a compile-result and symbol lookup on every
     # call (~0.3 ms each: 3 % of a boosting round on 160,000 rows)

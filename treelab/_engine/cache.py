@@ -31,7 +31,7 @@ from pathlib import Path
 
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
 
-__all__ = ["EngineLocator", "EngineFunctionCache", "code_stamp", "code_hash", "module_imports",
+__all__ = ["EngineLocator", "EngineFunctionCache", "locator_for", "code_stamp", "code_hash", "module_imports",
            "PACKAGE_ROOT"]
 
 #: the package folder as numba names files (``os.path.abspath``: links kept)
@@ -131,12 +131,14 @@ def code_stamp(py_file, root=PACKAGE_ROOT):
     got = _stamp.get(py_file)
     if got is not None:
         return got
-    seen, todo = set(), [py_file]
+    # (this module locates caches: no kernel runs its code)
+    seen, todo = {Path(os.path.abspath(__file__))}, [py_file]
     while todo:
         f = todo.pop()
         if f not in seen:
             seen.add(f)
             todo.extend(_info(f, root)[1])
+    seen.discard(Path(os.path.abspath(__file__)))
     h = hashlib.sha256()
     for f in sorted(seen):
         h.update(str(f.relative_to(root)).encode())
@@ -188,3 +190,14 @@ class _EngineCacheImpl(CompileResultCacheImpl):
 class EngineFunctionCache(FunctionCache):
     """numba's function cache with :class:`EngineLocator` first."""
     _impl_class = _EngineCacheImpl
+
+
+def locator_for(py_file, py_func=None):
+    """The locator a cached kernel of ``py_file`` gets (the package's files:
+    :class:`EngineLocator`; others: numba's), or None."""
+    py_func = py_func or locator_for
+    for cls in _EngineCacheImpl._locator_classes:
+        loc = cls.from_function(py_func, str(py_file))
+        if loc is not None:
+            return loc
+    return None

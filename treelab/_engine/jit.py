@@ -33,9 +33,57 @@ __all__ = ["njit", "EngineDispatcher", "U0", "U1"]
 
 
 class EngineDispatcher(CPUDispatcher):
-    """A CPU dispatcher whose call sites in jitted code drop literal types."""
+    """A CPU dispatcher whose call sites in jitted code drop literal types, and
+    whose declared signatures compile on first use, not at import."""
+
+    #: signatures declared with the kernel and not compiled yet: compiled (or
+    #: loaded from the disk cache), then compilation disabled, on first use --
+    #: so ``import treelab`` compiles nothing and a fit compiles the criteria,
+    #: rules and losses it uses, not all of them
+    _declared = ()
+
+    def _compile_declared(self):
+        sigs = self._declared
+        if sigs:
+            self._declared = ()
+            from numba.core import typeinfer
+            with typeinfer.register_dispatcher(self):
+                for sig in sigs:
+                    super().compile(sig)
+            self.disable_compile()
+
+    def compile(self, sig):
+        self._compile_declared()
+        if not self._can_compile:
+            args, _ = sigutils.normalize_signature(sig)
+            existing = self.overloads.get(tuple(args))
+            if existing is not None:
+                return existing.entry_point
+        return super().compile(sig)
+
+    def _compile_for_args(self, *args, **kws):
+        if self._declared:
+            self._compile_declared()
+            # (numba calls what this returns: the dispatcher again, which now
+            # finds the declared overloads, or raises numba's no-match error)
+            return self._call_again
+        return super()._compile_for_args(*args, **kws)
+
+    def _call_again(self, *args, **kws):
+        return self(*args, **kws)
+
+    @property
+    def signatures(self):
+        self._compile_declared()
+        return super().signatures
+
+    @property
+    def nopython_signatures(self):
+        self._compile_declared()
+        return super().nopython_signatures
 
     def get_call_template(self, args, kws):
+        self._compile_declared()
         args = tuple(types.unliteral(a) for a in args)
         kws = {k: types.unliteral(v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
@@ -62,11 +110,7 @@ def njit(signature_or_function=None, locals=None, cache=False, **options):
             # numba's enable_caching(), with the package's code-keyed locator
             disp._cache = EngineFunctionCache(disp.py_func)
         if sigs is not None:
-            from numba.core import typeinfer
-            with typeinfer.register_dispatcher(disp):
-                for sig in sigs:
-                    disp.compile(sig)
-                disp.disable_compile()
+            disp._declared = tuple(sigs)
         return disp
 
     return wrapper(func) if func is not None else wrapper

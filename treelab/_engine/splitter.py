@@ -24,6 +24,7 @@ import numpy as np
 from .binning import feature_bin_values
 from .histogram import bin_count
 from .impurity import BUILTIN_ENTROPY, BUILTIN_GINI, BUILTIN_VARIANCE
+from .specialize import WITH_NEWTON
 from .jit import njit
 # the merit protocol lives in .merit; its names stay importable from here
 from .merit import (  # noqa: F401
@@ -289,7 +290,7 @@ def best_numeric_sorted(keys, ids, start, end, use_edges, edges_f, yc, sstats, w
     (scikit-learn's "best" splitter).  Returns
     ``(status, score, ratio, threshold, missing_slot)``.
     """
-    if merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
+    if WITH_NEWTON and merit_code == MERIT_NEWTON and task != TASK_CLASSIFICATION:
         status, score, thr, slot = newton_sorted_sweep(
             keys, ids, start, end, use_edges, edges_f, sstats, parent, cp, min_samples_leaf,
             min_weight_leaf)

@@ -96,8 +96,11 @@ def new_tree(capacity, n_outputs, cat_capacity):
 
 @njit(cache=True, nogil=True)
 def _grow1(a, n, fill):
+    # (element loops, not ``out[:m] = a``: an array assigned to a slice compiles
+    # numba's shape-mismatch error and its string formatting, seconds of cold start)
     out = np.full(n, fill, a.dtype)
-    out[:a.shape[0]] = a
+    for i in range(a.shape[0]):
+        out[i] = a[i]
     return out
 
 
@@ -118,7 +121,9 @@ def ensure_capacity(t, extra_nodes, extra_cats):
     while c < need_c:
         c *= 2
     value = np.zeros((n, t.value.shape[1]), np.float64)
-    value[:cap] = t.value
+    for i in range(cap):
+        for s in range(t.value.shape[1]):
+            value[i, s] = t.value[i, s]
     return TreeArrays(
         _grow1(t.feature, n, -1), _grow1(t.kind, n, 0), _grow1(t.threshold, n, 0.0),
         _grow1(t.first_child, n, -1), _grow1(t.n_children, n, 0),
