@@ -332,7 +332,7 @@ def main(argv=None):
               + " (not the shared settings: the targets do not apply to this learner's row)")
     # fill treelab's numba cache first, so that "cold" measures loading, not compiling
     if any(m.startswith("treelab") for m in learners):
-        subprocess.run([sys.executable, "-c", "from treelab._compile import warmup; "
+        subprocess.run([sys.executable, "-c", "from treelab._warmup import warmup; "
                         "warmup(families=['gradient_boosting'], verbose=False)"], cwd=ROOT,
                        env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True)
     everything = {}

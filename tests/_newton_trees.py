@@ -2,7 +2,8 @@
 thread-independence tests of the histogram paths share it)."""
 import numpy as np
 
-from treelab._engine.builder import build_tree, make_params
+from treelab._engine.builder import make_params
+from treelab._engine.build import build_tree
 from treelab._engine.merit import TASK_DENSE
 from treelab._engine.tree import trim
 from treelab.split_criteria.gradient import NewtonCriterion

@@ -21,7 +21,8 @@ def grow(policy, n_threads):
     import numpy as np
 
     from treelab._engine.binning import bin_data
-    from treelab._engine.builder import build_tree, make_params
+    from treelab._engine.builder import make_params
+    from treelab._engine.build import build_tree
     from treelab._engine.merit import TASK_DENSE
     from treelab._engine.tree import trim
     from treelab.split_criteria import NewtonCriterion, newton_stats

@@ -8,7 +8,8 @@ import pytest
 from treelab import (DecisionTreeClassifier, GradientBoostingClassifier,
                      GradientBoostingRegressor)
 from treelab._engine.binning import bin_data
-from treelab._engine.builder import build_tree, make_params
+from treelab._engine.builder import make_params
+from treelab._engine.build import build_tree
 from treelab._engine.histogram import (
     COUNT_ALL_STATS, COUNT_NONE, COUNT_STATS_0_2, PARALLEL_HIST_MIN_WORK, hist_build,
     count_stat, unit_count_column,

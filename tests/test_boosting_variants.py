@@ -16,7 +16,8 @@ from scipy.optimize import minimize_scalar
 
 from treelab import GradientBoostingClassifier, GradientBoostingRegressor, SGTRegressor
 from treelab._engine.binning import bin_data
-from treelab._engine.builder import build_tree, make_params
+from treelab._engine.builder import make_params
+from treelab._engine.build import build_tree
 from treelab._engine.merit import TASK_DENSE
 from treelab._engine.tree import LEAF, trim
 from treelab.losses import (

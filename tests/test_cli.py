@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from treelab import _compile
+from treelab import _compile, _warmup
 from treelab.cli import build_parser, main, rule_names
 
 SMALL = ["--stream-param", "n_leaves=4", "--stream-param", "m_per_leaf=100",
@@ -149,14 +149,14 @@ def test_announce_prints_one_line_only_when_cold(monkeypatch, cached, lines):
 
 def test_warmup_fills_the_cache_and_then_skips():
     buf = io.StringIO()
-    took = _compile.warmup(families=["hoeffding"], force=True, file=buf)
+    took = _warmup.warmup(families=["hoeffding"], force=True, file=buf)
     assert set(took) == {"hoeffding"} and took["hoeffding"] > 0
     assert _compile.family_is_cached("hoeffding") is True
     buf = io.StringIO()
-    assert _compile.warmup(families=["hoeffding"], file=buf) == {"hoeffding": 0.0}
+    assert _warmup.warmup(families=["hoeffding"], file=buf) == {"hoeffding": 0.0}
     assert "already compiled" in buf.getvalue()
     with pytest.raises(ValueError, match="unknown learner family"):
-        _compile.warmup(families=["nope"])
+        _warmup.warmup(families=["nope"])
 
 
 def test_cache_probes_name_cached_kernels_that_exist():

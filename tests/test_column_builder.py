@@ -4,7 +4,8 @@ give the same tree, node for node, while it does only the drawn features' work."
 import numpy as np
 import pytest
 
-from treelab._engine.builder import build_tree, make_params
+from treelab._engine.builder import make_params
+from treelab._engine.build import build_tree
 from treelab._engine.column_builder import build_tree_codes
 from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 from treelab._engine.splitter import SPLIT_BEST, SPLIT_RANDOM

@@ -26,7 +26,7 @@ for name, mod in list(sys.modules.items()):
         if isinstance(val, CPUDispatcher) and val.overloads:
             loaded.add(val.py_func.__qualname__)
 from treelab._engine.specialize import _copies
-from treelab._engine.builder import _KERNELS
+from treelab._engine.build import _KERNELS
 for copy in [c for _, c in _copies.values()] + list(_KERNELS.values()):
     if copy.overloads:
         loaded.add(copy.py_func.__qualname__)

@@ -10,7 +10,8 @@ import pytest
 
 from treelab import DecisionTreeClassifier, DecisionTreeRegressor
 from treelab._engine.binning import bin_data, rank_columns
-from treelab._engine.builder import BuildParams, build_tree, get_build_kernel, make_params
+from treelab._engine.builder import BuildParams, make_params
+from treelab._engine.build import build_tree, get_build_kernel
 from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 from treelab._engine.splitter import NOMINAL_MULTIWAY
 from treelab._engine.tree import (

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from treelab._engine.binning import bin_data
-from treelab._engine.builder import build_tree, make_params, new_pool, pool_release, pool_take
+from treelab._engine.builder import make_params, new_pool, pool_release, pool_take
+from treelab._engine.build import build_tree
 from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 from treelab._engine.tree import LEAF, predict_value_serial, trim
 from treelab.split_criteria import GINI, VARIANCE
@@ -143,11 +144,11 @@ def test_histogram_extents_touch_only_the_features_bins(n_threads):
 
 @pytest.mark.parametrize("policy", ["depthwise", "lossguide", "levelwise"])
 def test_a_reused_pool_grows_the_same_trees(policy):
-    """A pool kept from tree to tree (``builder.pool_for``, as boosting keeps one
+    """A pool kept from tree to tree (``build.pool_for``, as boosting keeps one
     per thread) holds the previous tree's histograms: every tree grown on it
     equals the tree grown on a fresh pool.  A pool of another shape is not
     used (the builder makes its own)."""
-    from treelab._engine.builder import pool_for
+    from treelab._engine.build import pool_for
     rng = np.random.default_rng(3)
     n, d = 1500, 5
     X = rng.normal(size=(n, d)).round(2)
@@ -502,7 +503,7 @@ def test_boosted_trees_equal_with_and_without_the_subtraction_scratch(policy, un
     children that will not split are subtracted from their parents without their
     own histogram) equal the trees grown on a pool without it, bit for bit; the
     scratch is left all zeros."""
-    from treelab._engine.builder import pool_for
+    from treelab._engine.build import pool_for
     from treelab.split_criteria.gradient import NewtonCriterion
     rng = np.random.default_rng(4)
     n, d = 2500, 6

@@ -9,7 +9,8 @@ import pytest
 from treelab import GradientBoostingClassifier, GradientBoostingRegressor
 from treelab._engine import level_wise
 from treelab._engine.binning import bin_data
-from treelab._engine.builder import build_tree, make_params
+from treelab._engine.builder import make_params
+from treelab._engine.build import build_tree
 from treelab._engine.histogram import hist_build, hist_build_nodes
 from treelab._engine.level_wise import MIN_CHUNK, level_wise_fits, max_slots, partition_chunks
 from treelab._engine.merit import TASK_DENSE

@@ -14,7 +14,8 @@ import pytest
 
 from treelab import DecisionTreeRegressor
 from treelab._engine.binning import bin_data
-from treelab._engine.builder import build_tree, make_params
+from treelab._engine.builder import make_params
+from treelab._engine.build import build_tree
 from treelab._engine.merit import MERIT_NEWTON, TASK_DENSE, split_merit
 from treelab._engine.tree import LEAF, predict_value_serial, trim
 from treelab.split_criteria import NewtonCriterion, newton_stats

@@ -25,16 +25,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Files left out of the scan FOR NOW, because a colleague is rewriting them and
-#: their text is cleaned with that work.  THIS LIST MUST END EMPTY: remove each
-#: entry as soon as its file is clean (the test below also fails when an entry
-#: no longer exists or no longer needs the exemption).  Paths are relative to the
-#: repository root; a folder entry (ending in "/") covers everything under it.
-PENDING_ENGINE_FILES = [
-    "treelab/_engine/",
-    "treelab/_compile.py",
-]
-
 _ORDINAL = (r"(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
             r"|tenth|eleventh|twelfth|\w+teenth|(?:\w+-)?(?:twent|thirt|fort|fift|sixt|sevent"
             r"|eight|ninet)\w*)")
@@ -68,11 +58,7 @@ def scan_text(text: str, name: str = "<text>"):
     return hits
 
 
-def _pending(rel: str) -> bool:
-    return any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in PENDING_ENGINE_FILES)
-
-
-def shipped_files(root: Path = ROOT, include_pending: bool = False):
+def shipped_files(root: Path = ROOT):
     """The shipped text files, relative paths as strings, sorted."""
     out = []
     if (root / "README.md").is_file():
@@ -84,7 +70,7 @@ def shipped_files(root: Path = ROOT, include_pending: bool = False):
             for ext in ("py", "md", "txt", "sh", "rst"):
                 out += (root / folder).rglob(f"*.{ext}")
     rels = sorted({p.relative_to(root).as_posix() for p in out if "__pycache__" not in p.parts})
-    return [r for r in rels if include_pending or not _pending(r)]
+    return rels
 
 
 def scan_files(root: Path, rels):
@@ -104,20 +90,6 @@ def test_shipped_text_has_no_development_history():
     hits = scan_files(ROOT, files)
     assert not hits, ("development history in shipped text (rewrite it as a statement "
                       "about the product):\n" + _report(hits))
-
-
-def test_pending_list_entries_still_needed():
-    """An entry of PENDING_ENGINE_FILES whose file is clean must leave the list
-    (which must end empty).  An entry whose file is gone (moved or deleted by the
-    work in progress) is tolerated until that work lands; then remove it too."""
-    for entry in PENDING_ENGINE_FILES:
-        path = ROOT / entry.rstrip("/")
-        if not path.exists():
-            continue
-        rels = [r for r in shipped_files(include_pending=True)
-                if r == entry or (entry.endswith("/") and r.startswith(entry))]
-        if not scan_files(ROOT, rels):
-            pytest.fail(f"PENDING_ENGINE_FILES: {entry} is clean now; remove it from the list")
 
 
 def test_scanner_catches_planted_lines(tmp_path):

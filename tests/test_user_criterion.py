@@ -359,7 +359,7 @@ SNIPPET = textwrap.dedent("""
     sys.path.insert(0, {uc!r})
     import numpy as np
     import treelab
-    from treelab._engine.builder import get_build_kernel
+    from treelab._engine.build import get_build_kernel
     import my_criterion as mc
     t_import = time.perf_counter() - t0
     rng = np.random.RandomState(0)

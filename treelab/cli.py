@@ -311,7 +311,7 @@ def ablation(args):
 
 
 def warmup(args):
-    from ._compile import warmup as _warmup
+    from ._warmup import warmup as _warmup
     t0 = time.perf_counter()
     took = _warmup(force=args.force)
     print(f"treelab warmup: {sum(1 for v in took.values() if v)} of {len(took)} learner "
@@ -329,7 +329,7 @@ def teach(args):
 
 def _demo_with_warmup(args):
     if args.warmup:
-        from ._compile import warmup as _warmup
+        from ._warmup import warmup as _warmup
         _warmup(verbose=True)       # progress on stderr; the demo's output is stdout
     return demo(args)
 

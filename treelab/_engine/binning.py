@@ -19,7 +19,7 @@ from numba import prange
 
 from .jit import njit
 
-__all__ = ["quantile_bin_edges", "bin_matrix", "MAX_BINS", "BinnedData", "bin_data",
+__all__ = ["dummy_binned_data", "quantile_bin_edges", "bin_matrix", "MAX_BINS", "BinnedData", "bin_data",
            "with_column_codes", "presort", "sorted_non_missing",
            "rank_columns", "feature_bin_values", "bin_means",
            "sparse_codes", "no_sparse_codes", "exact_bins"]
@@ -625,3 +625,11 @@ def exact_bins(X, min_gap, max_bins=MAX_BINS + 1):
     return BinnedData(X, Xb, np.zeros((d, 0), np.int64), np.zeros((d, 0), np.float64),
                       nominal, np.zeros(d, np.int64), edges, offsets, True, B - 1, B, values,
                       *no_sparse_codes())
+
+
+def dummy_binned_data():
+    """A one-row, one-feature :data:`BinnedData` (its numba type types the drivers' signatures)."""
+    d = 1
+    return BinnedData(np.zeros((1, d)), np.zeros((1, d), np.uint8), np.zeros((d, 1), np.int64),
+                      np.zeros((d, 1)), np.zeros(d, np.bool_), np.zeros(d, np.int64),
+                      np.zeros(1), np.zeros(d + 1, np.int64), False, 0, 1)

@@ -37,11 +37,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import prange, types
+from numba import prange
 
-from .binning import (  # noqa: F401  (presort: re-exported)
-    BinnedData, edges_below, feature_bin_values, presort,
-)
+from .binning import edges_below, feature_bin_values, presort  # noqa: F401 (presort re-exported)
 from .histogram import (COUNT_NONE, bin_count, count_column_of_three, count_stat, hist_build,
                         hist_subtract, no_subtraction, root_counts_usable,
                         root_hist_counted, rows_subtraction_pays, subtract_rows,
@@ -52,9 +50,8 @@ from .merit import (
     better_at, impurity_of, stats_weight,
 )
 from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
-from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
 from .specialize import (WITH_HIST, WITH_NEWTON, WITH_NOMINAL, WITH_PRESORT, WITH_RANDOM,
-                         WITH_SAMPLES, WITH_SPARSE, path_flags, specialized_function)
+                         WITH_SAMPLES, WITH_SPARSE)
 from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
     newton_candidate, newton_hist_sweep, newton_sorted_sweep, newton_terms, random_nominal,
@@ -62,11 +59,11 @@ from .splitter import (
 )
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
-__all__ = ["BuildParams", "make_params", "add_leaf_values", "LAYOUT_PRESORT", "LAYOUT_SAMPLES", "Workspace", "HistPool", "build_tree", "presort",
-           "get_build_kernel", "find_best_split", "decide_node", "partition_node",
-           "children_stats", "children_improvement", "binned_children_stats",
+__all__ = ["BuildParams", "make_params", "add_leaf_values", "LAYOUT_PRESORT", "LAYOUT_SAMPLES",
+           "Workspace", "HistPool", "presort", "find_best_split", "decide_node",
+           "partition_node", "children_stats", "children_improvement", "binned_children_stats",
            "children_histograms", "plan_children_histograms", "finish_children_histograms",
-           "make_children", "grow_depth_first", "grow_best_first"]
+           "make_children", "grow_depth_first", "new_pool", "empty_pool", "reuse_pool"]
 
 EPSILON = np.finfo(np.float64).eps
 
@@ -1939,110 +1936,3 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
         stack, top = push_children(stack, top, first, ws.child_start, ws.child_n,
                                    ws.child_slot, k)
     return t
-
-
-_KERNELS = {}
-GROW_POLICIES = {"depthwise": grow_depth_first}
-
-
-def _dummy_data():
-    d = 1
-    return BinnedData(np.zeros((1, d)), np.zeros((1, d), np.uint8), np.zeros((d, 1), np.int64),
-                      np.zeros((d, 1)), np.zeros(d, np.bool_), np.zeros(d, np.int64),
-                      np.zeros(1), np.zeros(d + 1, np.int64), False, 0, 1)
-
-
-def get_build_kernel(grow_policy="depthwise", flags=None):
-    """A driver compiled with its explicit signature (loaded from the disk cache):
-    ``kernel(data, yc, sstats, w, rows, params, cp, imp_fn, merit_fn, leaf_of_row, pool)
-    -> TreeArrays``.  ``flags``: the code paths it may take
-    (:func:`~.specialize.path_flags`; default: every one)."""
-    flags = dict(flags or {})
-    key = (grow_policy, tuple(sorted(flags.items())))
-    kern = _KERNELS.get(key)
-    if kern is None:
-        from numba import typeof
-        if grow_policy not in GROW_POLICIES:
-            raise ValueError(f"grow_policy must be one of {sorted(GROW_POLICIES)}, "
-                             f"got {grow_policy!r}")
-        T = typeof(new_tree(1, 1, 1))
-        sig = T(
-            typeof(_dummy_data()), types.int64[::1], types.float64[:, ::1], types.float64[::1],
-            types.int64[::1], typeof(make_params(0, 1, 1, 2, 1, 0.0, 0.0, 1, False, 0,
-                                                  feature_mask=np.zeros((1, 1), np.bool_))),
-            types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.int64[::1],
-            typeof(empty_pool()),
-        )
-        kern = njit(sig, cache=True, nogil=True)(
-            specialized_function(GROW_POLICIES[grow_policy], **flags))
-        _KERNELS[key] = kern
-    return kern
-
-
-def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None,
-               grow_policy="depthwise", leaf_of_row=None, pool=None):
-    """Grow one tree on ``data`` (:data:`~.binning.BinnedData`) with ``params``
-    (:data:`BuildParams`).  ``rows``: the row ids to use (default: all);
-    ``cp``: criterion parameters (default: none); ``leaf_of_row``: an int64 array
-    (one entry per row of ``data``) that receives the leaf of each row grown on;
-    ``pool``: a histogram pool (:func:`pool_for`) that this call may reuse --
-    the caller's to keep from one tree to the next, never shared by two trees
-    growing at once."""
-    if rows is None:
-        rows = np.arange(data.X.shape[0], dtype=np.int64)
-    if cp is None:
-        cp = np.zeros(1)
-    kern = get_build_kernel(grow_policy, path_flags(data, params))
-    # the criterion's functions as cached first-class values: a dispatcher passed as
-    # a FunctionType argument costs a compile-result and symbol lookup on every
-    # call (~0.3 ms each: 3 % of a boosting round on 160,000 rows)
-    imp_fn = function_pointer(imp_fn, IMPURITY_SIG)
-    merit_fn = function_pointer(merit_fn, MERIT_SIG)
-    if leaf_of_row is None:
-        leaf_of_row = _NO_LEAVES
-    elif leaf_of_row.dtype != np.int64 or leaf_of_row.shape != (data.X.shape[0],) or \
-            not leaf_of_row.flags.c_contiguous:
-        raise ValueError("leaf_of_row must be a contiguous int64 array with one entry per row")
-    return kern(data, yc, sstats, w, np.ascontiguousarray(rows, dtype=np.int64), params,
-                np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn, leaf_of_row,
-                _NO_POOL if pool is None else pool)
-
-
-def pool_for(data, params, grow_policy="depthwise", n_rows=None):
-    """A histogram pool for a caller to pass to :func:`build_tree` tree after
-    tree (one per thread), with the slots a tree of ``params`` grown by
-    ``grow_policy`` on ``n_rows`` rows (default: all) needs at once; None without
-    bins."""
-    if not data.use_hist:
-        return None
-    n = data.X.shape[0] if n_rows is None else n_rows
-    slots = 0
-    if grow_policy == "lossguide" and params.max_leaves <= MAX_POOL_LEAVES:
-        # a histogram per frontier leaf, plus the child built while splitting
-        slots = params.max_leaves + 2
-    elif grow_policy == "levelwise":
-        from .level_wise import max_slots
-        slots = max_slots(params.max_depth, n // small_node_rows(True, data.n_bins))
-    pool = new_pool(data, params, slots)
-    if params.n_stats == 3 and params.task != TASK_CLASSIFICATION:
-        # the scratch of histogram.subtract_rows (the drivers' splits use it on one
-        # thread): numpy's zeros come as untouched pages, only the bins it uses are
-        # faulted in
-        pool = pool._replace(zero=np.zeros(pool.hist.shape[1:], np.float64))
-    return pool
-
-
-#: :func:`pool_for` sizes a best-first pool for ``max_leaves`` up to this; more
-#: (or no limit): the default size, doubled on demand within each tree
-MAX_POOL_LEAVES = 1024
-
-_NO_LEAVES = np.zeros(0, np.int64)
-_NO_POOL = empty_pool()
-
-
-# the level-wise and best-first drivers are built on this module's kernels (imported last)
-from .level_wise import grow_level_wise  # noqa: E402
-from .best_first import grow_best_first  # noqa: E402
-
-GROW_POLICIES["levelwise"] = grow_level_wise
-GROW_POLICIES["lossguide"] = grow_best_first

@@ -10,7 +10,7 @@ cascade's class vectors) the unused features dominate the time, and the
 per-tree histogram pool (slots x d x bins x classes) the memory.
 
 :func:`grow_codes` grows the same trees as
-``builder.build_tree(..., splitter="hist")`` from the same ``BuildParams`` and
+``build.build_tree(..., splitter="hist")`` from the same ``BuildParams`` and
 seed, doing only the drawn features' work:
 
 * the codes are stored column-major (``XT[f]`` = feature ``f`` of every row,
@@ -36,7 +36,7 @@ seed, doing only the drawn features' work:
 Numeric features only (the cascade's codes; no nominal features, no feature
 mask, no gain ratio: its C4.5 choice rule needs every visited feature's gain).  Cost per node: O(n_node x features visited) instead of O(n_node x d).
 
-Speed (extra trees, 2026-11-25): the targets are kept by position (``yc / w``
+Speed (extra trees): the targets are kept by position (``yc / w``
 or ``sstats`` of ``samples[p]`` at ``p``) and moved with their rows by every
 partition, so a node's passes read them in order instead of at random rows
 for every visited feature; a random cut's codes are gathered once (uint8) and
@@ -44,15 +44,15 @@ the partition reads them; the sums of a random cut and the partition are
 branch-free (a random cut sends rows either way unpredictably).  Every sum
 keeps its values and order, so the trees are unchanged.
 
-Node blocks (extra trees on at most ``BLOCK_MAX_FEATURES`` features,
-2026-11-27): every row's codes of all features, padded to 8-byte words, are
+Node blocks (extra trees on at most ``BLOCK_MAX_FEATURES`` features):
+every row's codes of all features, padded to 8-byte words, are
 kept by position too and moved with the row; a node's drawn cuts are summed together
 (:func:`_block_sums`) and drawn through a bucket table
 (:func:`_draw_cut_table`).  The cuts are drawn in the batches the one-feature
 loop would draw before it could stop, so the draws, sums and trees are the
 same (tested against the histogram builder with and without the blocks).
 For classification with unit weights (no bootstrap, class or sample weights)
-the class is one more byte of the block row (2026-11-29): a partition moves
+the class is one more byte of the block row: a partition moves
 the row's words alone (the children's class counts are the chosen cut's),
 and a cut's class counts are integers (packed in one register for up to four
 classes): the same sums.  A drawn feature's code range is one pass down its
@@ -65,9 +65,9 @@ from collections import namedtuple
 import numpy as np
 from numba import types
 
-from .binning import edges_below, feature_bin_values
+from .binning import dummy_binned_data, edges_below, feature_bin_values
 from .builder import (
-    _dummy_data, _node_stats, children_improvement, code_goes_left, finish_two,
+    _node_stats, children_improvement, code_goes_left, finish_two,
     is_leaf_node, make_params, new_node_stack, new_workspace, split_ok, stack_push, stack_room,
     two_children,
 )
@@ -673,7 +673,7 @@ def _block_sums(bk, tg, start, end, nb, missing_bin, task):
     cover an eighth of the block's columns or more (every feature of extra
     trees' regressor), every column is summed as a vector lane (its cut, or
     none) and the drawn ones are read out; with the class in the block row
-    (unit weights) the lanes are int32 counts per class (2026-11-29)."""
+    (unit weights) the lanes are int32 counts per class."""
     bl = bk.rows
     nm, fb, kbb = bk.n_missing, bk.cut_feature, bk.cut_code
     lb, mb, nlb = bk.left_sums, bk.missing_sums, bk.n_left
@@ -1416,7 +1416,7 @@ def get_codes_kernel():
         from numba import typeof
         T = typeof(new_tree(1, 1, 1))
         sig = T(
-            typeof(_dummy_data()), types.uint8[:, ::1], types.int64[::1],
+            typeof(dummy_binned_data()), types.uint8[:, ::1], types.int64[::1],
             types.float64[:, ::1], types.float64[::1], types.int64[::1],
             typeof(make_params(0, 1, 1, 2, 1, 0.0, 0.0, 1, False, 0,
                                feature_mask=np.zeros((1, 1), np.bool_))),
@@ -1428,7 +1428,7 @@ def get_codes_kernel():
 
 def build_tree_codes(data, XT, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None,
                      exact_cut=False):
-    """:func:`grow_codes` with :func:`.builder.build_tree`'s arguments plus the
+    """:func:`grow_codes` with :func:`.build.build_tree`'s arguments plus the
     column-major codes ``XT`` (``data.Xb`` is not read; numeric features only) and
     ``exact_cut`` (the exact splitter's thresholds on lossless bins)."""
     d, N = XT.shape

@@ -89,7 +89,7 @@ HIST_GROUP = 4
 #: several threads from this many (sample, feature) pairs in the level.  20,000
 #: (was 100,000): a warm parallel region costs ~2 us here, and a best-first
 #: tree's smaller children (1,000-5,000 rows) were built on one thread while
-#: the other spun; 5,000 was slower again (lossguide fits, A/B 2026-11-27)
+#: the other spun; 5,000 was slower again (lossguide fits)
 PARALLEL_LEVEL_MIN_WORK = 20_000
 
 #: a node's histogram reads the column codes through its samples when it holds

@@ -16,8 +16,8 @@ nominal code.
 A kernel reads a flag as ``if WITH_HIST and D.use_hist:`` -- the constant
 first, the run-time test kept -- so that the default (all True) behaves as
 before and a copy only loses branches its configuration never takes.  Python
-picks the flags from the data and the parameters (:func:`path_flags`), one
-place for every learner.
+picks the flags from the data and the parameters
+(:func:`.build.path_flags`), one place for every learner.
 
 Copies are built once per process and cached on disk as any kernel, each under
 its own name (the kernel's name and the flags it turned off).
@@ -28,7 +28,7 @@ import types as pytypes
 
 from .jit import EngineDispatcher, EngineFunctionCache
 
-__all__ = ["PATH_FLAGS", "specialized", "specialized_function", "reads_flags", "path_flags",
+__all__ = ["PATH_FLAGS", "specialized", "specialized_function", "reads_flags",
            "WITH_HIST", "WITH_EXACT", "WITH_NEWTON", "WITH_SPARSE", "WITH_RANDOM",
            "WITH_BEST", "WITH_NOMINAL", "WITH_PRESORT", "WITH_SAMPLES"]
 
@@ -158,24 +158,3 @@ def specialized_function(func, **flags):
     if not any(k is False for k in key) or not _reads_flags_py(func):
         return func
     return _rebind(func, key)
-
-
-def path_flags(data, params):
-    """The path flags of growing a tree with ``params`` (``BuildParams``) on
-    ``data`` (``BinnedData``): the paths it can take, every other one off."""
-    from .merit import MERIT_NEWTON, TASK_CLASSIFICATION
-    from .splitter import SPLIT_RANDOM
-    hist = bool(data.use_hist)
-    random = params.split_mode == SPLIT_RANDOM
-    samples_layout = params.layout == 1     # builder.LAYOUT_SAMPLES
-    return dict(
-        WITH_HIST=hist,
-        WITH_EXACT=not hist,
-        WITH_NEWTON=params.merit_code == MERIT_NEWTON and params.task != TASK_CLASSIFICATION,
-        WITH_SPARSE=hist and data.sp_dflt.shape[0] > 0,
-        WITH_RANDOM=random,
-        WITH_BEST=not random,
-        WITH_NOMINAL=bool(data.is_nominal.any()),
-        WITH_PRESORT=not hist and not random and not samples_layout,
-        WITH_SAMPLES=not hist and not random and samples_layout,
-    )

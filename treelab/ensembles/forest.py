@@ -47,7 +47,8 @@ import numpy as np
 from .._compile import announce
 from .._engine.binning import MAX_BINS, BinnedData, bin_data, exact_bins, rank_columns
 from .._engine.bootstrap import bootstrap_counts, bootstrap_indices
-from .._engine.builder import LAYOUT_PRESORT, LAYOUT_SAMPLES, build_tree, make_params
+from .._engine.builder import LAYOUT_PRESORT, LAYOUT_SAMPLES, make_params
+from .._engine.build import build_tree
 from .._engine.column_builder import build_tree_codes
 from .._engine.impurity import BUILTIN_ENTROPY, BUILTIN_GINI
 from .._engine.merit import (

@@ -56,7 +56,8 @@ import numpy as np
 
 from .._compile import announce
 from .._engine.binning import MAX_BINS, bin_data, with_column_codes
-from .._engine.builder import add_leaf_values, build_tree, make_params, pool_for
+from .._engine.builder import add_leaf_values, make_params
+from .._engine.build import build_tree, pool_for
 from .._engine.level_wise import level_wise_fits
 from .._engine.loss_kernels import newton_round_stats
 from .._engine.merit import TASK_DENSE

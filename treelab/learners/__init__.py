@@ -5,8 +5,8 @@ from .decision_tree import (
 )
 from .export import export_text
 from .hoeffding import HoeffdingTreeClassifier
-from .plot import plot_tree
-from .tops import ToPsClassifier, ToPsRegressor, export_tops_text, plot_tops
+from .plot import plot_tops, plot_tree
+from .tops import ToPsClassifier, ToPsRegressor, export_tops_text
 from .sgt import SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor, TTestRule
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier",

@@ -23,7 +23,8 @@ import numpy as np
 from .._compile import announce
 from .._engine import pruning as _pruning
 from .._engine.binning import MAX_BINS, bin_data
-from .._engine.builder import build_tree, make_params
+from .._engine.builder import make_params
+from .._engine.build import build_tree
 from .._engine.impurity import BUILTIN_VARIANCE
 from .._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 from .._engine.node_values import class_proportions, target_shift, weighted_means

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .._engine.tree import LEAF
 
-__all__ = ["draw_tree", "plot_tree"]
+__all__ = ["draw_tree", "plot_tree", "plot_tops"]
 
 
 def draw_tree(roots, children, box_text, *, edge_text=None, ax=None, box_style=None,
@@ -99,7 +99,7 @@ def plot_tree(estimator, *, ax=None, feature_names=None, class_names=None, decim
     ``path_to``).  ``max_depth`` draws nodes down to that depth (deeper
     subtrees end in a box marked ``...``).
     """
-    from .tops import _BaseToPs, plot_tops
+    from .tops import _BaseToPs
     if isinstance(estimator, _BaseToPs):
         return plot_tops(estimator, ax=ax, feature_names=feature_names, decimals=decimals,
                          fontsize=fontsize, **tops_kwargs)
@@ -149,3 +149,51 @@ def plot_tree(estimator, *, ax=None, feature_names=None, class_names=None, decim
 
     return draw_tree(roots, children, box_text, edge_text=edge_text, ax=ax, fontsize=fontsize,
                      titles=titles)
+
+
+def plot_tops(est, *, path_to=None, ax=None, feature_names=None, decimals=3, fontsize=8):
+    """Draw a fitted ToPs tree as the paper's Figs. 4-5: each node shows its
+    learner, the training node (up-arrows ``^`` = levels above), the V1 loss
+    improvement of its split (non-terminal) or of its final predictor over the
+    root's predictor on its V1 rows (terminal, shaded); the path to terminal
+    node ``path_to`` (default: the terminal with most V2 rows) is drawn in heavy
+    blue with its weights.  Returns the matplotlib axes."""
+    from .._sklearn_compat import check_is_fitted
+    from .tops import _learner_name
+    check_is_fitted(est, "nodes_")
+    nodes = est.nodes_
+    names = feature_names if feature_names is not None else est.feature_names_expanded_
+    leaves = [nd for nd in nodes if nd.is_leaf]
+    if path_to is None:
+        path_to = max(leaves, key=lambda nd: nd.n_val2).id
+    if not 0 <= int(path_to) < len(nodes) or not nodes[path_to].is_leaf:
+        raise ValueError(f"path_to must be a terminal node id, got {path_to}")
+    chosen = nodes[path_to]
+    on_path = set(chosen.path)
+
+    def children(u):
+        nd = nodes[u]
+        return [] if nd.is_leaf else [nd.left, nd.right]
+
+    def box_text(u):
+        nd = nodes[u]
+        up = nd.depth - nodes[nd.source].depth
+        label = f"{_learner_name(est, nd.learner)}{' ' + '^' * up if up else ''}"
+        gain = nd.terminal_gain if nd.is_leaf else nd.improvement
+        label += f"\nΔ={gain:.{decimals}f}"
+        if u in on_path:
+            label += f"\nw={chosen.weights[chosen.path.index(u)]:.{decimals}f}"
+        return label
+
+    def edge_text(u, j):
+        nd = nodes[u]
+        return f"{names[nd.feature]} {'<=' if j == 0 else '>'} {nd.threshold:.{decimals}g}"
+
+    def box_style(u):
+        return dict(ec="tab:blue", lw=2) if u in on_path else None
+
+    def edge_style(u, c):
+        return dict(color="tab:blue", lw=2.5) if (u in on_path and c in on_path) else None
+
+    return draw_tree([0], children, box_text, edge_text=edge_text, ax=ax, box_style=box_style,
+                     edge_style=edge_style, fontsize=fontsize)

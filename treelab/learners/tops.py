@@ -126,7 +126,7 @@ from ..node_models import (
     CLASSIFICATION, REGRESSION, EstimatorModel, LinearModel, as_node_model, scores_to_proba,
 )
 
-__all__ = ["ToPsClassifier", "ToPsRegressor", "export_tops_text", "plot_tops"]
+__all__ = ["ToPsClassifier", "ToPsRegressor", "export_tops_text"]
 
 TIE = 1e-9
 
@@ -1231,51 +1231,4 @@ def export_tops_text(est, *, feature_names=None, decimals=4, spacing=3):
 
     rec(0, 0)
     return "\n".join(lines) + "\n"
-
-
-def plot_tops(est, *, path_to=None, ax=None, feature_names=None, decimals=3, fontsize=8):
-    """Draw a fitted ToPs tree as the paper's Figs. 4-5: each node shows its
-    learner, the training node (up-arrows ``^`` = levels above), the V1 loss
-    improvement of its split (non-terminal) or of its final predictor over the
-    root's predictor on its V1 rows (terminal, shaded); the path to terminal
-    node ``path_to`` (default: the terminal with most V2 rows) is drawn in heavy
-    blue with its weights.  Returns the matplotlib axes."""
-    from .plot import draw_tree
-    check_is_fitted(est, "nodes_")
-    nodes = est.nodes_
-    names = feature_names if feature_names is not None else est.feature_names_expanded_
-    leaves = [nd for nd in nodes if nd.is_leaf]
-    if path_to is None:
-        path_to = max(leaves, key=lambda nd: nd.n_val2).id
-    if not 0 <= int(path_to) < len(nodes) or not nodes[path_to].is_leaf:
-        raise ValueError(f"path_to must be a terminal node id, got {path_to}")
-    chosen = nodes[path_to]
-    on_path = set(chosen.path)
-
-    def children(u):
-        nd = nodes[u]
-        return [] if nd.is_leaf else [nd.left, nd.right]
-
-    def box_text(u):
-        nd = nodes[u]
-        up = nd.depth - nodes[nd.source].depth
-        label = f"{_learner_name(est, nd.learner)}{' ' + '^' * up if up else ''}"
-        gain = nd.terminal_gain if nd.is_leaf else nd.improvement
-        label += f"\nΔ={gain:.{decimals}f}"
-        if u in on_path:
-            label += f"\nw={chosen.weights[chosen.path.index(u)]:.{decimals}f}"
-        return label
-
-    def edge_text(u, j):
-        nd = nodes[u]
-        return f"{names[nd.feature]} {'<=' if j == 0 else '>'} {nd.threshold:.{decimals}g}"
-
-    def box_style(u):
-        return dict(ec="tab:blue", lw=2) if u in on_path else None
-
-    def edge_style(u, c):
-        return dict(color="tab:blue", lw=2.5) if (u in on_path and c in on_path) else None
-
-    return draw_tree([0], children, box_text, edge_text=edge_text, ax=ax, box_style=box_style,
-                     edge_style=edge_style, fontsize=fontsize)
 

@@ -264,7 +264,7 @@ def prequential(learner, X, y, metric="accuracy", chunk_size=1000, checkpoints=2
 
     # compile (or load) a treelab learner's kernels on a throwaway copy first, so the
     # first chunk's seconds are learning, not compilation
-    from .._compile import warm_learner
+    from .._warmup import warm_learner
     compile_seconds = warm_learner(learner, X, y_arr, classes=classes,
                                    api="one" if one else "chunk")
 

@@ -1,0 +1,143 @@
+"""Build one tree: pick the kernels for a configuration and run its grower.
+
+:func:`path_flags` reads the code paths a configuration can take off the data
+and the parameters; :func:`get_build_kernel` compiles (or loads) the growth
+policy's driver with those paths only (:mod:`.specialize`); :func:`build_tree`
+runs it.  The growers: depth-first (:func:`.builder.grow_depth_first`),
+level-wise (:func:`.level_wise.grow_level_wise`) and best-first
+(:func:`.best_first.grow_best_first`), all over the same node step.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+
+from .best_first import grow_best_first
+from .binning import dummy_binned_data
+from .builder import (LAYOUT_SAMPLES, TASK_CLASSIFICATION, empty_pool, grow_depth_first,
+                      make_params, new_pool, small_node_rows)
+from .jit import njit
+from .level_wise import grow_level_wise, max_slots
+from .merit import MERIT_NEWTON
+from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
+from .specialize import specialized_function
+from .splitter import SPLIT_RANDOM
+from .tree import new_tree
+
+__all__ = ["path_flags", "get_build_kernel", "build_tree", "pool_for", "GROW_POLICIES",
+           "MAX_POOL_LEAVES"]
+
+
+def path_flags(data, params):
+    """The path flags of growing a tree with ``params`` (``BuildParams``) on
+    ``data`` (``BinnedData``): the paths it can take, every other one off."""
+    hist = bool(data.use_hist)
+    random = params.split_mode == SPLIT_RANDOM
+    samples_layout = params.layout == LAYOUT_SAMPLES
+    return dict(
+        WITH_HIST=hist,
+        WITH_EXACT=not hist,
+        WITH_NEWTON=params.merit_code == MERIT_NEWTON and params.task != TASK_CLASSIFICATION,
+        WITH_SPARSE=hist and data.sp_dflt.shape[0] > 0,
+        WITH_RANDOM=random,
+        WITH_BEST=not random,
+        WITH_NOMINAL=bool(data.is_nominal.any()),
+        WITH_PRESORT=not hist and not random and not samples_layout,
+        WITH_SAMPLES=not hist and not random and samples_layout,
+    )
+
+
+_KERNELS = {}
+#: growth policy -> driver (a Python function compiled by :func:`get_build_kernel`)
+GROW_POLICIES = {"depthwise": grow_depth_first, "levelwise": grow_level_wise,
+                 "lossguide": grow_best_first}
+
+
+def get_build_kernel(grow_policy="depthwise", flags=None):
+    """A driver compiled with its explicit signature (loaded from the disk cache):
+    ``kernel(data, yc, sstats, w, rows, params, cp, imp_fn, merit_fn, leaf_of_row, pool)
+    -> TreeArrays``.  ``flags``: the code paths it may take
+    (:func:`~.specialize.path_flags`; default: every one)."""
+    flags = dict(flags or {})
+    key = (grow_policy, tuple(sorted(flags.items())))
+    kern = _KERNELS.get(key)
+    if kern is None:
+        from numba import typeof
+        if grow_policy not in GROW_POLICIES:
+            raise ValueError(f"grow_policy must be one of {sorted(GROW_POLICIES)}, "
+                             f"got {grow_policy!r}")
+        T = typeof(new_tree(1, 1, 1))
+        sig = T(
+            typeof(dummy_binned_data()), types.int64[::1], types.float64[:, ::1], types.float64[::1],
+            types.int64[::1], typeof(make_params(0, 1, 1, 2, 1, 0.0, 0.0, 1, False, 0,
+                                                  feature_mask=np.zeros((1, 1), np.bool_))),
+            types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.int64[::1],
+            typeof(empty_pool()),
+        )
+        kern = njit(sig, cache=True, nogil=True)(
+            specialized_function(GROW_POLICIES[grow_policy], **flags))
+        _KERNELS[key] = kern
+    return kern
+
+
+def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None,
+               grow_policy="depthwise", leaf_of_row=None, pool=None):
+    """Grow one tree on ``data`` (:data:`~.binning.BinnedData`) with ``params``
+    (:data:`BuildParams`).  ``rows``: the row ids to use (default: all);
+    ``cp``: criterion parameters (default: none); ``leaf_of_row``: an int64 array
+    (one entry per row of ``data``) that receives the leaf of each row grown on;
+    ``pool``: a histogram pool (:func:`pool_for`) that this call may reuse --
+    the caller's to keep from one tree to the next, never shared by two trees
+    growing at once."""
+    if rows is None:
+        rows = np.arange(data.X.shape[0], dtype=np.int64)
+    if cp is None:
+        cp = np.zeros(1)
+    kern = get_build_kernel(grow_policy, path_flags(data, params))
+    # the criterion's functions as cached first-class values: a dispatcher passed as
+    # a FunctionType argument costs a compile-result and symbol lookup on every
+    # call (~0.3 ms each: 3 % of a boosting round on 160,000 rows)
+    imp_fn = function_pointer(imp_fn, IMPURITY_SIG)
+    merit_fn = function_pointer(merit_fn, MERIT_SIG)
+    if leaf_of_row is None:
+        leaf_of_row = _NO_LEAVES
+    elif leaf_of_row.dtype != np.int64 or leaf_of_row.shape != (data.X.shape[0],) or \
+            not leaf_of_row.flags.c_contiguous:
+        raise ValueError("leaf_of_row must be a contiguous int64 array with one entry per row")
+    return kern(data, yc, sstats, w, np.ascontiguousarray(rows, dtype=np.int64), params,
+                np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn, leaf_of_row,
+                _NO_POOL if pool is None else pool)
+
+
+def pool_for(data, params, grow_policy="depthwise", n_rows=None):
+    """A histogram pool for a caller to pass to :func:`build_tree` tree after
+    tree (one per thread), with the slots a tree of ``params`` grown by
+    ``grow_policy`` on ``n_rows`` rows (default: all) needs at once; None without
+    bins."""
+    if not data.use_hist:
+        return None
+    n = data.X.shape[0] if n_rows is None else n_rows
+    slots = 0
+    if grow_policy == "lossguide" and params.max_leaves <= MAX_POOL_LEAVES:
+        # a histogram per frontier leaf, plus the child built while splitting
+        slots = params.max_leaves + 2
+    elif grow_policy == "levelwise":
+        slots = max_slots(params.max_depth, n // small_node_rows(True, data.n_bins))
+    pool = new_pool(data, params, slots)
+    if params.n_stats == 3 and params.task != TASK_CLASSIFICATION:
+        # the scratch of histogram.subtract_rows (the drivers' splits use it on one
+        # thread): numpy's zeros come as untouched pages, only the bins it uses are
+        # faulted in
+        pool = pool._replace(zero=np.zeros(pool.hist.shape[1:], np.float64))
+    return pool
+
+
+#: :func:`pool_for` sizes a best-first pool for ``max_leaves`` up to this; more
+#: (or no limit): the default size, doubled on demand within each tree
+MAX_POOL_LEAVES = 1024
+
+_NO_LEAVES = np.zeros(0, np.int64)
+_NO_POOL = empty_pool()
+
+
+
