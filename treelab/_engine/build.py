@@ -30,18 +30,26 @@ __all__ = ["path_flags", "get_build_kernel", "build_tree", "pool_for", "GROW_POL
 
 def path_flags(data, params):
     """The path flags of growing a tree with ``params`` (``BuildParams``) on
-    ``data`` (``BinnedData``): the paths it can take, every other one off."""
+    ``data`` (``BinnedData``): the paths it can take, every other one off.
+
+    The kind of values (bins or raw), the merit (Newton or not), the cut-points
+    (best or random) and the exact layout each choose a driver.  Two paths
+    follow the data only where a driver is cheap to compile: nominal features
+    (compiled for every Newton driver, which costs minutes: one boosting
+    driver per growth policy, whatever the data) and sparse rows (compiled
+    with every binned driver)."""
     hist = bool(data.use_hist)
     random = params.split_mode == SPLIT_RANDOM
     samples_layout = params.layout == LAYOUT_SAMPLES
+    newton = params.merit_code == MERIT_NEWTON and params.task != TASK_CLASSIFICATION
     return dict(
         WITH_HIST=hist,
         WITH_EXACT=not hist,
-        WITH_NEWTON=params.merit_code == MERIT_NEWTON and params.task != TASK_CLASSIFICATION,
-        WITH_SPARSE=hist and data.sp_dflt.shape[0] > 0,
+        WITH_NEWTON=newton,
+        WITH_SPARSE=hist,
         WITH_RANDOM=random,
         WITH_BEST=not random,
-        WITH_NOMINAL=bool(data.is_nominal.any()),
+        WITH_NOMINAL=newton or bool(data.is_nominal.any()),
         WITH_PRESORT=not hist and not random and not samples_layout,
         WITH_SAMPLES=not hist and not random and samples_layout,
     )
