@@ -72,18 +72,25 @@ def test_decision_tree_on_numeric_values_compiles_one_path():
     assert len(loaded) <= 40, sorted(loaded)
 
 
+def _drivers(loaded):
+    return sorted(k for k in loaded if k.startswith(("grow_depth_first", "grow_level_wise",
+                                                     "grow_best_first")))
+
+
 def test_extra_trees_compile_random_cuts_only():
     loaded = _loaded_after(
         "treelab.ExtraTreesClassifier(n_estimators=2, n_jobs=1).fit(X, y).predict(X)")
     assert _none_of(loaded, _NEWTON + _HIST + _SPARSE + _NOMINAL) == []
-    assert any("random_numeric" in k for k in loaded)
+    assert _drivers(loaded) == [
+        "grow_depth_first__no_hist_newton_sparse_best_nominal_presort_samples"]
 
 
 def test_boosting_compiles_no_exact_or_random_path():
     loaded = _loaded_after(
         "treelab.GradientBoostingClassifier(n_estimators=2).fit(X, y).predict(X)")
-    assert _none_of(loaded, _RANDOM + _NOMINAL + ("_gather_sorted",)) == []
-    assert any("newton_hist_sweep" in k for k in loaded)
+    assert _none_of(loaded, _RANDOM + ("_gather_sorted",)) == []
+    drivers = _drivers(loaded)
+    assert drivers and all(d.endswith("__no_exact_random_presort_samples") for d in drivers)
 
 
 def test_flags_of_a_configuration():

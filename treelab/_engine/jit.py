@@ -46,6 +46,7 @@ class EngineDispatcher(CPUDispatcher):
         sigs = self._declared
         if sigs:
             self._declared = ()
+            numba.get_num_threads()        # (see compile)
             from numba.core import typeinfer
             with typeinfer.register_dispatcher(self):
                 for sig in sigs:
@@ -53,6 +54,11 @@ class EngineDispatcher(CPUDispatcher):
             self.disable_compile()
 
     def compile(self, sig):
+        # numba's threading layer, launched before any kernel is compiled or
+        # loaded: a kernel loaded from the disk cache that runs a parallel
+        # region calls into it without launching it (a call to a null address
+        # when nothing in the process launched it before)
+        numba.get_num_threads()
         self._compile_declared()
         if not self._can_compile:
             args, _ = sigutils.normalize_signature(sig)

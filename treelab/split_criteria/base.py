@@ -74,6 +74,11 @@ def no_merit(parent, children):  # pragma: no cover - placeholder, never called
 
 
 def _is_compiled_with(func, sig):
+    # (a signature declared and not compiled yet counts: reading ``signatures``
+    # would compile it now, at import)
+    declared = [tuple(s.args) for s in getattr(func, "_declared", ()) if hasattr(s, "args")]
+    if tuple(sig.args) in declared:
+        return True
     sigs = getattr(func, "signatures", None)
     if not sigs:
         return False
