@@ -103,8 +103,9 @@ def test_locator_only_for_the_package(tmp_path):
 
 
 _PROBE = """
-import json, treelab
+import json, numpy as np, treelab
 from treelab._engine import impurity
+impurity.entropy(np.array([3.0, 1.0]))          # compiled (or loaded) on first use
 print(json.dumps(dict(hits=sum(impurity.entropy.stats.cache_hits.values()),
                       misses=sum(impurity.entropy.stats.cache_misses.values()))))
 """
