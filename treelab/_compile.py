@@ -35,26 +35,26 @@ _ROOT = Path(os.path.abspath(__file__)).parent     # (as numba names the files)
 #: wall; ``benchmarks/bench_start.py`` measures them)
 FAMILIES = {
     "decision_tree": dict(
-        label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=175,
+        label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=40,
         kernels=[("_engine/builder.py", "grow_depth_first"), ("_engine/tree.py", "predict_value"),
                  ("_engine/pruning.py", "cost_complexity")]),
     "sgt": dict(
-        label="Stochastic Gradient Tree kernels", seconds=90,
+        label="Stochastic Gradient Tree kernels", seconds=60,
         kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/tree.py", "pack_raw"),
                  ("_engine/streaming.py", "_codes_serial")]),
     "gradient_boosting": dict(
-        label="gradient-boosting kernels", seconds=250,
+        label="gradient-boosting kernels", seconds=220,
         kernels=[("_engine/builder.py", "grow_depth_first"),
                  ("_engine/best_first.py", "grow_best_first"),
                  ("_engine/splitter.py", "newton_hist_sweep"),
                  ("_engine/tree.py", "pack_raw"), ("_engine/loss_kernels.py", "")]),
     "forests": dict(
         label="forest kernels on bins (splitter=\"hist\", \"exact\" on data of few values, cascades)",
-        seconds=220,
+        seconds=135,
         kernels=[("_engine/column_builder.py", "grow_codes"),
                  ("_engine/tree.py", "forest_sum"), ("_engine/tree.py", "forest_sum_walk")]),
     "hoeffding": dict(
-        label="Hoeffding tree kernels", seconds=45,
+        label="Hoeffding tree kernels", seconds=40,
         kernels=[("_engine/hoeffding.py", "_learn_py"),
                  ("_engine/hoeffding.py", "_predict_proba_py"),
                  ("_engine/streaming.py", "_codes_serial")]),
