@@ -150,7 +150,7 @@ def _make_model(name, clf):
         # all cores, as the peers (n_jobs=-1: the k class trees of a round grow in
         # parallel threads; None would grow them one after the other)
         return cls(n_estimators=N_ROUNDS, learning_rate=LEARNING_RATE, grow_policy=policy,
-                   max_bin=MAX_BINS, random_state=0, n_jobs=_n_jobs() or -1, **extra)
+                   max_bins=MAX_BINS, random_state=0, n_jobs=_n_jobs() or -1, **extra)
     if name == "sklearn-histgb":
         from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
         cls = HistGradientBoostingClassifier if clf else HistGradientBoostingRegressor

@@ -18,7 +18,7 @@ alone (with tracemalloc peaks).
 Cases are a list (``CASES``): add one with :func:`add_case`.
 
 Run:  python benchmarks/bench_forests.py [--n-samples 200000] [--n-estimators 100]
-      [--only rf_clf,et_clf,...] [--splitter hist|exact]
+      [--only rf_clf,et_clf,...] [--splitter hist|best]
 Quick subset: ``--only rf_clf,et_clf --n-samples 20000`` (cases: rf_clf, et_clf,
 rf_reg, et_reg, bagging_clf, adaboost_clf; ``--cases`` is the same option).
 """
@@ -147,7 +147,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n-samples", type=int, default=200_000)
     ap.add_argument("--n-estimators", type=int, default=100)
-    ap.add_argument("--splitter", default="hist", choices=["hist", "exact"])
+    ap.add_argument("--splitter", default="hist", choices=["hist", "best"])
     ap.add_argument("--only", "--cases", dest="cases", default=None,
                     help="comma-separated case names (default: all): "
                          "rf_clf,et_clf,rf_reg,et_reg,bagging_clf,adaboost_clf")
@@ -165,7 +165,7 @@ def main(argv=None):
     import treelab as tl
     Xw = np.random.default_rng(0).random((300, 4))
     Xbig = np.random.default_rng(1).random((20_000, 4))
-    for sp in ("exact", "hist"):
+    for sp in ("best", "hist"):
         for cls in (tl.RandomForestClassifier, tl.ExtraTreesRegressor):
             m = cls(3, splitter=sp, n_jobs=2).fit(Xw, Xw[:, 0] > 0.5)
             m.predict(Xw)

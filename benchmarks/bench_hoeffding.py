@@ -41,7 +41,7 @@ SETTINGS = dict(grace_period=200, delta=1e-7, tau=0.05)
 
 def run_treelab_chunked(X, y, chunk, merit="entropy", trace=False):
     from treelab import HoeffdingTreeClassifier
-    model = HoeffdingTreeClassifier(classes=[0, 1], merit=merit, **SETTINGS)
+    model = HoeffdingTreeClassifier(classes=[0, 1], criterion=merit, **SETTINGS)
     preds = np.zeros(len(y), dtype=np.int64)
     with _Peak(trace) as mem:
         t0 = time.perf_counter()

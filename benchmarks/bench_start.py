@@ -66,7 +66,7 @@ LEARNERS = {
         "m = treelab.CascadeForestClassifier(max_levels=2).fit(X, y); m.predict(X[:10])"),
     "GcForestClassifier": (
         "Xi = rng.random((200, 64)); yi = (Xi[:, :8].sum(1) > 4).astype(int); "
-        "m = treelab.GcForestClassifier(n_trees=5, max_levels=1).fit(Xi, yi); m.predict(Xi[:10])"),
+        "m = treelab.GcForestClassifier(n_estimators=5, max_levels=1).fit(Xi, yi); m.predict(Xi[:10])"),
     "ToPsClassifier": "m = treelab.ToPsClassifier().fit(X, y); m.predict(X[:10])",
     "SGTClassifier": "m = treelab.SGTClassifier().fit(X, y); m.predict(X[:10])",
     "SGTRegressor": "m = treelab.SGTRegressor().fit(X, X[:, 0]); m.predict(X[:10])",

@@ -85,7 +85,7 @@ def forests(source, task, n_trees, n_random=2, n_completely_random=2, min_sample
 def build(spec, shape):
     m, src, nt = spec["model"], spec.get("forests", "treelab"), spec.get("n_trees", 50)
     n_jobs = spec.get("n_jobs", 2)
-    casc_kw = dict(max_levels=spec.get("max_levels", 4), n_tolerant_rounds=spec.get("tol", 1),
+    casc_kw = dict(max_levels=spec.get("max_levels", 4), n_iter_no_change=spec.get("tol", 1),
                    validation=spec.get("validation", "holdout"), n_jobs=n_jobs, random_state=0)
     if m == "rf":
         if src == "treelab":

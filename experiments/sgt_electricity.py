@@ -45,7 +45,7 @@ from treelab import SGTClassifier  # noqa: E402
 from treelab.datasets import fetch_electricity  # noqa: E402
 from treelab.streaming import prequential  # noqa: E402
 
-PAPER = dict(delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
+PAPER = dict(delta=1e-7, grace_period=200, reg_lambda=0.1, gamma=1.0, max_bins=64,
              n_range_samples=1000)
 
 
@@ -113,12 +113,12 @@ def main(argv=None):
         else:
             if args.river_quantizer == "static":
                 quantizer = rtree.splitter.StaticQuantizer(
-                    n_bins=PAPER["n_bins"], warm_start=PAPER["n_range_samples"])
+                    n_bins=PAPER["max_bins"], warm_start=PAPER["n_range_samples"])
             else:
                 quantizer = rtree.splitter.DynamicQuantizer()
             rmodel = rtree.SGTClassifier(
                 delta=PAPER["delta"], grace_period=PAPER["grace_period"],
-                lambda_value=PAPER["lambda_"], gamma=PAPER["gamma"],
+                lambda_value=PAPER["reg_lambda"], gamma=PAPER["gamma"],
                 nominal_attributes=[c for c in X.columns
                                     if isinstance(X[c].dtype, pd.CategoricalDtype)],
                 feature_quantizer=quantizer)

@@ -97,9 +97,9 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--grace-period", type=int, default=20)
     ap.add_argument("--delta", type=float, default=1e-3)
-    ap.add_argument("--lambda", dest="lambda_", type=float, default=0.1)
+    ap.add_argument("--lambda", dest="reg_lambda", type=float, default=0.1)
     ap.add_argument("--gamma", type=float, default=1.0)
-    ap.add_argument("--n-bins", type=int, default=64)
+    ap.add_argument("--max-bins", "--n-bins", dest="max_bins", type=int, default=64)
     ap.add_argument("--n-range-samples", type=int, default=1000)
     ap.add_argument("--leaf-value", choices=["paper", "mean"], default="paper",
                     help="leaf values: the paper's eq. 13 (sums) or the authors' code's means")
@@ -111,7 +111,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     params = dict(n_epochs=args.epochs, grace_period=args.grace_period, delta=args.delta,
-                  lambda_=args.lambda_, gamma=args.gamma, n_bins=args.n_bins,
+                  reg_lambda=args.reg_lambda, gamma=args.gamma, max_bins=args.max_bins,
                   n_range_samples=args.n_range_samples, leaf_value=args.leaf_value)
     print("settings:", ", ".join(f"{k}={v}" for k, v in params.items()),
           f"folds={args.folds}, seed={args.seed}, repeats={args.repeats}")

@@ -150,10 +150,10 @@ def test_tops_features_whose_squares_overflow(data):
 
 def test_cascade_keeps_its_first_level_and_refuses_huge_targets(data):
     X, y, yr = data
-    with pytest.raises(ValueError, match="delta must be a finite float"):
-        CascadeForestClassifier(n_trees=4, delta=np.inf).fit(X, y)
+    with pytest.raises(ValueError, match="tol must be a finite float"):
+        CascadeForestClassifier(n_estimators=4, tol=np.inf).fit(X, y)
     with pytest.raises(ValueError, match="float32 leaves"):
-        CascadeForestRegressor(n_trees=4, max_levels=2, random_state=0).fit(X, yr * 1e39)
+        CascadeForestRegressor(n_estimators=4, max_levels=2, random_state=0).fit(X, yr * 1e39)
 
 
 def test_cascade_level_stopper_keeps_a_nan_scored_first_level():
@@ -177,7 +177,7 @@ def _offset_data():
     lambda: DecisionTreeRegressor(min_samples_leaf=5, splitter="hist"),
     lambda: __import__("treelab").RandomForestRegressor(n_estimators=5, random_state=0),
     lambda: __import__("treelab").ExtraTreesRegressor(n_estimators=5, random_state=0),
-    lambda: CascadeForestRegressor(n_trees=5, max_levels=2, random_state=0),
+    lambda: CascadeForestRegressor(n_estimators=5, max_levels=2, random_state=0),
 ])
 @pytest.mark.parametrize("offset", [1e6, 1e8, -1e10])
 def test_regression_trees_equivariant_to_a_target_offset(make, offset):
@@ -245,7 +245,7 @@ def test_scanning_window_sample_of_one_class_is_named(n_folds):
     from treelab import MultiGrainedScanning
     rng = np.random.RandomState(0)
     X, y = rng.rand(30, 16), np.arange(30) % 3
-    scan = MultiGrainedScanning(window_sizes=[4], n_trees=3, n_folds=n_folds,
+    scan = MultiGrainedScanning(window_sizes=[4], n_estimators=3, n_folds=n_folds,
                                 max_train_windows=1, random_state=0)
     with pytest.raises(ValueError, match=r"the 1 training window drawn for window size 4"
                                          r"(, fold 0)? comes from one class only.*"

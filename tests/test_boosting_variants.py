@@ -106,7 +106,7 @@ def test_gbdt_absolute_loss_equals_a_slow_python_booster(policy, missing):
     gb = GradientBoostingRegressor(loss="absolute_error", method="gradient", n_estimators=rounds,
                                    learning_rate=lr, max_depth=3, grow_policy=policy,
                                    max_leaves=max_leaves or 0, min_child_weight=1.0,
-                                   min_child_samples=5).fit(X, y)
+                                   min_samples_leaf=5).fit(X, y)
     f = np.full(len(y), np.median(y))
     assert gb.base_score_[0] == np.median(y)
     for _ in range(rounds):
@@ -148,7 +148,7 @@ def test_softmax_grows_one_tree_per_class_as_a_slow_python_booster(missing):
     lam, mcw, lr, rounds = 1.0, 0.2, 0.4, 3
     gb = GradientBoostingClassifier(n_estimators=rounds, learning_rate=lr, max_depth=3,
                                     reg_lambda=lam, min_child_weight=mcw,
-                                    min_child_samples=4).fit(X, y)
+                                    min_samples_leaf=4).fit(X, y)
     assert len(gb._trees) == k * rounds and gb.n_outputs_raw_ == k
     assert isinstance(gb.loss_, MultinomialSoftmax)
     prior = np.bincount(y) / n
@@ -388,7 +388,7 @@ def test_validation_fraction_early_stopping_is_stratified():
     X, y = make_classification(400, 6, n_informative=3, n_classes=3, n_clusters_per_class=1,
                                flip_y=0.2, random_state=0)
     gb = GradientBoostingClassifier(n_estimators=200, learning_rate=0.5, max_depth=6,
-                                    early_stopping_rounds=4, validation_fraction=0.2,
+                                    n_iter_no_change=4, validation_fraction=0.2,
                                     random_state=0).fit(X, y)
     assert gb.n_iter_ < 200 and gb.best_iteration_ == gb.n_iter_ - 5
     assert gb.best_iteration_ == int(np.argmin(gb.evals_result_))
@@ -399,7 +399,7 @@ def test_validation_fraction_early_stopping_is_stratified():
     with pytest.raises(ValueError, match="validation_fraction"):
         GradientBoostingClassifier(validation_fraction=1.0).fit(X, y)
     with pytest.raises(ValueError, match="eval_set or a validation_fraction"):
-        GradientBoostingClassifier(early_stopping_rounds=2).fit(X, y)
+        GradientBoostingClassifier(n_iter_no_change=2).fit(X, y)
 
 
 def test_n_jobs_gives_the_same_model():

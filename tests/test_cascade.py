@@ -70,7 +70,7 @@ def test_one_level_one_forest_equals_that_forest():
     Xt, _ = _data(seed=1)
     c = CascadeForestClassifier(forests=[RandomForestClassifier(10, n_jobs=1)],
                                 class_vectors="oob", validation="kfold", max_levels=1,
-                                max_bin=None, random_state=0).fit(X, y)
+                                max_bins=None, random_state=0).fit(X, y)
     assert c.n_levels_ == 1 and len(c.levels_[0].estimators) == 1
     seed = c.levels_[0].estimators[0][0].random_state
     ref = RandomForestClassifier(10, n_jobs=1, random_state=seed).fit(X, y)
@@ -79,7 +79,7 @@ def test_one_level_one_forest_equals_that_forest():
     Xr, yr = X, X[:, 0] * 2 + X[:, 1]
     r = CascadeForestRegressor(forests=[RandomForestRegressor(10, n_jobs=1)],
                                class_vectors="oob", validation="kfold", max_levels=1,
-                               max_bin=None, random_state=0).fit(Xr, yr)
+                               max_bins=None, random_state=0).fit(Xr, yr)
     seed = r.levels_[0].estimators[0][0].random_state
     ref = RandomForestRegressor(10, n_jobs=1, random_state=seed).fit(Xr, yr)
     np.testing.assert_allclose(r.predict(Xt), ref.predict(Xt))
@@ -98,7 +98,7 @@ def test_kfold_prediction_averages_the_fold_models():
 
 def test_max_bin_codes_are_the_quantile_bins_of_the_raw_features():
     X, y = _data()
-    c = CascadeForestClassifier(forests=_forests(), max_levels=1, max_bin=4,
+    c = CascadeForestClassifier(forests=_forests(), max_levels=1, max_bins=4,
                                 validation="kfold", random_state=0).fit(X, y)
     codes = c._raw_block(np.asarray(X, float), False)
     for j in range(X.shape[1]):
@@ -109,14 +109,14 @@ def test_max_bin_codes_are_the_quantile_bins_of_the_raw_features():
 
 
 @pytest.mark.parametrize("validation", ["kfold", "holdout"])
-@pytest.mark.parametrize("max_bin", [None, 255])
-def test_kfold_class_vectors_never_come_from_a_model_that_saw_the_row(validation, max_bin):
+@pytest.mark.parametrize("max_bins", [None, 255])
+def test_kfold_class_vectors_never_come_from_a_model_that_saw_the_row(validation, max_bins):
     rng = np.random.RandomState(0)
     n = 200                                  # <= 255: every id keeps its own bin
     X = np.column_stack([np.arange(n, dtype=float), rng.normal(size=(n, 2))])
     y = rng.randint(0, 2, n)                 # pure noise: only memorising can fit it
     c = CascadeForestClassifier(forests=[Memoriser(), Memoriser()], max_levels=3,
-                                n_tolerant_rounds=3, validation=validation, max_bin=max_bin,
+                                n_iter_no_change=3, validation=validation, max_bins=max_bins,
                                 random_state=0)
     c.fit(X, y)                              # a leak raises inside Memoriser
     for rec in c.history_:
@@ -135,7 +135,7 @@ def test_oob_class_vectors_do_not_leak():
     rf = RandomForestClassifier(30, n_jobs=1, random_state=0)
     assert rf.fit(X, y).score(X, y) > 0.95                  # in-sample memorises the noise
     c = CascadeForestClassifier(forests=[rf], class_vectors="oob", validation="kfold",
-                                max_levels=2, n_tolerant_rounds=2, random_state=0).fit(X, y)
+                                max_levels=2, n_iter_no_change=2, random_state=0).fit(X, y)
     for rec in c.history_:
         assert rec["train_score"] < 0.7
 
@@ -156,8 +156,8 @@ def _reference_levels(scores, delta, tol, max_levels):
 @pytest.mark.parametrize("tol,delta", [(1, 0.0), (2, 0.0), (3, 0.01)])
 def test_growth_rule_and_history(tol, delta):
     X, y = _data(n=300, seed=3)
-    c = CascadeForestClassifier(forests=_forests(4), max_levels=5, n_tolerant_rounds=tol,
-                                delta=delta, validation="holdout", random_state=1).fit(X, y)
+    c = CascadeForestClassifier(forests=_forests(4), max_levels=5, n_iter_no_change=tol,
+                                tol=delta, validation="holdout", random_state=1).fit(X, y)
     grow = [r for r in c.history_ if r["phase"] == "grow"]
     refit = [r for r in c.history_ if r["phase"] == "refit"]
     best, grown = _reference_levels([r["val_score"] for r in grow], delta, tol, 5)
@@ -175,7 +175,7 @@ def test_growth_rule_and_history(tol, delta):
 
 def test_levels_see_raw_features_plus_previous_class_vectors():
     X, y = _data()
-    c = CascadeForestClassifier(forests=_forests(), max_levels=2, n_tolerant_rounds=2,
+    c = CascadeForestClassifier(forests=_forests(), max_levels=2, n_iter_no_change=2,
                                 validation="kfold", random_state=0).fit(X, y)
     assert c.n_levels_ >= 1
     for lev, level in enumerate(c.levels_):
@@ -229,14 +229,14 @@ def test_bad_input():
                     ({"forests": []}, TypeError),
                     ({"forests": [RandomForestClassifier]}, TypeError),
                     ({"forests": f, "n_folds": 1}, ValueError),
-                    ({"forests": f, "n_trees": 0}, ValueError),
+                    ({"forests": f, "n_estimators": 0}, ValueError),
                     ({"forests": f, "class_vectors": "loo"}, ValueError),
                     ({"forests": f, "validation": "test"}, ValueError),
                     ({"forests": f, "validation_fraction": 1.0}, ValueError),
                     ({"forests": f, "max_levels": 0}, ValueError),
-                    ({"forests": f, "delta": -1}, ValueError),
-                    ({"forests": f, "n_tolerant_rounds": 0}, ValueError),
-                    ({"forests": f, "max_bin": 256}, ValueError),
+                    ({"forests": f, "tol": -1}, ValueError),
+                    ({"forests": f, "n_iter_no_change": 0}, ValueError),
+                    ({"forests": f, "max_bins": 256}, ValueError),
                     ({"forests": f, "n_jobs": 0}, ValueError),
                     ({"forests": [Memoriser()], "class_vectors": "oob"}, ValueError),
                     ({"forests": f, "final_estimator": "gb"}, TypeError)]:
@@ -271,9 +271,9 @@ def test_default_forests_are_the_papers_level():
                                      CompletelyRandomForestClassifier]
     assert all(f.n_estimators == 7 for f in fs) and fs[0].max_features == "sqrt"
     X, y = _data()
-    c = CascadeForestClassifier(n_trees=5, max_levels=2, random_state=0).fit(X, y)
+    c = CascadeForestClassifier(n_estimators=5, max_levels=2, random_state=0).fit(X, y)
     assert c.score(X, y) > 0.8
-    r = CascadeForestRegressor(n_trees=5, max_levels=2, random_state=0).fit(X, X[:, 0])
+    r = CascadeForestRegressor(n_estimators=5, max_levels=2, random_state=0).fit(X, X[:, 0])
     assert r.score(X, X[:, 0]) > 0.5
 
 
@@ -424,7 +424,7 @@ def test_scanning_bad_input():
 
 def test_holdout_without_refit_keeps_the_growth_levels():
     X, y = _data(n=200)
-    c = CascadeForestClassifier(forests=_forests(3), max_levels=2, n_tolerant_rounds=2,
+    c = CascadeForestClassifier(forests=_forests(3), max_levels=2, n_iter_no_change=2,
                                 refit=False, random_state=0).fit(X, y)
     assert all(r["phase"] == "grow" for r in c.history_)
     assert len(c.levels_) == c.n_levels_ and all(lv.estimators for lv in c.levels_)
@@ -435,8 +435,8 @@ def test_holdout_without_refit_keeps_the_growth_levels():
 
 def test_verbose_progress_bar(capsys):
     X, y = _data(n=120)
-    CascadeForestClassifier(forests=_forests(2), max_levels=2, n_tolerant_rounds=2,
-                            validation="kfold", verbose=True, random_state=0).fit(X, y)
+    CascadeForestClassifier(forests=_forests(2), max_levels=2, n_iter_no_change=2,
+                            validation="kfold", verbose=1, random_state=0).fit(X, y)
     err = capsys.readouterr().err
     assert "CascadeForestClassifier" in err and "level" in err
 
@@ -495,7 +495,7 @@ def test_fast_path_fold_models_are_the_forests_fitted_on_their_rows():
 def test_fast_path_compact_trees_predict_as_the_full_trees(monkeypatch):
     from treelab.ensembles import _cascade_fast as fast
     X, y = _data(n=300, seed=2)
-    kw = dict(forests=_treelab_forests(), max_levels=2, n_tolerant_rounds=2, random_state=0)
+    kw = dict(forests=_treelab_forests(), max_levels=2, n_iter_no_change=2, random_state=0)
     a = CascadeForestClassifier(**kw).fit(X, y)
     monkeypatch.setattr(fast, "NARROW", False)
     b = CascadeForestClassifier(**kw).fit(X, y)
@@ -551,7 +551,7 @@ def test_fast_path_bins_raw_features_once_and_appends_vectors_in_place(monkeypat
     monkeypatch.setattr(cmod._BaseCascade, "_raw_codes", raw_codes)
     monkeypatch.setattr(fast, "binned_data", binned)
     X, y = _data(n=200)
-    c = CascadeForestClassifier(forests=_treelab_forests(3), max_levels=3, n_tolerant_rounds=3,
+    c = CascadeForestClassifier(forests=_treelab_forests(3), max_levels=3, n_iter_no_change=3,
                                 validation="kfold", random_state=0).fit(X, y)
     assert calls["raw"] == 1 and len(calls["Xb"]) == 3
     # level 1 trains on the raw codes; levels 2 and 3 on one [raw | vectors] matrix
@@ -570,7 +570,7 @@ def test_fast_path_vectors_do_not_leak_and_do_not_depend_on_n_jobs(cv):
     from treelab.ensembles.forest import RandomForestClassifier as TRF
     assert TRF(20, random_state=0).fit(X, y).score(X, y) > 0.95
     kw = dict(forests=_treelab_forests(10), class_vectors=cv, validation="kfold", max_levels=2,
-              n_tolerant_rounds=2, random_state=0)
+              n_iter_no_change=2, random_state=0)
     a = CascadeForestClassifier(n_jobs=1, **kw).fit(X, y)
     assert a._fast
     for rec in a.history_:

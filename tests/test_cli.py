@@ -1,5 +1,6 @@
-"""The command line answers mistakes in one line (issue 14, item 3), shows its
-defaults, and compilation is announced only when numba's cache is cold (item 2)."""
+"""The command line answers mistakes in one line, a wrong call with its usage
+first, shows its defaults, and compilation is announced only when numba's
+cache is cold."""
 from __future__ import annotations
 
 import importlib.util
@@ -27,20 +28,44 @@ def one_line_error(capsys, argv):
     return err
 
 
+def usage_error(capsys, argv):
+    """A wrong call: the usage, then the error in one line (and a hint), status 2."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: treelab") and "Traceback" not in err
+    lines = [line for line in err.splitlines() if ": error: " in line]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
 @pytest.mark.parametrize("argv,bad,closest", [
     (["--rule", "hoefding"], "'hoefding'", "'hoeffding'"),
     (["--rule", "ctre:c=0.1"], "'ctre'", "'ctree'"),
     (["--set", "grace_periode=100"], "'grace_periode'", "'grace_period'"),
-    (["--learner", "sgt", "--set", "lambda=0.2"], "'lambda'", "'lambda_'"),
+    (["--learner", "sgt", "--set", "lambda=0.2"], "'lambda'", "'reg_lambda'"),
     (["--stream-param", "n_leavs=50"], "'n_leavs'", "'n_leaves'"),
     (["--merit", "ginni"], "'ginni'", "'gini'"),
     (["--stream", "randcbd"], "'randcbd'", "'randcbt'"),
     (["--rule", "ctree:cc=0.1"], "'cc'", "'c'"),
-    (["--learner", "sgtt"], "'sgtt'", "'sgt'"),
 ])
 def test_unknown_names_one_line_with_closest(capsys, argv, bad, closest):
     err = one_line_error(capsys, ["ablation"] + argv + SMALL)
     assert bad in err and f"did you mean {closest}" in err
+
+
+def test_unknown_choice_shows_usage_and_closest(capsys):
+    err = usage_error(capsys, ["ablation", "--learner", "sgtt"] + SMALL)
+    assert "'sgtt'" in err and "did you mean 'sgt'" in err
+
+
+@pytest.mark.parametrize("argv,new", [(["--learner", "sgt", "--set", "lambda_=0.2"], "reg_lambda"),
+                                      (["--learner", "sgt", "--set", "n_bins=8"], "max_bins"),
+                                      (["--set", "merit=gini"], "criterion")])
+def test_former_parameter_names_name_the_new_one(capsys, argv, new):
+    err = one_line_error(capsys, ["ablation"] + argv + SMALL)
+    assert f"was renamed {new}" in err
 
 
 @pytest.mark.parametrize("argv,match", [
@@ -49,7 +74,6 @@ def test_unknown_names_one_line_with_closest(capsys, argv, bad, closest):
     (["--set", "grace_period"], "key=value"),
     (["--seeds", "a,b"], "--seeds"),
     (["--chunk-size", "0"], "--chunk-size"),
-    (["--chunk-size", "x"], "invalid int value"),
     (["--stream", "electricity", "--stream-param", "path=/no/such/elec.arff"],
      "TREELAB_DATA"),
 ])
@@ -58,9 +82,53 @@ def test_bad_values_one_line(capsys, argv, match):
     assert match in one_line_error(capsys, ["ablation"] + argv + tail)
 
 
-def test_unknown_command_one_line(capsys):
-    err = one_line_error(capsys, ["ablaton"])
+def test_unknown_command_shows_usage_and_closest(capsys):
+    err = usage_error(capsys, ["ablaton"])
     assert "did you mean 'ablation'" in err
+
+
+def test_wrong_type_shows_usage(capsys):
+    assert "invalid int value" in usage_error(capsys, ["ablation", "--chunk-size", "x"] + SMALL)
+
+
+def test_no_arguments_print_the_commands(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: treelab")
+    for command in ("demo", "warmup", "teach", "ablation", "--version", "--debug"):
+        assert command in err
+
+
+def test_version(capsys):
+    import treelab
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"treelab {treelab.__version__}"
+
+
+def test_runtime_error_one_line_and_debug_traceback(capsys, tmp_path, monkeypatch):
+    """An error while running: one line, exit status 1; ``--debug`` raises it."""
+    import treelab.teaching_ensembles as lessons
+
+    def broken(png_dir=None):
+        raise OSError(f"cannot write {png_dir}")
+    monkeypatch.setattr(lessons, "ensemble_lessons", broken)
+    with pytest.raises(SystemExit) as info:
+        main(["teach", "ensembles", "--png-dir", str(tmp_path)])
+    assert info.value.code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "OSError: cannot write" in err and "--debug" in err
+    for argv in (["--debug", "teach", "ensembles"], ["teach", "ensembles", "--debug"]):
+        with pytest.raises(OSError):
+            main(argv)
+
+
+def test_python_dash_m_treelab():
+    import subprocess
+    out = subprocess.run([sys.executable, "-m", "treelab", "--version"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("treelab "), out.stderr
 
 
 def test_unknown_rule_lists_every_rule(capsys):
@@ -87,7 +155,7 @@ def test_help_shows_defaults_and_stream_parameters(capsys):
                  "(default: results/ablation)", "default: hoeffding", "default: entropy",
                  "randcbt: n_leaves=50, n_features=5, q=0.7, m_per_leaf=10000",
                  "electricity: path=", "river:<Generator>", "grace_period=200",
-                 "lambda_=0.1"):
+                 "reg_lambda=0.1"):
         assert text in out, text
     for sub, text in (("demo", "(default: en)"), ("warmup", "--force")):
         with pytest.raises(SystemExit):

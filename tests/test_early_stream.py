@@ -19,9 +19,9 @@ from treelab.streaming import prequential
 
 N_RANGE = 120
 LEARNERS = {
-    "sgt": lambda **kw: SGTClassifier(grace_period=20, n_bins=8, n_range_samples=N_RANGE,
+    "sgt": lambda **kw: SGTClassifier(grace_period=20, max_bins=8, n_range_samples=N_RANGE,
                                       delta=1e-2, **kw),
-    "ht": lambda **kw: HoeffdingTreeClassifier(grace_period=20, n_bins=8,
+    "ht": lambda **kw: HoeffdingTreeClassifier(grace_period=20, max_bins=8,
                                                n_range_samples=N_RANGE, delta=1e-2, **kw),
 }
 

@@ -148,8 +148,8 @@ def test_cascade_estimator_checks(estimator, check):
         check(estimator)
 
 
-@parametrize_with_checks([CascadeForestClassifier(n_trees=5, max_levels=2, random_state=0),
-                          CascadeForestRegressor(n_trees=5, max_levels=2, random_state=0)])
+@parametrize_with_checks([CascadeForestClassifier(n_estimators=5, max_levels=2, random_state=0),
+                          CascadeForestRegressor(n_estimators=5, max_levels=2, random_state=0)])
 def test_cascade_default_forests_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -495,7 +495,7 @@ def test_streaming_export_text_reads_in_data_units_and_matches_routing():
     match = re.fullmatch(r"\|--- a <  ([0-9.]+)", first)
     assert match, text
     edge = float(match.group(1))
-    w = (m._hi[0] - m._lo[0]) / m.n_bins
+    w = (m._hi[0] - m._lo[0]) / m.max_bins
     assert abs(edge - 3.7) <= w                          # the bin edge next to the truth
     rows = pd.DataFrame({"a": [edge - 1e-4, edge + 1e-4], "b": [0.5, 0.5],
                          "c": pd.Categorical(["blue", "blue"], categories=X["c"].cat.categories)})

@@ -78,7 +78,7 @@ def _tree_vs_forest(tree, forest):
 
 
 # ------------------------------------------------------- forest of one = a tree
-@pytest.mark.parametrize("splitter", ["exact", "hist"])
+@pytest.mark.parametrize("splitter", ["best", "hist"])
 @pytest.mark.parametrize("criterion", ["gini", "entropy", "gain_ratio", mc.TSALLIS3])
 def test_one_tree_forest_is_the_decision_tree_classifier(splitter, criterion):
     X, y = mixed(1)
@@ -86,7 +86,7 @@ def test_one_tree_forest_is_the_decision_tree_classifier(splitter, criterion):
     kw = dict(criterion=criterion, min_samples_leaf=2, max_depth=8)
     rf = RandomForestClassifier(1, bootstrap=False, max_features=None, splitter=splitter,
                                 random_state=5, **kw).fit(X, y, sample_weight=w)
-    dt = DecisionTreeClassifier(splitter="best" if splitter == "exact" else "hist",
+    dt = DecisionTreeClassifier(splitter=splitter,
                                 **kw).fit(X, y, sample_weight=w)
     _tree_vs_forest(dt, rf)
     np.testing.assert_array_equal(rf.predict_proba(X), dt.predict_proba(X))
@@ -98,13 +98,13 @@ def test_one_tree_forest_is_the_decision_tree_classifier(splitter, criterion):
     assert (X["c"].cat.categories.size and (rf._forest.kind == NOMINAL).any()) or True
 
 
-@pytest.mark.parametrize("splitter", ["exact", "hist"])
+@pytest.mark.parametrize("splitter", ["best", "hist"])
 @pytest.mark.parametrize("nominal_split", ["binary", "multiway"])
 def test_one_tree_forest_is_the_decision_tree_regressor(splitter, nominal_split):
     X, y = mixed(2, regression=True)
     rf = RandomForestRegressor(1, bootstrap=False, max_features=None, splitter=splitter,
                                nominal_split=nominal_split, max_depth=6).fit(X, y)
-    dt = DecisionTreeRegressor(splitter="best" if splitter == "exact" else "hist",
+    dt = DecisionTreeRegressor(splitter=splitter,
                                nominal_split=nominal_split, max_depth=6).fit(X, y)
     _tree_vs_forest(dt, rf)
     assert (rf._forest.kind == NOMINAL).any()
@@ -205,7 +205,7 @@ def test_completely_random_root_is_uniform():
     assert np.unique(f.threshold[roots]).size > T * 0.9
 
 
-@pytest.mark.parametrize("splitter", ["exact", "hist"])
+@pytest.mark.parametrize("splitter", ["best", "hist"])
 def test_constant_draws_count_toward_max_features(splitter):
     """max_features=2 of d=12 features, ten of them constant, x0 the better split,
     x1 a worse one.  "count" (Breiman; scikit-learn): the root's candidates are
@@ -273,7 +273,7 @@ def test_completely_random_hist_cut_distribution(random_cut):
                                  CompletelyRandomForestClassifier,
                                  CompletelyRandomForestRegressor])
 def test_hist_value_cut_is_the_exact_splitters_draw(cls):
-    """With at most ``max_bin`` distinct values a bin is a value, and the hist
+    """With at most ``max_bins`` distinct values a bin is a value, and the hist
     splitter's "value" draw (t ~ U[v_lo, v_hi) over the bins' values) consumes the
     RNG as the exact splitter's t ~ U[min, max): the same trees, so the same
     predictions; "bin" (uniform over boundaries) grows other trees."""
@@ -293,7 +293,7 @@ def test_hist_value_cut_is_the_exact_splitters_draw(cls):
     def out(m):
         return m.predict(Xt) if reg else m.predict_proba(Xt)
 
-    exact = cls(4, splitter="exact", random_state=0, n_jobs=1).fit(X, y)
+    exact = cls(4, splitter="best", random_state=0, n_jobs=1).fit(X, y)
     value = cls(4, splitter="hist", random_state=0, n_jobs=1).fit(X, y)
     binned = cls(4, splitter="hist", random_cut="bin", random_state=0, n_jobs=1).fit(X, y)
     np.testing.assert_array_equal(value._forest.feature, exact._forest.feature)
@@ -301,9 +301,9 @@ def test_hist_value_cut_is_the_exact_splitters_draw(cls):
     assert not np.allclose(out(binned), out(exact))
 
 
-@pytest.mark.parametrize("cls,splitter", [(CompletelyRandomForestClassifier, "exact"),
+@pytest.mark.parametrize("cls,splitter", [(CompletelyRandomForestClassifier, "best"),
                                           (CompletelyRandomForestClassifier, "hist"),
-                                          (CompletelyRandomForestRegressor, "exact")])
+                                          (CompletelyRandomForestRegressor, "best")])
 def test_completely_random_trees_grow_until_pure(cls, splitter):
     X, y = mixed(3, regression=cls is CompletelyRandomForestRegressor)
     # no duplicated rows with different targets
@@ -397,7 +397,7 @@ def _weighted_and_repeated(seed, data):
 @pytest.mark.parametrize("cls", [ExtraTreesRegressor, ExtraTreesClassifier])
 @pytest.mark.parametrize("kw", [dict(splitter="hist", random_cut="bin"),
                                 dict(splitter="hist", random_cut="value"),
-                                dict(splitter="exact")])
+                                dict(splitter="best")])
 @pytest.mark.parametrize("data", ["numeric", "wide", "nominal", "missing"])
 def test_random_cut_trees_weight_k_is_k_copies(cls, kw, data):
     """Random cut-points, every feature drawn: a row of weight k grows the trees
@@ -633,7 +633,7 @@ def test_class_weight_balanced_subsample_runs_and_reweights():
     (dict(max_features=0), "max_features"),
     (dict(max_features="third"), "max_features"),
     (dict(criterion="bogus"), "criterion"),
-    (dict(max_bin=1), "max_bin"),
+    (dict(max_bins=1), "max_bins"),
     (dict(n_jobs=0), "n_jobs"),
     (dict(min_samples_leaf=0), "min_samples_leaf"),
     (dict(class_weight="weird"), "class_weight"),

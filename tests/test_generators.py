@@ -427,7 +427,7 @@ def test_streaming_trees_recover_the_root_split(rule, seed):
                   threshold_margin=0.2)
     X, y = gen.generate()
     n_bins = 16
-    kw = dict(grace_period=100, n_bins=n_bins, merit="gini", leaf_prediction="mc")
+    kw = dict(grace_period=100, max_bins=n_bins, criterion="gini", leaf_prediction="mc")
     if rule == "ctree":
         kw["rule"] = _ctree_rule(criterion="gini", c=0.05)
     m = HoeffdingTreeClassifier(**kw).partial_fit(X, y)

@@ -25,7 +25,7 @@ def test_one_round_squared_loss_is_the_hist_regression_tree():
     y = X[:, 0] * 2 + np.sin(3 * X[:, 1]) + rng.normal(size=300) * 0.3
     X[rng.random(X.shape) < 0.05] = np.nan
     gb = GradientBoostingRegressor(n_estimators=1, learning_rate=1.0, reg_lambda=0.0,
-                                   min_child_weight=0.0, min_child_samples=1, max_depth=5,
+                                   min_child_weight=0.0, min_samples_leaf=1, max_depth=5,
                                    base_score=0.0).fit(X, y)
     dt = DecisionTreeRegressor(splitter="hist", max_depth=5).fit(X, y)
     np.testing.assert_allclose(gb.predict(X), dt.predict(X), rtol=1e-10, atol=1e-12)
@@ -39,7 +39,7 @@ def _sigmoid(z):
 @pytest.mark.parametrize("missing", [True, False])
 @pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
 def test_logistic_boosting_equals_a_slow_python_booster(policy, missing, msl):
-    """``msl``: ``min_child_samples`` (rows at least in a child)."""
+    """``msl``: ``min_samples_leaf`` (rows at least in a child)."""
     rng = np.random.default_rng(1)
     n, d = 150, 3
     X = rng.normal(size=(n, d)).round(1)          # < 255 distinct values: bins = exact
@@ -52,7 +52,7 @@ def test_logistic_boosting_equals_a_slow_python_booster(policy, missing, msl):
     gb = GradientBoostingClassifier(n_estimators=rounds, learning_rate=lr, max_depth=3,
                                     reg_lambda=lam, gamma=gamma, min_child_weight=mcw,
                                     grow_policy=policy, max_leaves=max_leaves or 0,
-                                    min_child_samples=msl).fit(X, y)
+                                    min_samples_leaf=msl).fit(X, y)
     p = y.mean()
     raw = np.full(n, math.log(p / (1 - p)))
     Xt = np.vstack([X, rng.normal(size=(40, d)).round(2)])
@@ -66,7 +66,7 @@ def test_logistic_boosting_equals_a_slow_python_booster(policy, missing, msl):
     np.testing.assert_allclose(gb.predict_proba(Xt)[:, 1], _sigmoid(raw_t), rtol=1e-9,
                                atol=1e-12)
     if msl > 1:             # the bound binds on these data
-        gb1 = GradientBoostingClassifier(**{**gb.get_params(), "min_child_samples": 1})
+        gb1 = GradientBoostingClassifier(**{**gb.get_params(), "min_samples_leaf": 1})
         assert not np.allclose(gb1.fit(X, y).predict_proba(Xt), gb.predict_proba(Xt))
 
 
@@ -119,7 +119,7 @@ def test_early_stopping_predicts_at_the_best_iteration():
     X = rng.normal(size=(400, 5))
     y = X[:, 0] + rng.normal(size=400) * 2.0       # noisy: validation loss turns up
     gb = GradientBoostingRegressor(n_estimators=200, learning_rate=0.5, max_depth=6,
-                                   early_stopping_rounds=5).fit(
+                                   n_iter_no_change=5).fit(
         X[:300], y[:300], eval_set=[(X[300:], y[300:])])
     assert gb.n_iter_ < 200 and gb.best_iteration_ == gb.n_iter_ - 6
     assert gb.best_iteration_ == int(np.argmin(gb.evals_result_))
@@ -180,12 +180,12 @@ def test_bad_input():
     with pytest.raises(ValueError, match="grow_policy"):
         GradientBoostingRegressor(grow_policy="levelwise").fit(X, yn[:0] if False else y)
     with pytest.raises(ValueError, match="eval_set"):
-        GradientBoostingRegressor(early_stopping_rounds=3).fit(X, y)
+        GradientBoostingRegressor(n_iter_no_change=3).fit(X, y)
     with pytest.raises(ValueError, match="learning_rate"):
         GradientBoostingRegressor(learning_rate=0).fit(X, y)
     for bad in (0, 2.5, True):
-        with pytest.raises(ValueError, match="min_child_samples"):
-            GradientBoostingRegressor(min_child_samples=bad).fit(X, y)
+        with pytest.raises(ValueError, match="min_samples_leaf"):
+            GradientBoostingRegressor(min_samples_leaf=bad).fit(X, y)
 
 
 @pytest.mark.parametrize("policy", ["depthwise", "lossguide"])

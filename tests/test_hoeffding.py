@@ -56,7 +56,7 @@ def make_stream(n, seed, n_classes=2, nan=True):
     return X, y
 
 
-PARAMS = dict(grace_period=50, n_bins=16, n_range_samples=200, delta=1e-3, tau=0.1)
+PARAMS = dict(grace_period=50, max_bins=16, n_range_samples=200, delta=1e-3, tau=0.1)
 
 
 def make_model(**kw):
@@ -166,13 +166,13 @@ def refusal(merit, rule):
 @pytest.mark.parametrize("merit", MERITS)
 def test_every_merit_with_every_rule(merit, rule):
     X, y = make_stream(1500, 0, n_classes=3)
-    model = make_model(merit=merit_of(merit), rule=rule_of(rule))
+    model = make_model(criterion=merit_of(merit), rule=rule_of(rule))
     msg = refusal(merit, rule)
     if msg is not None:
         with pytest.raises(ValueError, match=msg):
             model.partial_fit(X, y)
         with pytest.raises(ValueError, match=msg):   # classes declared: refused at once
-            make_model(merit=merit_of(merit), rule=rule_of(rule), classes=["u", "v", "w"],
+            make_model(criterion=merit_of(merit), rule=rule_of(rule), classes=["u", "v", "w"],
                        nominal_features={"c": CATS}).learn_one(rows_of(X)[0], y[0])
         return
     model.partial_fit(X, y)
@@ -190,7 +190,7 @@ def test_merit_changes_the_tree():
     X, y = make_stream(3000, 1, n_classes=3)
     shapes = set()
     for merit in MERITS:
-        m = make_model(merit=merit_of(merit), rule="ttest").partial_fit(X, y)
+        m = make_model(criterion=merit_of(merit), rule="ttest").partial_fit(X, y)
         n = m.n_nodes
         t = m._forest
         shapes.add((n, tuple(t.feature[:n]), tuple(t.threshold[:n])))
@@ -217,14 +217,14 @@ def test_unknown_rule_and_merit_messages():
     with pytest.raises(ValueError, match="unknown rule 'vfdt2'"):
         make_model(rule="vfdt2").partial_fit(X, y)
     with pytest.raises(ValueError, match="unknown classification criterion 'entorpy'"):
-        make_model(merit="entorpy").partial_fit(X, y)
+        make_model(criterion="entorpy").partial_fit(X, y)
     with pytest.raises(TypeError, match="rule must be a name or a decision rule"):
         make_model(rule=0.5).partial_fit(X, y)
     with pytest.raises(TypeError, match="criterion must be a string"):
-        make_model(merit=1).partial_fit(X, y)
+        make_model(criterion=1).partial_fit(X, y)
     reg = Criterion("var", lambda s: 0.0, task="regression")
     with pytest.raises(ValueError, match="regression"):
-        make_model(merit=reg).partial_fit(X, y)
+        make_model(criterion=reg).partial_fit(X, y)
     # names are case-insensitive aliases
     a = make_model(rule="VFDT").partial_fit(X, y)
     b = make_model(rule="hoeffding").partial_fit(X, y)
@@ -282,8 +282,8 @@ def test_rule_sees_the_evidence():
     X = pd.DataFrame({"x0": rng.rand(n), "x1": rng.rand(n), "x2": rng.rand(n)})
     y = np.where(X.x0 + 0.3 * rng.randn(n) > 0.5, 1, 0) + (X.x1 > 0.8)
     spy = SpyRule()
-    m = HoeffdingTreeClassifier(grace_period=50, n_bins=8, n_range_samples=50, rule=spy,
-                                merit="entropy").partial_fit(X, y)
+    m = HoeffdingTreeClassifier(grace_period=50, max_bins=8, n_range_samples=50, rule=spy,
+                                criterion="entropy").partial_fit(X, y)
     rec = m._rule_params
     assert m.n_splits == 0 and m.n_nodes == 1
     assert rec[0] == n // 50                  # every attempt of the (impure) root
@@ -370,7 +370,7 @@ def test_randcbt_root_split_is_recovered(rule, seed):
                   threshold_margin=0.2)
     X, y = gen.generate()
     n_bins = 16
-    kw = dict(grace_period=300, n_bins=n_bins, leaf_prediction="mc")
+    kw = dict(grace_period=300, max_bins=n_bins, leaf_prediction="mc")
     if rule == "ctree":
         # Algorithm 1's runner-up (any other split) is a neighbouring threshold of the
         # same feature here, nearly as good: compare with another feature, as MOA does
@@ -426,10 +426,10 @@ def test_sgt_takes_the_same_rules():
 PICKLE_KW = {"default": {},
              # three classes: C-Tree's practical radius on a merit the paper does not
              # analyse (its radii on entropy / Gini / Kearns-Mansour are binary only)
-             "ctree_c": dict(rule=CTreeRule(c=0.05, runner_up="other_feature"), merit=TSALLIS3),
+             "ctree_c": dict(rule=CTreeRule(c=0.05, runner_up="other_feature"), criterion=TSALLIS3),
              "user_radius": dict(rule=DecisionRule(sqrt_radius, [0.5], tau=0.05)),
-             "user_merit_nb": dict(merit=TSALLIS3, rule="ttest", leaf_prediction="nb"),
-             "gini_mc": dict(merit="gini", leaf_prediction="mc")}
+             "user_merit_nb": dict(criterion=TSALLIS3, rule="ttest", leaf_prediction="nb"),
+             "gini_mc": dict(criterion="gini", leaf_prediction="mc")}
 
 
 @pytest.mark.parametrize("kind", list(PICKLE_KW))
@@ -722,10 +722,10 @@ BAD_PARAMS = [
     (dict(min_branch_fraction=0.7), ValueError, r"min_branch_fraction must be a float in \[0, 0.5\)"),
     (dict(min_branch_fraction=-0.1), ValueError, "min_branch_fraction"),
     (dict(rule="bogus"), ValueError, "unknown rule 'bogus'"),
-    (dict(merit="bogus"), ValueError, "unknown classification criterion 'bogus'"),
+    (dict(criterion="bogus"), ValueError, "unknown classification criterion 'bogus'"),
     (dict(rule=42), TypeError, "rule must be a name"),
-    (dict(merit=3), TypeError, "criterion must be a string"),
-    (dict(n_bins=1), ValueError, "n_bins must be an int >= 2"),
+    (dict(criterion=3), TypeError, "criterion must be a string"),
+    (dict(max_bins=1), ValueError, "max_bins must be an int >= 2"),
     (dict(n_range_samples=0), ValueError, "n_range_samples"),
     (dict(delta=0.0), ValueError, r"delta must be a float in \(0, 1\)"),
     (dict(delta=1.5, rule="ttest"), ValueError, "delta"),
@@ -833,7 +833,7 @@ def test_prequential_accuracy_on_a_clear_concept(mode):
     assert m._forest.feature[0] == 0
     # the root threshold is the bin holding 0.5
     b = m._forest.threshold[0] - 0.5
-    assert abs(m._lo[0] + (b + 1) * (m._hi[0] - m._lo[0]) / m.n_bins - 0.5) <= 2 / m.n_bins
+    assert abs(m._lo[0] + (b + 1) * (m._hi[0] - m._lo[0]) / m.max_bins - 0.5) <= 2 / m.max_bins
 
 
 def test_wide_nominal_feature_and_few_bins():
@@ -846,7 +846,7 @@ def test_wide_nominal_feature_and_few_bins():
     X = pd.DataFrame({"c": pd.Categorical(c, categories=cats), "x": rng.rand(n)})
     good = np.isin(c, cats[:5])
     y = np.where(good ^ (rng.rand(n) < 0.05), 1, 0)
-    m = HoeffdingTreeClassifier(n_bins=4, grace_period=100, n_range_samples=200,
+    m = HoeffdingTreeClassifier(max_bins=4, grace_period=100, n_range_samples=200,
                                 leaf_prediction="nb").partial_fit(X, y)
     t = m._forest
     assert t.kind[0] == NOMINAL and t.n_children[0] == 12
@@ -857,13 +857,13 @@ def test_wide_nominal_feature_and_few_bins():
 # ------------------------------------------------------------ sklearn conventions
 def test_get_set_params_and_clone():
     rule = CTreeRule(c=0.1)
-    m = HoeffdingTreeClassifier(grace_period=77, rule=rule, merit="gini")
+    m = HoeffdingTreeClassifier(grace_period=77, rule=rule, criterion="gini")
     p = m.get_params(deep=False)
-    assert p["grace_period"] == 77 and p["rule"] is rule and p["merit"] == "gini"
+    assert p["grace_period"] == 77 and p["rule"] is rule and p["criterion"] == "gini"
     # deep: the rule's own parameters too (scikit-learn's nested convention)
     assert m.get_params()["rule__c"] == 0.1
-    assert set(p) == {"grace_period", "delta", "tau", "merit", "rule", "leaf_prediction",
-                      "n_bins", "n_range_samples", "min_branch_fraction",
+    assert set(p) == {"grace_period", "delta", "tau", "criterion", "rule", "leaf_prediction",
+                      "max_bins", "n_range_samples", "min_branch_fraction",
                       "nominal_features", "classes", "observer", "n_split_points",
                       "inherited_counts", "nb_form"}
     assert m.set_params(grace_period=55, leaf_prediction="mc") is m

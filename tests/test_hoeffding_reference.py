@@ -416,17 +416,17 @@ MODES = ["mc", "nb", "nba"]
 N = 3000
 N_TEST = 300
 
-BASE = dict(grace_period=50, n_bins=8, n_range_samples=300, delta=0.05, tau=0.08,
+BASE = dict(grace_period=50, max_bins=8, n_range_samples=300, delta=0.05, tau=0.08,
             nominal_features=NOMINAL_DECL)
 CASES = {
-    "entropy_2": dict(k=2, seed=1, params=dict(BASE, merit="entropy")),
-    "gini_2": dict(k=2, seed=2, params=dict(BASE, merit="gini")),
-    "entropy_3": dict(k=3, seed=3, params=dict(BASE, merit="entropy")),
-    "gini_3": dict(k=3, seed=4, params=dict(BASE, merit="gini", min_branch_fraction=0.1)),
-    "entropy_2_inherited": dict(k=2, seed=1, params=dict(BASE, merit="entropy",
+    "entropy_2": dict(k=2, seed=1, params=dict(BASE, criterion="entropy")),
+    "gini_2": dict(k=2, seed=2, params=dict(BASE, criterion="gini")),
+    "entropy_3": dict(k=3, seed=3, params=dict(BASE, criterion="entropy")),
+    "gini_3": dict(k=3, seed=4, params=dict(BASE, criterion="gini", min_branch_fraction=0.1)),
+    "entropy_2_inherited": dict(k=2, seed=1, params=dict(BASE, criterion="entropy",
                                                          inherited_counts=True)),
     # MOA's naive-Bayes form (the nominal "c" declares "d", which never occurs)
-    "entropy_3_moa_nb": dict(k=3, seed=3, params=dict(BASE, merit="entropy",
+    "entropy_3_moa_nb": dict(k=3, seed=3, params=dict(BASE, criterion="entropy",
                                                       inherited_counts=True, nb_form="moa")),
 }
 
@@ -464,9 +464,9 @@ def reference_run(name):
     classes = np.unique(y)
     ycode = np.searchsorted(classes, y)
     p = dict(HoeffdingTreeClassifier().get_params(), **case["params"])
-    ref = ReferenceHT(len(classes), IS_NOMINAL, N_CATS, n_bins=p["n_bins"],
+    ref = ReferenceHT(len(classes), IS_NOMINAL, N_CATS, n_bins=p["max_bins"],
                       grace=p["grace_period"], delta=p["delta"], tau=p["tau"],
-                      merit=p["merit"], leaf_prediction="nba",
+                      merit=p["criterion"], leaf_prediction="nba",
                       min_frac=p["min_branch_fraction"], n_range=p["n_range_samples"],
                       inherited=p["inherited_counts"], nb_form=p["nb_form"])
     rows = raw_rows(X)

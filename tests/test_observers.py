@@ -232,15 +232,15 @@ class ReferenceAdaptiveHT(_ValueRef):
 
 
 N = 2000
-BASE = dict(grace_period=50, n_bins=8, n_range_samples=300, delta=0.05, tau=0.08,
+BASE = dict(grace_period=50, max_bins=8, n_range_samples=300, delta=0.05, tau=0.08,
             nominal_features=NOMINAL_DECL)
 CASES = {
     "gaussian_entropy_2": (ReferenceGaussianHT, dict(BASE, observer="gaussian"), 2, 11),
-    "gaussian_gini_3": (ReferenceGaussianHT, dict(BASE, observer="gaussian", merit="gini"), 3,
+    "gaussian_gini_3": (ReferenceGaussianHT, dict(BASE, observer="gaussian", criterion="gini"), 3,
                         12),
     "adaptive_entropy_2": (ReferenceAdaptiveHT, dict(BASE, observer="adaptive_range"), 2, 13),
     "adaptive_gini_3": (ReferenceAdaptiveHT,
-                        dict(BASE, observer="adaptive_range", merit="gini"), 3, 14),
+                        dict(BASE, observer="adaptive_range", criterion="gini"), 3, 14),
     # the tree from the first instance, as MOA's (the recommended settings):
     # the adaptive range then starts from one value (width 0) and grows
     "gaussian_entropy_2_r1": (ReferenceGaussianHT,
@@ -263,8 +263,8 @@ def _run(name, chunk):
     yl = y[:N]
     classes = np.unique(yl)
     p = dict(HoeffdingTreeClassifier().get_params(), **params)
-    ref = cls(len(classes), IS_NOMINAL, N_CATS, n_bins=p["n_bins"], grace=p["grace_period"],
-              delta=p["delta"], tau=p["tau"], merit=p["merit"], leaf_prediction="nba",
+    ref = cls(len(classes), IS_NOMINAL, N_CATS, n_bins=p["max_bins"], grace=p["grace_period"],
+              delta=p["delta"], tau=p["tau"], merit=p["criterion"], leaf_prediction="nba",
               min_frac=p["min_branch_fraction"], n_range=p["n_range_samples"],
               inherited=p["inherited_counts"], nb_form=p["nb_form"])
     for r, yy in zip(raw_rows(Xl), np.searchsorted(classes, yl)):
@@ -380,9 +380,9 @@ def _drift_stream(n, seed):
 
 
 @pytest.mark.parametrize("make", [
-    lambda obs: HoeffdingTreeClassifier(observer=obs, grace_period=100, n_bins=16,
+    lambda obs: HoeffdingTreeClassifier(observer=obs, grace_period=100, max_bins=16,
                                         classes=[0, 1], leaf_prediction="mc"),
-    lambda obs: SGTClassifier(observer=obs, grace_period=100, n_bins=16, classes=[0, 1]),
+    lambda obs: SGTClassifier(observer=obs, grace_period=100, max_bins=16, classes=[0, 1]),
 ])
 def test_adaptive_range_learns_a_drifting_range(make):
     X, y = _drift_stream(12000, 0)
@@ -402,7 +402,7 @@ def test_adaptive_range_learns_a_drifting_range(make):
 def test_sgt_adaptive_thresholds_are_values_and_pickle():
     import pickle
     X, y = _drift_stream(6000, 1)
-    m = SGTRegressor(observer="adaptive_range", grace_period=100, n_bins=16)
+    m = SGTRegressor(observer="adaptive_range", grace_period=100, max_bins=16)
     m.partial_fit(X, y.astype(float))
     t = m._forest
     thr = t.threshold[:int(t.sizes[0])][t.kind[:int(t.sizes[0])] == NUMERIC]
@@ -418,7 +418,7 @@ def test_observer_validation():
     with pytest.raises(ValueError, match="observer must be one of"):
         SGTClassifier(observer="gaussian").partial_fit(X, y, classes=[0, 1])
     with pytest.raises(ValueError, match="even n_bins"):
-        SGTRegressor(observer="adaptive_range", n_bins=7).partial_fit(X, y)
+        SGTRegressor(observer="adaptive_range", max_bins=7).partial_fit(X, y)
     with pytest.raises(ValueError, match="n_split_points"):
         HoeffdingTreeClassifier(observer="gaussian", n_split_points=0).partial_fit(
             X, y, classes=[0, 1])

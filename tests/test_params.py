@@ -107,8 +107,86 @@ _Y = np.arange(20) % 2
     (GradientBoostingRegressor(reg_lambda=-1.0), "reg_lambda"),
     (HoeffdingTreeClassifier(min_branch_fraction=0.5), "min_branch_fraction"),
     (SGTClassifier(delta=1.0), "delta"),
-    (SGTClassifier(lambda_=math.nan), "lambda_"),
+    (SGTClassifier(reg_lambda=math.nan), "reg_lambda"),
 ])
 def test_estimators_name_the_parameter(est, name):
     with pytest.raises(InvalidParameterError, match=f"^{name} must be "):
         est.fit(_X, _Y)
+
+
+# ------------------------------------------------------------ one vocabulary
+def _estimator_classes():
+    import inspect
+    import treelab
+    return [getattr(treelab, n) for n in treelab.__all__
+            if inspect.isclass(getattr(treelab, n)) and n != "Criterion"]
+
+
+def _params_of(cls):
+    import inspect
+    return inspect.signature(cls.__init__).parameters
+
+
+def test_constructors_hold_the_new_names_only():
+    """No estimator's signature keeps a former name whose new name it has, and
+    the shared words mean one thing: ``n_jobs`` defaults to None, ``verbose``
+    to the int 0, ``splitter`` to "best"."""
+    from treelab._params import RENAMED_PARAMETERS
+    for cls in _estimator_classes():
+        params = _params_of(cls)
+        for old, new in RENAMED_PARAMETERS.items():
+            assert not (old in params and old != "delta"), (cls.__name__, old)
+        if "n_jobs" in params:
+            assert params["n_jobs"].default is None, cls.__name__
+        if "verbose" in params:
+            v = params["verbose"].default
+            assert v == 0 and type(v) is int, cls.__name__
+        if "splitter" in params:
+            assert params["splitter"].default == "best", cls.__name__
+        for name in ("n_bins", "max_bin", "n_trees", "lambda_"):
+            assert name not in params, (cls.__name__, name)
+
+
+def test_former_names_raise_a_type_error_naming_the_new_one():
+    from treelab._params import RENAMED_PARAMETERS
+    checked = 0
+    for cls in _estimator_classes():
+        params = _params_of(cls)
+        for old, new in RENAMED_PARAMETERS.items():
+            if old in params or new not in params:
+                continue
+            with pytest.raises(TypeError, match=f"{old} was renamed {new}"):
+                cls(**{old: params[new].default})
+            with pytest.raises(TypeError, match=f"{old} was renamed {new}"):
+                cls().set_params(**{old: params[new].default})
+            checked += 1
+    assert checked >= 20
+    with pytest.raises(TypeError, match="unexpected keyword"):     # other names: Python's error
+        RandomForestClassifier(n_treez=3)
+
+
+def test_streaming_learners_share_the_positional_order():
+    from treelab import SGTMultiInstanceClassifier, SGTRegressor
+    for cls in (HoeffdingTreeClassifier, SGTClassifier, SGTRegressor, SGTMultiInstanceClassifier):
+        m = cls(50, 1e-3)
+        assert (m.grace_period, m.delta) == (50, 1e-3)
+        with pytest.raises(TypeError):
+            cls(50, 1e-3, 0.1)                   # the rest is keyword-only
+
+
+@pytest.mark.parametrize("make", [
+    lambda s: DecisionTreeClassifier(splitter=s), lambda s: RandomForestClassifier(3, splitter=s)])
+def test_one_splitter_spelling(make):
+    for s in ("best", "hist"):
+        make(s).fit(_X, _Y)
+    with pytest.raises(InvalidParameterError, match="splitter='exact' is spelled splitter='best'"):
+        make("exact").fit(_X, _Y)
+    with pytest.raises(InvalidParameterError, match="splitter must be 'best'"):
+        make("random").fit(_X, _Y)
+
+
+def test_n_jobs_none_is_one_thread():
+    from treelab._params import n_threads
+    assert n_threads(None) == 1 and n_threads(1) == 1
+    import os
+    assert n_threads(-1) == (os.cpu_count() or 1)

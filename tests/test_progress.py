@@ -27,7 +27,7 @@ def test_progress_bar_off_is_silent(capsys):
 
 def test_boosting_verbose_shows_rounds_and_the_same_model(data, capsys):
     X, y = data
-    kw = dict(n_estimators=12, max_depth=3, early_stopping_rounds=50, random_state=0)
+    kw = dict(n_estimators=12, max_depth=3, n_iter_no_change=50, random_state=0)
     quiet = GradientBoostingClassifier(**kw).fit(X, y, eval_set=[(X[:40], y[:40])])
     assert "12/12" not in capsys.readouterr().err      # (a compile notice may be there)
     loud = GradientBoostingClassifier(verbose=1, **kw).fit(X, y, eval_set=[(X[:40], y[:40])])
@@ -67,7 +67,7 @@ def test_scanning_verbose_counts_fit_and_transform_steps(capsys):
     from treelab import MultiGrainedScanning
     rng = np.random.RandomState(0)
     X, y = rng.rand(40, 16), np.arange(40) % 2
-    kw = dict(window_sizes=[4, 8], n_trees=3, n_folds=2, random_state=0)
+    kw = dict(window_sizes=[4, 8], n_estimators=3, n_folds=2, random_state=0)
     quiet = MultiGrainedScanning(**kw).fit_transform(X, y)
     assert "8/8" not in capsys.readouterr().err
     loud = MultiGrainedScanning(verbose=1, **kw).fit_transform(X, y)

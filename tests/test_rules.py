@@ -310,7 +310,7 @@ def test_every_registry_name_is_understood_by_every_learner(name):
     """Each name resolves on the Hoeffding tree and on SGT: it runs, or it raises
     the rule's own reason (never "unknown rule")."""
     X, y = _binary_stream()
-    HoeffdingTreeClassifier(rule=name, merit="gini", grace_period=100,
+    HoeffdingTreeClassifier(rule=name, criterion="gini", grace_period=100,
                             n_range_samples=200).fit(X, y)
     sgt = SGTClassifier(rule=name, grace_period=100, n_range_samples=200)
     if name == "ttest":

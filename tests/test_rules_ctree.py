@@ -324,7 +324,7 @@ def hand_leaf():
 def test_runner_ups_on_a_hand_built_leaf():
     X, y = hand_leaf()
     spy = SpyRule()
-    HoeffdingTreeClassifier(rule=spy, merit="gini", grace_period=50, n_bins=3,
+    HoeffdingTreeClassifier(rule=spy, criterion="gini", grace_period=50, max_bins=3,
                             n_range_samples=50, min_branch_fraction=0.0).fit(X, y)
     seen, best, second, second_any, max_br, n = spy.params
     assert seen == 1.0 and n == 50
@@ -335,7 +335,7 @@ def test_runner_ups_on_a_hand_built_leaf():
     # C-Tree at c = 0.2: eps = 0.2 sqrt(ln(50^2 * 1 * 50 * 2) / 50) = 0.0997163 (h = 0 -> 1)
     eps = 0.2 * math.sqrt(L(50 ** 2 * 1 * 50 * 2) / 50)
     assert 0.32 - 0.21333 < 2 * eps < 0.32
-    kw = dict(merit="gini", grace_period=50, n_bins=3, n_range_samples=50,
+    kw = dict(criterion="gini", grace_period=50, max_bins=3, n_range_samples=50,
               min_branch_fraction=0.0)
     other = HoeffdingTreeClassifier(rule=CTreeRule(c=0.2, runner_up="other_feature"), **kw)
     anys = HoeffdingTreeClassifier(rule=CTreeRule(c=0.2, runner_up="any_split"), **kw)
@@ -358,14 +358,14 @@ def _three_class_stream(n=600, seed=0):
 def test_more_than_two_classes_are_refused(merit, rule):
     r = "ctree" if rule == "ctree" else CTreeRule(c=0.1)
     X, y = _three_class_stream()
-    m = HoeffdingTreeClassifier(rule=r, merit=merit, grace_period=50, n_range_samples=100)
+    m = HoeffdingTreeClassifier(rule=r, criterion=merit, grace_period=50, n_range_samples=100)
     with pytest.raises(ValueError, match="needs two classes, got 3.*binary classification"):
         m.fit(X, y)
     assert not hasattr(m, "classes_")
     with pytest.raises(ValueError, match="needs two classes"):
         CTreeRule(criterion=merit, c=0.1).radius(100, n_classes=3)
     # learn_one with declared classes: refused at once
-    m = HoeffdingTreeClassifier(rule=r, merit=merit, classes=[0, 1, 2])
+    m = HoeffdingTreeClassifier(rule=r, criterion=merit, classes=[0, 1, 2])
     with pytest.raises(ValueError, match="needs two classes"):
         m.learn_one({0: 0.1, 1: 0.2}, 0)
 
@@ -386,18 +386,18 @@ def test_practical_radius_on_other_merits_runs_for_any_k():
     """No paper constant in that case (c absorbs the scale): k = 3 is accepted."""
     X, y = _three_class_stream(1500)
     m = HoeffdingTreeClassifier(rule=CTreeRule(c=0.01, runner_up="other_feature"),
-                                merit=TSALLIS, grace_period=100,
+                                criterion=TSALLIS, grace_period=100,
                                 n_range_samples=200).fit(X, y)
     assert m.n_splits >= 1
     with pytest.raises(ValueError, match="CTreeRule supports criterion"):
-        HoeffdingTreeClassifier(rule="ctree", merit=TSALLIS).fit(X, y)
+        HoeffdingTreeClassifier(rule="ctree", criterion=TSALLIS).fit(X, y)
 
 
 def test_rule_for_another_merit_is_refused():
     X, y = _three_class_stream()
     y = (y > 0).astype(int)
     with pytest.raises(ValueError, match="built for the merit 'gini'"):
-        HoeffdingTreeClassifier(rule=CTreeRule(criterion="gini", c=0.1), merit="entropy").fit(X, y)
+        HoeffdingTreeClassifier(rule=CTreeRule(criterion="gini", c=0.1), criterion="entropy").fit(X, y)
 
 
 def test_sgt_takes_ctree_with_the_other_feature_runner_up():

@@ -48,7 +48,7 @@ def make_stream(task, n, seed):
     return X, y
 
 
-PARAMS = dict(grace_period=50, delta=1e-3, gamma=0.1, n_bins=32, n_range_samples=200)
+PARAMS = dict(grace_period=50, delta=1e-3, gamma=0.1, max_bins=32, n_range_samples=200)
 
 
 def make_model(task, **kw):
@@ -363,7 +363,7 @@ def test_user_defined_loss(leaf_value, lam):
     # added to a Hessian sum over ~50-200 instances, so it must be larger than
     # with the authors' means (at lambda_ = 1 the paper's form overshoots to a
     # median error of 12.8)
-    params = dict(PARAMS, gamma=0.05, lambda_=lam, leaf_value=leaf_value)
+    params = dict(PARAMS, gamma=0.05, reg_lambda=lam, leaf_value=leaf_value)
     huber = SGTRegressor(loss=loss, **params).partial_fit(X, y)
     sq = SGTRegressor(**params).partial_fit(X, y)
     assert huber.n_splits >= 1 and huber._forest.feature[0] == 0

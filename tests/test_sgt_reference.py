@@ -469,28 +469,28 @@ def raw_rows(X):
 
 CASES = {
     "regression": dict(task="regression", n=3000, seed=11,
-                       params=dict(grace_period=60, delta=1e-3, gamma=0.5, lambda_=0.1,
-                                   n_bins=32, n_range_samples=300)),
+                       params=dict(grace_period=60, delta=1e-3, gamma=0.5, reg_lambda=0.1,
+                                   max_bins=32, n_range_samples=300)),
     "binary": dict(task="binary", n=4000, seed=7,
-                   params=dict(grace_period=50, delta=1e-3, gamma=0.1, lambda_=0.1,
-                               n_bins=64, n_range_samples=400)),
+                   params=dict(grace_period=50, delta=1e-3, gamma=0.1, reg_lambda=0.1,
+                               max_bins=64, n_range_samples=400)),
     "multiclass": dict(task="multiclass", n=4000, seed=3,
-                       params=dict(grace_period=50, delta=1e-3, gamma=0.1, lambda_=0.5,
-                                   n_bins=16, n_range_samples=250)),
+                       params=dict(grace_period=50, delta=1e-3, gamma=0.1, reg_lambda=0.5,
+                                   max_bins=16, n_range_samples=250)),
     # a user-defined loss (pseudo-Huber) on a stream with heavy-tailed noise
     "pseudo_huber": dict(task="regression", n=3000, seed=13, loss="pseudo_huber",
-                         params=dict(grace_period=60, delta=1e-3, gamma=0.2, lambda_=0.1,
-                                     n_bins=32, n_range_samples=300)),
+                         params=dict(grace_period=60, delta=1e-3, gamma=0.2, reg_lambda=0.1,
+                                     max_bins=32, n_range_samples=300)),
     # the paper's defaults except grace period / delta: few, large trees
     "binary_defaults": dict(task="binary", n=5000, seed=5,
                             params=dict(grace_period=100, delta=1e-4)),
     # MOA's re-splitting of internal nodes (resplit=True)
     "binary_resplit": dict(task="binary", n=4000, seed=7,
-                           params=dict(grace_period=50, delta=0.1, gamma=0.1, lambda_=0.1,
-                                       n_bins=64, n_range_samples=400, resplit=True)),
+                           params=dict(grace_period=50, delta=0.1, gamma=0.1, reg_lambda=0.1,
+                                       max_bins=64, n_range_samples=400, resplit=True)),
     "multiclass_resplit": dict(task="multiclass", n=3000, seed=8,
                                params=dict(grace_period=50, delta=0.02, gamma=0.1,
-                                           lambda_=0.5, n_bins=16, n_range_samples=250,
+                                           reg_lambda=0.5, max_bins=16, n_range_samples=250,
                                            resplit=True)),
 }
 
@@ -536,7 +536,7 @@ def make_reference(case, y, form):
         else:
             K, loss = len(classes) - 1, softmax
     ref = ReferenceSGT(K, loss, is_nominal=[False, False, False, True], n_cats=[0, 0, 0, 4],
-                       n_bins=p["n_bins"], lam=p["lambda_"], gamma=p["gamma"],
+                       n_bins=p["max_bins"], lam=p["reg_lambda"], gamma=p["gamma"],
                        grace=p["grace_period"], delta=p["delta"], n_range=p["n_range_samples"],
                        form=form, resplit=p["resplit"])
     return ref, ycode
@@ -694,7 +694,7 @@ def test_reference_moments_and_pooling_against_numpy():
 # from the initial prediction 0, so g_i = -y_i and h_i = 1; lambda = 1, gamma = 0.5
 HAND_X = np.array([[0.0], [0.0], [1.0], [1.0]])
 HAND_Y = np.array([1.0, 2.0, 3.0, 4.0])
-HAND_PARAMS = dict(lambda_=1.0, gamma=0.5, n_bins=2, n_range_samples=4, grace_period=4,
+HAND_PARAMS = dict(reg_lambda=1.0, gamma=0.5, max_bins=2, n_range_samples=4, grace_period=4,
                    delta=0.5)
 # worked by hand (L = objective per instance of the leaf's n = 4 instances):
 # paper (eq. 13 with sums, eqs. 5 and 11):
@@ -843,7 +843,7 @@ def mil_data(n_bags, seed):
 @pytest.mark.parametrize("form", FORMS)
 def test_multi_instance_matches_reference(form, resplit):
     X, y, bags = mil_data(300, 0)
-    params = dict(grace_period=40, delta=1e-3, gamma=0.2, n_bins=16, n_range_samples=200,
+    params = dict(grace_period=40, delta=1e-3, gamma=0.2, max_bins=16, n_range_samples=200,
                   n_epochs=4, random_state=3, leaf_value=form, resplit=resplit)
     model = SGTMultiInstanceClassifier(**params).fit(X, y, bags)
     # reference: bags in order of first appearance, instances in stream order

@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 __all__ = ["InvalidParameterError", "check_int", "check_real", "check_fraction", "check_bool",
-           "check_n_jobs"]
+           "check_n_jobs", "check_splitter", "n_threads", "RENAMED_PARAMETERS", "check_renamed"]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -86,3 +86,63 @@ def check_n_jobs(v):
     if v is not None and (not _is_int(v) or v == 0):
         raise InvalidParameterError(f"n_jobs must be None or a non-zero int, got {v!r}")
     return None if v is None else int(v)
+
+
+#: ``splitter`` values, the same for single trees and forests
+SPLITTERS = ("best", "hist")
+
+
+def check_splitter(v):
+    """``splitter``: "best" (exact search over the sorted values, scikit-learn's
+    name) or "hist" (quantile histograms); "exact", a former forest spelling of
+    "best", is refused with the new spelling."""
+    if isinstance(v, str) and v == "exact":
+        raise InvalidParameterError("splitter='exact' is spelled splitter='best' (the exact "
+                                    "search over sorted values, as in scikit-learn)")
+    if not (isinstance(v, str) and v in SPLITTERS):
+        raise InvalidParameterError(f"splitter must be 'best' (exact search over sorted "
+                                    f"values) or 'hist' (quantile histograms), got {v!r}")
+    return v
+
+
+def n_threads(n_jobs):
+    """Threads for ``n_jobs``, one meaning for every estimator (joblib's and
+    scikit-learn's): None -> 1 (unless inside a ``joblib.parallel_config``
+    context), -1 -> every core, -k -> cores + 1 - k."""
+    from joblib import effective_n_jobs
+    return max(1, int(effective_n_jobs(n_jobs)))
+
+
+#: hyper-parameters whose name changed: old name -> the name every estimator now uses
+RENAMED_PARAMETERS = {
+    "n_trees": "n_estimators",
+    "max_bin": "max_bins",
+    "n_bins": "max_bins",
+    "lambda_": "reg_lambda",
+    "merit": "criterion",
+    "min_child_samples": "min_samples_leaf",
+    "early_stopping_rounds": "n_iter_no_change",
+    "n_tolerant_rounds": "n_iter_no_change",
+    "delta": "tol",
+    "base_estimator": "estimator",
+    "seed": "random_state",
+}
+
+
+def check_renamed(cls, names):
+    """Raise ``TypeError`` ("n_trees was renamed n_estimators") when ``names``
+    holds a former name of one of ``cls``'s constructor parameters.
+
+    Called by every estimator's construction and ``set_params``
+    (:class:`treelab._sklearn_compat.BaseEstimator`), so the table above is the
+    one place a rename is declared."""
+    params = None
+    for name in names:
+        new = RENAMED_PARAMETERS.get(name)
+        if new is None:
+            continue
+        if params is None:
+            params = set(cls._get_param_names())
+        if name not in params and new in params:
+            raise TypeError(f"{cls.__name__}: {name} was renamed {new}; "
+                            f"use {cls.__name__}({new}=...)")

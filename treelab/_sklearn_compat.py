@@ -14,12 +14,23 @@ import inspect
 
 import numpy as np
 
+from ._params import check_renamed
+
 __all__ = ["BaseEstimator", "ClassifierMixin", "ProbaArgmaxMixin", "RegressorMixin",
            "NotFittedError", "check_is_fitted"]
 
 
 class BaseEstimator:
-    """Parameter handling as in ``sklearn.base.BaseEstimator``."""
+    """Parameter handling as in ``sklearn.base.BaseEstimator``.
+
+    A former name of a parameter (:data:`treelab._params.RENAMED_PARAMETERS`)
+    given to the constructor or to ``set_params`` raises ``TypeError`` naming
+    the new one; the constructors' signatures hold the new names only."""
+
+    def __new__(cls, *args, **kwargs):
+        if kwargs:
+            check_renamed(cls, kwargs)
+        return super().__new__(cls)
 
     @classmethod
     def _get_param_names(cls):
@@ -48,6 +59,7 @@ class BaseEstimator:
         """Set parameters (``name`` or ``component__name``); returns ``self``."""
         if not params:
             return self
+        check_renamed(type(self), [key.partition("__")[0] for key in params])
         valid = self.get_params(deep=True)
         nested = {}
         for key, value in params.items():

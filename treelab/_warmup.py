@@ -112,7 +112,7 @@ def _warm_hoeffding():
                 _warm_streams(lambda: [HoeffdingTreeClassifier(rule=rule, leaf_prediction=mode,
                                                                **kw)], X, y)
     for merit in sorted(CLASSIFICATION_CRITERIA):
-        HoeffdingTreeClassifier(merit=merit, **kw).fit(X, y).predict(X)
+        HoeffdingTreeClassifier(criterion=merit, **kw).fit(X, y).predict(X)
 
 
 def _warm_gradient_boosting():

@@ -76,7 +76,8 @@ def _unknown(what, name, valid, hint=""):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit status 2, no usage block)."""
+    """argparse whose wrong calls print the usage, then the error in one line
+    (exit status 2), with the closest valid names of a misspelt choice."""
 
     def error(self, message):
         choice = "invalid choice: "
@@ -84,7 +85,9 @@ class _Parser(argparse.ArgumentParser):
             bad = message.split(choice, 1)[1].split(" (choose from", 1)[0].strip("'\"")
             valid = [c for c in self._choices_in(message)]
             message += _closest(bad, valid)
-        _fail(f"{self.prog}: error: {message}")
+        self.print_usage(sys.stderr)
+        _fail(f"{self.prog}: error: {message}\n"
+              f"(run '{self.prog} --help' for every option)", lines=True)
 
     @staticmethod
     def _choices_in(message):
@@ -94,9 +97,20 @@ class _Parser(argparse.ArgumentParser):
         return [c.strip(" '\"") for c in inner.split(",")]
 
 
-def _fail(message):
-    print(" ".join(str(message).split("\n")), file=sys.stderr)
-    raise SystemExit(2)
+def _fail(message, status=2, lines=False):
+    """``message`` on stderr -- one line unless ``lines`` -- and exit ``status``."""
+    text = str(message) if lines else " ".join(str(message).split("\n"))
+    print(text, file=sys.stderr)
+    raise SystemExit(status)
+
+
+def _renamed(name, valid):
+    """A former parameter name (:data:`treelab._params.RENAMED_PARAMETERS`) whose
+    new name is valid: a one-line error naming the new one."""
+    from ._params import RENAMED_PARAMETERS
+    new = RENAMED_PARAMETERS.get(name)
+    if new is not None and new in valid:
+        raise UsageError(f"{name} was renamed {new}; use --set {new}=VALUE")
 
 
 def _pairs(items, what):
@@ -227,9 +241,10 @@ def _check_ablation(args):
         valid = _init_params(_learner_class(name))
         valid.pop("rule", None)
         if name == "sgt":
-            valid["merit"] = None        # a Hoeffding-tree setting, ignored by SGT
+            valid["criterion"] = None    # a Hoeffding-tree setting, ignored by SGT
         for k in learner_params:
             if k not in valid:
+                _renamed(k, valid)
                 _unknown(f"parameter of {name}", k, list(valid),
                          "; rules go in --rule" if k == "rule" else "")
     rules = _rule_grid(args.rule)
@@ -241,7 +256,7 @@ def _check_ablation(args):
         for k, values in grid.items():
             if not values:
                 raise UsageError(f"--rule {rname}: no values given for {k}")
-        obj, _ = make_rule(key, (merits or [learner_params.get("merit", "entropy")])[0])
+        obj, _ = make_rule(key, (merits or [learner_params.get("criterion", "entropy")])[0])
         valid = [p for p in _init_params(type(obj)) if p != "criterion"]
         for k in grid:
             if k not in valid:
@@ -257,17 +272,17 @@ def _check_ablation(args):
         if v < 1:
             raise UsageError(f"{what} must be >= 1, got {v}")
     # every configuration once, without data: bad values fail here, in one line
-    lp = {k: v for k, v in learner_params.items() if k != "merit"}
+    lp = {k: v for k, v in learner_params.items() if k != "criterion"}
     for name in learners:
         for rname, grid in rules.items():
             key = _rule_aliases().get(rname.lower(), rname.lower())
             for combo in _combos(grid):
-                for merit in (merits or [learner_params.get("merit", "entropy")]):
+                for merit in (merits or [learner_params.get("criterion", "entropy")]):
                     try:
                         rule, merit_used = make_rule(key, merit, **combo)
                         kw = dict(lp, rule=rule)
                         if name == "hoeffding":
-                            kw["merit"] = merit_used
+                            kw["criterion"] = merit_used
                         _learner_class(name)(**kw)._make_rule()
                     except (ValueError, TypeError) as exc:
                         cfg = ", ".join(f"{k}={v}" for k, v in combo.items())
@@ -287,8 +302,8 @@ def _combos(grid):
 def ablation(args):
     from .experiment import ablation_settings, describe_settings, final_points, run_ablation
     spec = _check_ablation(args)
-    merits = spec["merits"] or [spec["learner_params"].get("merit", "entropy")]
-    lp = {k: v for k, v in spec["learner_params"].items() if k != "merit"}
+    merits = spec["merits"] or [spec["learner_params"].get("criterion", "entropy")]
+    lp = {k: v for k, v in spec["learner_params"].items() if k != "criterion"}
     settings = ablation_settings(spec["stream"], spec["stream_params"], spec["learners"],
                                  spec["rules"], merits, spec["seeds"], lp, args.chunk_size,
                                  args.checkpoints, n_jobs=args.n_jobs)
@@ -344,13 +359,34 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescription
         return super()._get_help_string(action)
 
 
+_EPILOG = """examples:
+  treelab demo                       the teaching lab (tables, ID3 / C4.5 / CART trees)
+  treelab warmup                     compile every learner's kernels once
+  treelab teach ensembles            the ensemble lessons as tables
+  treelab ablation --dry-run         check an ablation grid without running it
+  python -m treelab COMMAND --help   the options of COMMAND
+
+Mistakes are reported in one line; --debug shows the full traceback."""
+
+
 def build_parser():
-    """The ``treelab`` argument parser (one-line errors, every default shown)."""
-    parser = _Parser(prog="treelab", description="treelab command line",
-                     formatter_class=_Formatter)
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    """The full ``treelab`` argument parser: every command and option (also read
+    by the documentation's command-line page).  Wrong calls print the usage and
+    a one-line error (exit status 2); every default is shown in ``--help``."""
+    from . import __version__
+    debug = argparse.ArgumentParser(add_help=False)
+    debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="show the full traceback of an error")
+    parser = _Parser(prog="treelab", formatter_class=_Formatter, epilog=_EPILOG,
+                     description="treelab command line: the course's teaching lab, "
+                                 "kernel warm-up, lessons and streaming ablation grids.")
+    parser.add_argument("--version", action="version", version=f"treelab {__version__}")
+    parser.add_argument("--debug", action="store_true", default=False,
+                        help="show the full traceback of an error")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                title="commands", metavar="COMMAND")
     p = sub.add_parser("demo", help="teaching lab and a CART example on built-in data",
-                       formatter_class=_Formatter,
+                       formatter_class=_Formatter, parents=[debug],
                        description="The teaching lab and a pruned CART tree; compiles the "
                                    "kernels it uses (once per install).")
     p.add_argument("--language", choices=["en", "zh"], default="en",
@@ -361,7 +397,7 @@ def build_parser():
     p.add_argument("--no-warmup", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=_demo_with_warmup)
     p = sub.add_parser("warmup", help="compile every learner's kernels now (once per install)",
-                       formatter_class=_Formatter,
+                       formatter_class=_Formatter, parents=[debug],
                        description="Compile the kernels of every learner (decision trees, "
                                    "SGT, Hoeffding trees, gradient boosting, histogram forests "
                                    "and cascades) into numba's disk cache, so that no later "
@@ -371,7 +407,7 @@ def build_parser():
                    help="run every learner even when its kernels are already cached")
     p.set_defaults(func=warmup)
     p = sub.add_parser("teach", help="the course's lessons as tables (ensembles)",
-                       formatter_class=_Formatter,
+                       formatter_class=_Formatter, parents=[debug],
                        description="Print a lesson of the course: 'ensembles' = majority-vote "
                                    "error of independent classifiers, bootstrap rounds, AdaBoost "
                                    "round by round, out-of-bag error against the number of trees.")
@@ -380,7 +416,7 @@ def build_parser():
                    help="also write the lesson's PNG plots into this folder")
     p.set_defaults(func=teach)
     p = sub.add_parser("ablation", help="grid of streaming learners x split rules x values x seeds",
-                       formatter_class=_Formatter, epilog=_streams_help(),
+                       formatter_class=_Formatter, epilog=_streams_help(), parents=[debug],
                        description="Run learners x rules x parameter values x merits x seeds "
                                    "on a stream (prequential), write a CSV, its settings (JSON) "
                                    "and PNG plots.")
@@ -396,7 +432,7 @@ def build_parser():
                         + " (repeatable; several parameters separated by ';'; default: "
                           "hoeffding at the learner's delta)")
     p.add_argument("--merit", action="append",
-                   help="merit of Hoeffding trees (repeatable): " + ", ".join(merit_names())
+                   help="split criterion (merit) of Hoeffding trees (repeatable): " + ", ".join(merit_names())
                         + " (default: entropy)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="learner parameter, e.g. grace_period=100 (repeatable; default: the "
@@ -417,12 +453,37 @@ def build_parser():
 
 
 def main(argv=None):
+    """Run ``treelab`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit
+    status.  Without arguments: the help, exit status 2.  A mistake -- a wrong
+    name or value, a missing file or optional package -- ends in a one-line
+    error without traceback (exit status 2 for the command line's own checks,
+    1 otherwise); ``--debug`` shows the traceback instead."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
+    if not argv:
+        parser.print_help(sys.stderr)
+        return 2
     args = parser.parse_args(argv)
+    debug = bool(getattr(args, "debug", False))
     try:
         return args.func(args)
     except UsageError as exc:
+        if debug:
+            raise
         _fail(f"treelab {args.command}: error: {exc}")
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        _fail(f"treelab {args.command}: interrupted", 130)
+    except BrokenPipeError:             # e.g. treelab demo | head
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as exc:            # noqa: BLE001 - one line, the traceback on --debug
+        if debug:
+            raise
+        _fail(f"treelab {args.command}: error: {type(exc).__name__}: {exc} "
+              "(--debug shows the traceback)", 1)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ Example::
         rules={"hoeffding": {"delta": [1e-7, 1e-3, 0.1]},
                "ctree": {"c": [0.01, 0.05, 0.2]},
                "corrh": {"delta": [1e-7, 1e-3, 0.1]}},
-        learner_params=dict(merit="gini", grace_period=100), seeds=[0, 1], n_jobs=2)
+        learner_params=dict(criterion="gini", grace_period=100), seeds=[0, 1], n_jobs=2)
 """
 from __future__ import annotations
 
@@ -158,15 +158,15 @@ def _make_learner(learner, rule, merit, params):
     if isinstance(learner, str):
         key = learner.lower()
         if key in ("hoeffding", "ht", "vfdt"):
-            return HoeffdingTreeClassifier(rule=rule, merit=merit, **params)
+            return HoeffdingTreeClassifier(rule=rule, criterion=merit, **params)
         if key == "sgt":
             return SGTClassifier(rule=rule, **params)
         raise ValueError(f"unknown learner {learner!r}; choose one of {list(LEARNERS)}")
     est = learner
     new = type(est)(**est.get_params())
     kw = {"rule": rule}
-    if "merit" in new.get_params():
-        kw["merit"] = merit
+    if "criterion" in new.get_params():
+        kw["criterion"] = merit
     return new.set_params(**kw, **params)
 
 
@@ -243,7 +243,7 @@ def run_ablation(stream="randcbt", rules=None, learners=("hoeffding",), merits=N
         (:class:`~treelab.SGTClassifier`) or estimator instances (cloned).
     merits : sequence of str, optional
         Merits to cross with the rules (Hoeffding trees); default
-        ``learner_params["merit"]`` or "entropy".
+        ``learner_params["criterion"]`` or "entropy".
     seeds : sequence of int
         Stream seeds (a new RandCBT tree and sample per seed).
     stream_params, learner_params : dict
@@ -273,9 +273,9 @@ def run_ablation(stream="randcbt", rules=None, learners=("hoeffding",), merits=N
     learner_params = dict(learner_params or {})
     stream_params = dict(stream_params or {})
     if merits is None:
-        merits = [learner_params.pop("merit", "entropy")]
+        merits = [learner_params.pop("criterion", "entropy")]
     else:
-        learner_params.pop("merit", None)
+        learner_params.pop("criterion", None)
     seeds = [int(s) for s in seeds]
     if not seeds:
         raise ValueError("seeds must not be empty")

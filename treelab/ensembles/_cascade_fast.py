@@ -7,7 +7,7 @@ again.  For treelab's random / extra / completely-random forests the cascade
 instead grows the trees itself on the engine
 (:func:`~treelab._engine.column_builder.grow_codes`), on data prepared once:
 
-* the raw features are quantile-binned **once** (uint8 codes, ``max_bin`` bins,
+* the raw features are quantile-binned **once** (uint8 codes, ``max_bins`` bins,
   as deep-forest 0.1.x) and written once into the ``[raw | class vectors]``
   code matrix of a phase, stored column-major (a tree reads one feature of
   many rows at a time); every level overwrites only the class-vector columns,

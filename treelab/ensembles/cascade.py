@@ -18,7 +18,7 @@ output of one level as input to another level", a form of stacking).
   bootstrap forest per slot, out-of-bag estimates for the training rows.
 * The number of levels is chosen automatically ("adaptive model complexity"):
   levels are added while the estimated accuracy improves by more than
-  ``delta``, tolerating ``n_tolerant_rounds`` levels without improvement; the
+  ``tol``, tolerating ``n_iter_no_change`` levels without improvement; the
   levels after the best one are dropped.  The estimate is either the paper's
   held-out part (``validation="holdout"``: 20 % of the training rows, after
   which the cascade is re-trained on all rows with the chosen number of levels)
@@ -28,10 +28,10 @@ output of one level as input to another level", a form of stacking).
   (``final_estimator=None``) or comes from any estimator trained on the
   original features plus the last level's class vectors.
 
-Memory and speed: the raw features are quantile-binned once (``max_bin``, as
+Memory and speed: the raw features are quantile-binned once (``max_bins``, as
 deep-forest does with 255 bins; the forests then split bin codes, the same
 order as the values, and the random cut-points of extra / completely-random
-trees are drawn uniformly over the codes, i.e. in rank; ``max_bin=None``
+trees are drawn uniformly over the codes, i.e. in rank; ``max_bins=None``
 keeps the raw values and the paper's draw uniform in [min, max]).  With treelab's own forests (the default) the cascade
 grows the trees itself (:mod:`._cascade_fast`): one uint8 code matrix
 ``[raw | binned class vectors]`` per phase whose class-vector columns every
@@ -71,11 +71,11 @@ _SEED_MAX = np.iinfo(np.int32).max
 
 
 # ---------------------------------------------------------------- defaults
-def _default_forests(task, n_trees, random_state=None, n_random=2, n_completely_random=2,
+def _default_forests(task, n_estimators, random_state=None, n_random=2, n_completely_random=2,
                      n_jobs=1, min_samples_leaf=1):
     """The paper's level: ``n_random`` random forests (sqrt(d) candidate features,
     Gini / squared error) and ``n_completely_random`` completely-random tree
-    forests, ``n_trees`` trees each (treelab's own forests).
+    forests, ``n_estimators`` trees each (treelab's own forests).
 
     ``random_state`` seeds the prototypes; the cascade re-seeds every clone it fits.
     ``min_samples_leaf`` > 1 is for the scanning forests (see ``scanning``).
@@ -91,11 +91,11 @@ def _default_forests(task, n_trees, random_state=None, n_random=2, n_completely_
     rs = check_random_state(random_state)
     out = []
     for _ in range(n_random):
-        out.append(RF(n_estimators=n_trees, max_features="sqrt", n_jobs=n_jobs,
+        out.append(RF(n_estimators=n_estimators, max_features="sqrt", n_jobs=n_jobs,
                       min_samples_leaf=min_samples_leaf,
                       random_state=int(rs.randint(_SEED_MAX)), **rf_kw))
     for _ in range(n_completely_random):
-        out.append(CRF(n_estimators=n_trees, n_jobs=n_jobs, min_samples_leaf=min_samples_leaf,
+        out.append(CRF(n_estimators=n_estimators, n_jobs=n_jobs, min_samples_leaf=min_samples_leaf,
                        random_state=int(rs.randint(_SEED_MAX))))
     return out
 
@@ -266,22 +266,22 @@ def _oob_vectors(est, task, y, n_classes):
 class _BaseCascade(BaseEstimator):
     _task = None
 
-    def __init__(self, *, forests=None, n_trees=100, n_folds=3, class_vectors="kfold",
+    def __init__(self, *, forests=None, n_estimators=100, n_folds=3, class_vectors="kfold",
                  validation="holdout", validation_fraction=0.2, refit=True, max_levels=10,
-                 delta=0.0, n_tolerant_rounds=1, final_estimator=None, max_bin=255,
-                 n_jobs=None, random_state=None, verbose=False):
+                 tol=0.0, n_iter_no_change=1, final_estimator=None, max_bins=255,
+                 n_jobs=None, random_state=None, verbose=0):
         self.forests = forests
-        self.n_trees = n_trees
+        self.n_estimators = n_estimators
         self.n_folds = n_folds
         self.class_vectors = class_vectors
         self.validation = validation
         self.validation_fraction = validation_fraction
         self.refit = refit
         self.max_levels = max_levels
-        self.delta = delta
-        self.n_tolerant_rounds = n_tolerant_rounds
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.final_estimator = final_estimator
-        self.max_bin = max_bin
+        self.max_bins = max_bins
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -290,20 +290,20 @@ class _BaseCascade(BaseEstimator):
     def _check_params(self):
         def int_ge(name, lo):
             return check_int(name, getattr(self, name), lo)
-        p = {"n_trees": int_ge("n_trees", 1), "n_folds": int_ge("n_folds", 2),
+        p = {"n_estimators": int_ge("n_estimators", 1), "n_folds": int_ge("n_folds", 2),
              "max_levels": int_ge("max_levels", 1),
-             "n_tolerant_rounds": int_ge("n_tolerant_rounds", 1)}
+             "n_iter_no_change": int_ge("n_iter_no_change", 1)}
         if self.class_vectors not in ("kfold", "oob"):
             raise ValueError(f"class_vectors must be 'kfold' or 'oob', got {self.class_vectors!r}")
         if self.validation not in ("holdout", "kfold"):
             raise ValueError(f"validation must be 'holdout' or 'kfold', got {self.validation!r}")
         check_real("validation_fraction", self.validation_fraction, 0, 1, lo_open=True,
                    hi_open=True)
-        check_real("delta", self.delta, 0)
-        check_int("max_bin", self.max_bin, 2, 255, allow_none=True)
+        check_real("tol", self.tol, 0)
+        check_int("max_bins", self.max_bins, 2, 255, allow_none=True)
         check_n_jobs(self.n_jobs)
         if self.forests is None:
-            forests = _default_forests(self._task, p["n_trees"], None)
+            forests = _default_forests(self._task, p["n_estimators"], None)
         else:
             if not isinstance(self.forests, (list, tuple)) or len(self.forests) == 0:
                 raise TypeError("forests must be a non-empty list of estimators (unfitted "
@@ -332,7 +332,7 @@ class _BaseCascade(BaseEstimator):
         from .._engine.binning import bin_matrix, quantile_bin_edges
         isnom = np.ascontiguousarray(self._encoding.is_nominal, dtype=np.bool_)
         if fitting:
-            self._bin_edges = quantile_bin_edges(Xf, isnom, int(self.max_bin),
+            self._bin_edges = quantile_bin_edges(Xf, isnom, int(self.max_bins),
                                                  random_state=seed)
         edges, offsets = self._bin_edges
         return bin_matrix(np.ascontiguousarray(Xf, np.float64), edges, offsets, isnom,
@@ -340,12 +340,12 @@ class _BaseCascade(BaseEstimator):
 
     def _raw_block(self, Xf, fitting, seed=None):
         """The raw-feature columns of the cascade's input: bin codes (NaN kept) or values."""
-        if self.max_bin is None:
+        if self.max_bins is None:
             return Xf
         from .._engine.binning import bin_matrix, quantile_bin_edges
         isnom = np.ascontiguousarray(self._encoding.is_nominal, dtype=np.bool_)
         if fitting:
-            self._bin_edges = quantile_bin_edges(Xf, isnom, int(self.max_bin),
+            self._bin_edges = quantile_bin_edges(Xf, isnom, int(self.max_bins),
                                                  random_state=seed)
         edges, offsets = self._bin_edges
         codes = bin_matrix(Xf, edges, offsets, isnom, 255).astype(np.float64)
@@ -388,7 +388,7 @@ class _BaseCascade(BaseEstimator):
         self._vec_width = self.n_classes_ if self._task == "classification" else 1
         n_vec = self.n_forests_ * self._vec_width
         self._dtype = np.float32 if all(_is_sklearn(e) for e in forests) else np.float64
-        self._fast = _fast.supported(forests, self.max_bin) and not bool(
+        self._fast = _fast.supported(forests, self.max_bins) and not bool(
             np.any(enc.is_nominal))
         if self._fast:
             # treelab's forests: uint8 codes, binned once, grown on by the engine
@@ -448,7 +448,7 @@ class _BaseCascade(BaseEstimator):
     # -- the parts both level loops (generic and fast) share
     def _level_plan(self, p, fixed_levels):
         """The growth rule of a phase and its largest number of levels."""
-        stop = _LevelStopper(self.delta, p["n_tolerant_rounds"], fixed_levels,
+        stop = _LevelStopper(self.tol, p["n_iter_no_change"], fixed_levels,
                              self.final_estimator is not None)
         return stop, (p["max_levels"] if fixed_levels is None else fixed_levels)
 
@@ -607,11 +607,11 @@ class _BaseCascade(BaseEstimator):
                 vval = self._fast_level_vectors(slots, Zv)
                 val_score = self._vector_score(vval, y_val)
             # the next level's input: the class-vector columns, binned, overwritten in place
-            vcodes, vedges, vec_bins = _fast.bin_vectors(vec, self.max_bin)
+            vcodes, vedges, vec_bins = _fast.bin_vectors(vec, self.max_bins)
             XTw[d:] = vcodes.T
             del vcodes
             if Zv is not None:
-                Zv[:, d:] = _fast.bin_vectors(vval, self.max_bin, edges=vedges)[0]
+                Zv[:, d:] = _fast.bin_vectors(vval, self.max_bins, edges=vedges)[0]
             level, done = self._end_level(levels, slots, stop, bar, lev, phase, t0, cols,
                                           train_score, val_score, vec, Zv is not None,
                                           model_mb=sum(s.nbytes for s in slots) / 2 ** 20)
@@ -676,7 +676,7 @@ class _BaseCascade(BaseEstimator):
         for lev, level in enumerate(levels):
             vec = self._fast_level_vectors(level.estimators, Z)
             if lev + 1 < len(levels):
-                Z[:, d:] = _fast.bin_vectors(vec, self.max_bin, edges=level.out_edges)[0]
+                Z[:, d:] = _fast.bin_vectors(vec, self.max_bins, edges=level.out_edges)[0]
         if self.final_estimator_ is not None:
             Z = np.hstack([_fast.codes_to_float(Z[:, :d]), vec])
         return vec, Z
@@ -722,7 +722,7 @@ _DOC = """
         Unfitted prototypes of the forests of every level (cloned and re-seeded for
         every level and fold).  None: the paper's level -- 2 random forests
         (sqrt(d) features) + 2 completely-random tree forests of treelab.
-    n_trees : int, default=100
+    n_estimators : int, default=100
         Trees per default forest.  The paper used 500; 100 is deep-forest 0.1.x's
         default and fits 2 cores: a level then grows 4 forests x 3 folds x 100 =
         1,200 trees (6,000 with 500), and a class-probability estimate from 100
@@ -737,16 +737,16 @@ _DOC = """
     refit : bool, default=True
         With a holdout: re-train the chosen number of levels on all rows (the paper).
     max_levels : int, default=10
-    delta : float, default=0.0
+    tol : float, default=0.0
         A level counts as an improvement when its score exceeds the best so far by
-        more than ``delta``.
-    n_tolerant_rounds : int, default=1
+        more than ``tol``.
+    n_iter_no_change : int, default=1
         Levels without improvement tolerated before growth stops (the paper stops
         at the first; deep-forest uses 2).  The levels after the best are dropped.
     final_estimator : estimator or None
         Trained on [original features | last level's class vectors]; None: average
         of the last level's class vectors.
-    max_bin : int or None, default=255
+    max_bins : int or None, default=255
         Quantile bins of the raw features (computed once, shared by all levels;
         random cut-points are then drawn uniformly over the bin codes); None
         keeps the raw values.
@@ -755,8 +755,8 @@ _DOC = """
         forests: the trees of a forest's fold models); the model is the same
         whatever ``n_jobs`` (every seed is drawn beforehand).
     random_state : int, RandomState or None
-    verbose : bool
-        Progress bar over the levels (tqdm).
+    verbose : int, default=0
+        A tqdm progress bar over the levels when > 0 (and tqdm is installed).
 
     Attributes
     ----------

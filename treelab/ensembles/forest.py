@@ -23,7 +23,7 @@ sample missed it (Breiman 2001, section 3.1).
   random cut-point per node, grown until pure.
 
 All of them grow treelab trees on the batch engine: the data are binned
-(``splitter="hist"``) or presorted (``splitter="exact"``) **once** and shared by
+(``splitter="hist"``) or presorted (``splitter="best"``) **once** and shared by
 every tree (:func:`treelab._engine.binning.bin_data`); a bootstrap sample
 enters a tree as integer weights (a row drawn k times has weight k, the others
 are left out of the tree); trees grow on threads through joblib
@@ -59,7 +59,7 @@ from .._engine.tree import (
     LEAF, concat_trees, forest_apply, forest_decision_path, forest_oob_sum, forest_sum,
     forest_sum_serial, forest_sum_walk, forest_sum_walk_serial, pack_walk, trim,
 )
-from .._params import check_bool, check_int, check_n_jobs
+from .._params import check_bool, check_int, check_n_jobs, check_splitter
 from .._progress import parallel_with_progress
 from .._sklearn_compat import (
     BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
@@ -266,7 +266,7 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
     #: binned numeric data: grow with the column builder (see :func:`_column_codes`;
     #: the same trees; False: the histogram builder, for A/B comparisons)
     _use_column_builder = True
-    #: ``splitter="exact"`` on data that bins without loss: the column builder with
+    #: ``splitter="best"`` on data that bins without loss: the column builder with
     #: the exact splitter's thresholds (see :meth:`_exact_as_bins`; the same trees;
     #: False: the exact builder, for A/B comparisons and tests)
     _exact_on_bins = True
@@ -276,15 +276,12 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
         """A single tree with the forest's tree parameters: it validates them and
         encodes the targets exactly as :class:`DecisionTreeClassifier` /
         :class:`DecisionTreeRegressor` do."""
-        sp = self.splitter
-        if sp not in ("exact", "best", "hist"):
-            raise ValueError(f"splitter must be 'exact' (alias 'best') or 'hist', got {sp!r}")
-        kw = dict(criterion=self.criterion, splitter="hist" if sp == "hist" else "best",
+        kw = dict(criterion=self.criterion, splitter=check_splitter(self.splitter),
                   max_depth=self.max_depth, min_samples_split=self.min_samples_split,
                   min_samples_leaf=self.min_samples_leaf,
                   min_weight_fraction_leaf=self.min_weight_fraction_leaf,
                   max_features=self.max_features,
-                  min_impurity_decrease=self.min_impurity_decrease, max_bins=self.max_bin,
+                  min_impurity_decrease=self.min_impurity_decrease, max_bins=self.max_bins,
                   nominal_features=self.nominal_features, nominal_split=self.nominal_split,
                   multiway_min_leaf=self.multiway_min_leaf,
                   constant_draws=getattr(self, "constant_draws", "count"))
@@ -304,7 +301,7 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
             raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch "
                              "to `bootstrap=True` or set `max_sample=None`.")
         check_n_jobs(self.n_jobs)
-        check_int("max_bin", self.max_bin, 2, MAX_BINS)
+        check_int("max_bins", self.max_bins, 2, MAX_BINS)
         rc = getattr(self, "random_cut", "value")
         if not (isinstance(rc, str) and rc in ("value", "bin")):
             raise ValueError(f"random_cut must be 'value' or 'bin', got {rc!r}")
@@ -408,7 +405,7 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
         if exact_data is not None:
             data = exact_data
         elif use_hist or layout == LAYOUT_PRESORT:
-            data = bin_data(Xf, enc.is_nominal, enc.n_cats, use_hist, self.max_bin,
+            data = bin_data(Xf, enc.is_nominal, enc.n_cats, use_hist, self.max_bins,
                             random_state=bin_seed, with_values=self._draws_on_bin_values())
         else:
             # the sample layout reads raw values, neither bins nor a presort; best
@@ -605,10 +602,10 @@ _COMMON_DOC = """
         Out-of-bag estimate of the score (accuracy / R^2, or ``callable(y, pred)``).
     max_samples : None, int or float
         Size of each bootstrap sample (None: n_samples).
-    splitter : {"exact", "hist"}
-        Exact thresholds over presorted values, or quantile histograms with
-        ``max_bin`` bins (alias "best" for "exact").
-    max_bin : int, default=255
+    splitter : {"best", "hist"}, default="best"
+        Exact thresholds over presorted values ("best", as the single trees and
+        scikit-learn), or quantile histograms with ``max_bins`` bins.
+    max_bins : int, default=255
     nominal_features, nominal_split, multiway_min_leaf
         Nominal attributes as the single trees handle them (pandas ``category``
         columns are nominal too).
@@ -628,7 +625,7 @@ _RANDOM_CUT_DOC = """    random_cut : {"value", "bin"}, default="value"
         How ``splitter="hist"`` draws a node's cut-point on a feature.  "value":
         the paper's ``U[min, max]`` on the binned data -- uniform in value over the
         mean values of the node's bins (:func:`treelab._engine.binning.bin_means`;
-        with at most ``max_bin`` distinct values, exactly the exact splitter's
+        with at most ``max_bins`` distinct values, exactly the exact splitter's
         draw); "bin": uniform among the node's bin boundaries (LightGBM's
         ``extra_trees``: uniform in rank, not in value).  The exact splitter
         always draws uniformly in [min, max] of the raw values.
@@ -640,7 +637,7 @@ _RANDOM_COMMON_DOC = _COMMON_DOC.replace("    random_state : int, RandomState or
 
 def _init_params(self, n_estimators, criterion, max_depth, min_samples_split, min_samples_leaf,
                  min_weight_fraction_leaf, max_features, min_impurity_decrease, bootstrap,
-                 oob_score, max_samples, splitter, max_bin, nominal_features, nominal_split,
+                 oob_score, max_samples, splitter, max_bins, nominal_features, nominal_split,
                  multiway_min_leaf, n_jobs, random_state):
     self.n_estimators = n_estimators
     self.criterion = criterion
@@ -654,7 +651,7 @@ def _init_params(self, n_estimators, criterion, max_depth, min_samples_split, mi
     self.oob_score = oob_score
     self.max_samples = max_samples
     self.splitter = splitter
-    self.max_bin = max_bin
+    self.max_bins = max_bins
     self.nominal_features = nominal_features
     self.nominal_split = nominal_split
     self.multiway_min_leaf = multiway_min_leaf
@@ -703,7 +700,7 @@ class _ForestRegressor(RegressorMixin, _BaseForest):
 # ------------------------------------------------------------------ estimators
 def _with_random_cut(init):
     """A forest's ``__init__`` with the keyword ``random_cut`` (default "value")
-    after ``max_bin``: the random-split forests' parameter.  Its signature lists
+    after ``max_bins``: the random-split forests' parameter.  Its signature lists
     it, as scikit-learn's ``get_params`` reads parameters off the signature."""
     def __init__(self, *args, random_cut="value", **kwargs):
         init(self, *args, **kwargs)
@@ -712,7 +709,7 @@ def _with_random_cut(init):
     params = []
     for p in sig.parameters.values():
         params.append(p)
-        if p.name == "max_bin":
+        if p.name == "max_bins":
             params.append(inspect.Parameter("random_cut", inspect.Parameter.KEYWORD_ONLY,
                                             default="value"))
     __init__.__signature__ = sig.replace(parameters=params)
@@ -723,14 +720,14 @@ def _classifier_init(criterion, max_features, bootstrap):
     def __init__(self, n_estimators=100, *, criterion=criterion, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=max_features, min_impurity_decrease=0.0, bootstrap=bootstrap,
-                 oob_score=False, max_samples=None, class_weight=None, splitter="exact",
-                 max_bin=255, nominal_features=None, nominal_split="binary",
+                 oob_score=False, max_samples=None, class_weight=None, splitter="best",
+                 max_bins=255, nominal_features=None, nominal_split="binary",
                  multiway_min_leaf="all", constant_draws="count", n_jobs=None,
                  random_state=None, verbose=0):
         _init_params(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features,
                      min_impurity_decrease, bootstrap, oob_score, max_samples, splitter,
-                     max_bin, nominal_features, nominal_split, multiway_min_leaf, n_jobs,
+                     max_bins, nominal_features, nominal_split, multiway_min_leaf, n_jobs,
                      random_state)
         self.constant_draws = constant_draws
         self.class_weight = class_weight
@@ -742,13 +739,13 @@ def _regressor_init(criterion, max_features, bootstrap):
     def __init__(self, n_estimators=100, *, criterion=criterion, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=max_features, min_impurity_decrease=0.0, bootstrap=bootstrap,
-                 oob_score=False, max_samples=None, splitter="exact", max_bin=255,
+                 oob_score=False, max_samples=None, splitter="best", max_bins=255,
                  nominal_features=None, nominal_split="binary", multiway_min_leaf="all",
                  constant_draws="count", n_jobs=None, random_state=None, verbose=0):
         _init_params(self, n_estimators, criterion, max_depth, min_samples_split,
                      min_samples_leaf, min_weight_fraction_leaf, max_features,
                      min_impurity_decrease, bootstrap, oob_score, max_samples, splitter,
-                     max_bin, nominal_features, nominal_split, multiway_min_leaf, n_jobs,
+                     max_bins, nominal_features, nominal_split, multiway_min_leaf, n_jobs,
                      random_state)
         self.constant_draws = constant_draws
         self.verbose = verbose

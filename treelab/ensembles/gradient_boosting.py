@@ -63,7 +63,7 @@ from .._engine.loss_kernels import newton_round_stats
 from .._engine.merit import TASK_DENSE
 from .._engine.signatures import GRAD_HESS_SIG, function_pointer
 from .._engine.tree import LEAF, concat_trees, forest_predict, pack_raw, trim
-from .._params import check_bool, check_fraction, check_int, check_n_jobs, check_real
+from .._params import check_bool, check_fraction, check_int, check_n_jobs, check_real, n_threads
 from .._progress import progress_bar
 from .._sklearn_compat import BaseEstimator, ClassifierMixin, RegressorMixin, check_is_fitted
 from ..data import (
@@ -91,21 +91,15 @@ _MAX_MASK_LEVELS = 64
 
 
 def _n_threads(n_jobs):
-    """joblib's convention: None -> 1, -1 -> every core, -k -> cores + 1 - k."""
-    if n_jobs is None:
-        return 1
-    import os
-    cores = os.cpu_count() or 1
-    return max(1, n_jobs if n_jobs > 0 else cores + 1 + n_jobs)
+    """The threads of ``n_jobs``, as every treelab estimator reads it
+    (:func:`treelab._params.n_threads`: None -> 1, -1 -> every core)."""
+    return n_threads(n_jobs)
 
 
 @contextmanager
 def _numba_threads(n_jobs):
-    """Run the engine's parallel kernels (binning, prediction) on ``n_jobs``
-    threads; ``None`` leaves numba's setting alone."""
-    if n_jobs is None:
-        yield
-        return
+    """Run the engine's parallel kernels (binning, histograms, prediction) on
+    ``n_jobs`` threads (None: one, as in scikit-learn; -1: every core)."""
     import numba
     old = numba.get_num_threads()
     numba.set_num_threads(max(1, min(_n_threads(n_jobs), numba.config.NUMBA_NUM_THREADS)))
@@ -192,12 +186,12 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
                              f"got {self.grow_policy!r}")
         if self.grow_policy == "depthwise" and p["max_depth"] == _NO_LIMIT:
             raise ValueError("grow_policy='depthwise' needs a max_depth")
-        p["min_child_samples"] = check_int("min_child_samples", self.min_child_samples, 1)
+        p["min_samples_leaf"] = check_int("min_samples_leaf", self.min_samples_leaf, 1)
         p["subsample"] = check_fraction("subsample", self.subsample)
         for name in ("colsample_bytree", "colsample_bylevel", "colsample_bynode"):
             p[name] = check_fraction(name, getattr(self, name))
-        check_int("max_bin", self.max_bin, 2, MAX_BINS)
-        p["early_stopping_rounds"] = check_int("early_stopping_rounds", self.early_stopping_rounds,
+        check_int("max_bins", self.max_bins, 2, MAX_BINS)
+        p["n_iter_no_change"] = check_int("n_iter_no_change", self.n_iter_no_change,
                                                1, allow_none=True)
         check_real("validation_fraction", self.validation_fraction, 0, 1, lo_open=True,
                    hi_open=True, allow_none=True)
@@ -220,7 +214,7 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
         ``eval_set=[(X_val, y_val)]`` (the last pair) or ``validation_fraction``
         (a held-out part of the training data, stratified for classifiers) gives
         the validation loss of every round (``evals_result_``), which drives
-        ``early_stopping_rounds``.  With ``warm_start=True`` a fitted model keeps
+        ``n_iter_no_change``.  With ``warm_start=True`` a fitted model keeps
         its trees and grows rounds ``n_iter_ .. n_estimators - 1``."""
         p = self._check_params()
         with _numba_threads(self.n_jobs):
@@ -233,7 +227,7 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
         if self.validation_fraction is not None or self.warm_start or \
                 self.nominal_features is not None:
             return None
-        return True, int(self.max_bin)
+        return True, int(self.max_bins)
 
     def _fit_prepared(self, X, y, sample_weight, data):
         """:meth:`fit` on numeric ``X`` that the caller has already binned as ``data``
@@ -296,8 +290,8 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
             val = [np.ascontiguousarray(Xf[is_val]), np.ascontiguousarray(yf[is_val]), None,
                    np.ascontiguousarray(w[is_val])]
             keep &= ~is_val
-        if p["early_stopping_rounds"] is not None and val is None:
-            raise ValueError("early_stopping_rounds needs an eval_set or a validation_fraction")
+        if p["n_iter_no_change"] is not None and val is None:
+            raise ValueError("n_iter_no_change needs an eval_set or a validation_fraction")
         if not keep.all():
             # rows of weight zero take no part (not even in the bins): a weight of k
             # is k copies of a row
@@ -307,7 +301,7 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
             set_fitted_encoding(self, enc, d)
         announce(self)          # one line on stderr if the kernels are about to compile
         if data is None or data.X.shape[0] != n or not data.use_hist:
-            data = bin_data(Xf, enc.is_nominal, enc.n_cats, True, self.max_bin, random_state=seed)
+            data = bin_data(Xf, enc.is_nominal, enc.n_cats, True, self.max_bins, random_state=seed)
         # every tree's root histogram from the codes column by column
         data = with_column_codes(data)
         # ---- initial scores --------------------------------------------------------
@@ -339,7 +333,7 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
         levels = 1
         if p["colsample_bylevel"] < 1.0:
             levels = int(min(p["max_depth"], p["max_leaves"] - 1, n, _MAX_MASK_LEVELS))
-        msl = p["min_child_samples"]
+        msl = p["min_samples_leaf"]
         params = make_params(TASK_DENSE, 3, p["max_depth"], 2 * msl, msl,
                              crit.min_child_weight, 0.0, d, False, crit.merit_code,
                              crit.builtin_code,
@@ -368,16 +362,15 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
         if driver == "depthwise" and K == 1 and level_wise_fits(
                 p["max_depth"], d, data.n_bins, 3):
             driver = "levelwise"
-        # (n_jobs None: numba's threads, as the kernels -- the K trees of a round on
-        # them rather than one after the other: MNIST's 10 classes, 20 rounds, two
-        # threads, 3.0-3.8 s against 4.2-5.3 s; the same model)
+        # (the K trees of a round on the n_jobs threads rather than one after the
+        # other: MNIST's 10 classes, 20 rounds, two threads, 3.0-3.8 s against
+        # 4.2-5.3 s; the same model)
         import numba
-        n_threads = min(numba.get_num_threads() if self.n_jobs is None
-                        else _n_threads(self.n_jobs), K)
-        pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+        n_round = min(_n_threads(self.n_jobs), K)
+        pool = ThreadPoolExecutor(n_round) if n_round > 1 else None
         # the threads left to each tree build its histograms on (split by features:
         # the trees are the same whatever their number)
-        params = params._replace(n_threads=max(1, numba.get_num_threads() // n_threads))
+        params = params._replace(n_threads=max(1, numba.get_num_threads() // n_round))
         n_chunks = 4 * numba.get_num_threads() if n >= 20_000 else 1
         best, best_it, since = np.inf, -1, 0
         for it, score in enumerate(history):
@@ -385,8 +378,8 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
                 best, best_it, since = score, it, 0
             else:
                 since += 1
-        stop = (p["early_stopping_rounds"] is not None and
-                since >= p["early_stopping_rounds"])
+        stop = (p["n_iter_no_change"] is not None and
+                since >= p["n_iter_no_change"])
         start_it = len(trees) // K
         all_rows = np.arange(n, dtype=np.int64)     # (the builder only reads it)
         # each thread's histogram pool, reused by every tree it grows (fresh pools
@@ -477,8 +470,8 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
                         best, best_it, since = score, it, 0
                     else:
                         since += 1
-                        if (p["early_stopping_rounds"] is not None and
-                                since >= p["early_stopping_rounds"]):
+                        if (p["n_iter_no_change"] is not None and
+                                since >= p["n_iter_no_change"]):
                             stop = True
                     bar.set_postfix(val_loss=f"{score:.5g}", best_round=best_it + 1)
                 bar.update(1)
@@ -497,7 +490,7 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
         self.loss_ = loss
         self.n_iter_ = len(trees) // K
         self.best_iteration_ = best_it if (val is not None and
-                                           p["early_stopping_rounds"] is not None) else self.n_iter_ - 1
+                                           p["n_iter_no_change"] is not None) else self.n_iter_ - 1
         # the forest used by predict: the trees up to the best iteration
         self._forest, self._roots = concat_trees(
             [t for t, _ in trees[:(self.best_iteration_ + 1) * K]])
@@ -630,7 +623,7 @@ _PARAM_DOC = """
         (docs/guide/gradient_boosting.md).  A user loss whose Hessian vanishes where the fit is
         far off (pseudo-Huber) needs ``reg_lambda > 0``: its Newton steps -G/H are
         unbounded.
-    min_child_samples : int, default=1
+    min_samples_leaf : int, default=1
         Least number of training rows in a child (LightGBM's name, default 20 there;
         scikit-learn's ``min_samples_leaf``).  1 is XGBoost's (it has no such
         bound) and keeps the slides' small examples splitting; 20 with the
@@ -644,11 +637,11 @@ _PARAM_DOC = """
         ``max(1, int(fraction * n))`` at each stage.  At a node, the drawn
         features are tried first and, when none of them splits, further ones of
         the level's set (scikit-learn's ``max_features`` rule).
-    max_bin : int, default=255
+    max_bins : int, default=255
         Quantile bins per numeric feature (plus one for missing values).
-    early_stopping_rounds : int or None
+    n_iter_no_change : int or None
         Stop when the mean validation loss did not improve for so many rounds
-        (scikit-learn's ``n_iter_no_change``); prediction then uses the best iteration.
+        (XGBoost's ``early_stopping_rounds``); prediction then uses the best iteration.
     validation_fraction : float in (0, 1) or None
         Hold this fraction of the training rows out as validation data (stratified
         by class for the classifier) instead of an ``eval_set``.
@@ -659,8 +652,9 @@ _PARAM_DOC = """
         Threads: the engine's parallel kernels (binning, histograms, prediction)
         and, for several outputs (one tree per class), the trees of a round grown
         at once; the threads left to each tree build its histograms (split by
-        features: the model is the same whatever ``n_jobs``).  None: numba's
-        threads (``numba.get_num_threads()``, all cores unless set otherwise).
+        features: the model is the same whatever ``n_jobs``).  As in every
+        treelab estimator and scikit-learn: None = 1 thread (unless inside a
+        ``joblib.parallel_config`` context), -1 = all cores.
     warm_start : bool, default=False
         Keep the fitted trees and add rounds up to ``n_estimators``; the result
         equals a single fit with as many rounds (same ``random_state``).
@@ -682,10 +676,10 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
 
     def __init__(self, *, loss="squared_error", method="newton", n_estimators=100,
                  learning_rate=0.3, max_depth=6, max_leaves=0, grow_policy="depthwise",
-                 min_child_weight=1e-3, min_child_samples=1, reg_lambda=0.0, reg_alpha=0.0,
+                 min_child_weight=1e-3, min_samples_leaf=1, reg_lambda=0.0, reg_alpha=0.0,
                  gamma=0.0,
                  subsample=1.0, colsample_bytree=1.0, colsample_bylevel=1.0,
-                 colsample_bynode=1.0, max_bin=255, early_stopping_rounds=None,
+                 colsample_bynode=1.0, max_bins=255, n_iter_no_change=None,
                  validation_fraction=None, base_score=None, n_jobs=None, warm_start=False,
                  nominal_features=None, random_state=None, verbose=0):
         self.loss = loss
@@ -696,7 +690,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.max_leaves = max_leaves
         self.grow_policy = grow_policy
         self.min_child_weight = min_child_weight
-        self.min_child_samples = min_child_samples
+        self.min_samples_leaf = min_samples_leaf
         self.reg_lambda = reg_lambda
         self.reg_alpha = reg_alpha
         self.gamma = gamma
@@ -704,8 +698,8 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.colsample_bytree = colsample_bytree
         self.colsample_bylevel = colsample_bylevel
         self.colsample_bynode = colsample_bynode
-        self.max_bin = max_bin
-        self.early_stopping_rounds = early_stopping_rounds
+        self.max_bins = max_bins
+        self.n_iter_no_change = n_iter_no_change
         self.validation_fraction = validation_fraction
         self.base_score = base_score
         self.n_jobs = n_jobs
@@ -758,9 +752,9 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
 
     def __init__(self, *, loss="log_loss", method="newton", n_estimators=100, learning_rate=0.3,
                  max_depth=6, max_leaves=0, grow_policy="depthwise", min_child_weight=1e-3,
-                 min_child_samples=1, reg_lambda=0.0, reg_alpha=0.0, gamma=0.0, subsample=1.0,
+                 min_samples_leaf=1, reg_lambda=0.0, reg_alpha=0.0, gamma=0.0, subsample=1.0,
                  colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0,
-                 max_bin=255, early_stopping_rounds=None, validation_fraction=None,
+                 max_bins=255, n_iter_no_change=None, validation_fraction=None,
                  base_score=None, n_jobs=None, warm_start=False, nominal_features=None,
                  random_state=None, verbose=0):
         self.loss = loss
@@ -771,7 +765,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.max_leaves = max_leaves
         self.grow_policy = grow_policy
         self.min_child_weight = min_child_weight
-        self.min_child_samples = min_child_samples
+        self.min_samples_leaf = min_samples_leaf
         self.reg_lambda = reg_lambda
         self.reg_alpha = reg_alpha
         self.gamma = gamma
@@ -779,8 +773,8 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.colsample_bytree = colsample_bytree
         self.colsample_bylevel = colsample_bylevel
         self.colsample_bynode = colsample_bynode
-        self.max_bin = max_bin
-        self.early_stopping_rounds = early_stopping_rounds
+        self.max_bins = max_bins
+        self.n_iter_no_change = n_iter_no_change
         self.validation_fraction = validation_fraction
         self.base_score = base_score
         self.n_jobs = n_jobs

@@ -131,11 +131,11 @@ class MultiGrainedScanning(BaseEstimator):
         None: 1 for sequences, 2 for images (the original code).
     forests : list of classifier prototypes or None
         Per window size; None: one random forest + one completely-random tree
-        forest of treelab with ``n_trees`` trees each and ``min_samples_leaf=10``
+        forest of treelab with ``n_estimators`` trees each and ``min_samples_leaf=10``
         (the original code's MNIST scanning configuration, ``demo_mnist-gc.json``;
         window labels are noisy, and trees grown to purity on them are large -- on
         the digits, 30-tree scanning forests grown to purity took 1.7 GB).
-    n_trees : int, default=100
+    n_estimators : int, default=100
     n_folds : int or None, default=3
         Cross-fitting folds for ``fit_transform`` (None: one in-sample model).
     max_train_windows : int or None, default=50_000
@@ -149,8 +149,8 @@ class MultiGrainedScanning(BaseEstimator):
     n_jobs : int or None
         Threads fitting the (window size, forest, fold) models; same result whatever n_jobs.
     random_state : int, RandomState or None
-    verbose : bool or int, default=False
-        A tqdm progress bar (when tqdm is installed) over the (window size, fold)
+    verbose : int, default=0
+        A tqdm progress bar when > 0 (and tqdm is installed) over the (window size, fold)
         steps of fitting and, in ``fit_transform``, of the cross-fitted transform.
 
     Attributes
@@ -160,13 +160,13 @@ class MultiGrainedScanning(BaseEstimator):
     """
 
     def __init__(self, *, window_sizes=None, image_shape=None, stride=None, forests=None,
-                 n_trees=100, n_folds=3, max_train_windows=50_000, pooling=None, pool_size=2,
-                 chunk_size=50_000, n_jobs=None, random_state=None, verbose=False):
+                 n_estimators=100, n_folds=3, max_train_windows=50_000, pooling=None, pool_size=2,
+                 chunk_size=50_000, n_jobs=None, random_state=None, verbose=0):
         self.window_sizes = window_sizes
         self.image_shape = image_shape
         self.stride = stride
         self.forests = forests
-        self.n_trees = n_trees
+        self.n_estimators = n_estimators
         self.n_folds = n_folds
         self.max_train_windows = max_train_windows
         self.pooling = pooling
@@ -211,13 +211,13 @@ class MultiGrainedScanning(BaseEstimator):
             raise ValueError(f"pooling must be None, 'mean' or 'max', got {self.pooling!r}")
         pool = check_int("pool_size", self.pool_size) if self.pooling else None
         p = {"img": img, "stride": stride, "sizes": sizes, "pool": pool,
-             "n_trees": check_int("n_trees", self.n_trees),
+             "n_estimators": check_int("n_estimators", self.n_estimators),
              "n_folds": check_int("n_folds", self.n_folds, 2, allow_none=True),
              "max_train_windows": check_int("max_train_windows", self.max_train_windows,
                                             allow_none=True),
              "chunk_size": check_int("chunk_size", self.chunk_size)}
         if self.forests is None:
-            forests = _default_forests("classification", p["n_trees"], None, 1, 1,
+            forests = _default_forests("classification", p["n_estimators"], None, 1, 1,
                                        min_samples_leaf=10)
         else:
             if not isinstance(self.forests, (list, tuple)) or not self.forests:
@@ -378,10 +378,10 @@ class GcForestClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, *, image_shape=None, window_sizes=None, stride=None, scan_forests=None,
                  max_train_windows=50_000, pooling=None, pool_size=2, chunk_size=50_000,
-                 forests=None, n_trees=100, n_folds=3, class_vectors="kfold",
-                 validation="holdout", max_levels=10, n_tolerant_rounds=1, delta=0.0,
-                 final_estimator=None, max_bin=255, n_jobs=None, random_state=None,
-                 verbose=False):
+                 forests=None, n_estimators=100, n_folds=3, class_vectors="kfold",
+                 validation="holdout", max_levels=10, n_iter_no_change=1, tol=0.0,
+                 final_estimator=None, max_bins=255, n_jobs=None, random_state=None,
+                 verbose=0):
         self.image_shape = image_shape
         self.window_sizes = window_sizes
         self.stride = stride
@@ -391,15 +391,15 @@ class GcForestClassifier(ClassifierMixin, BaseEstimator):
         self.pool_size = pool_size
         self.chunk_size = chunk_size
         self.forests = forests
-        self.n_trees = n_trees
+        self.n_estimators = n_estimators
         self.n_folds = n_folds
         self.class_vectors = class_vectors
         self.validation = validation
         self.max_levels = max_levels
-        self.n_tolerant_rounds = n_tolerant_rounds
-        self.delta = delta
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
         self.final_estimator = final_estimator
-        self.max_bin = max_bin
+        self.max_bins = max_bins
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -409,16 +409,16 @@ class GcForestClassifier(ClassifierMixin, BaseEstimator):
         s1, s2 = (int(v) for v in rng.randint(_SEED_MAX, size=2))
         scan = MultiGrainedScanning(
             window_sizes=self.window_sizes, image_shape=self.image_shape, stride=self.stride,
-            forests=self.scan_forests, n_trees=self.n_trees, n_folds=self.n_folds,
+            forests=self.scan_forests, n_estimators=self.n_estimators, n_folds=self.n_folds,
             max_train_windows=self.max_train_windows, pooling=self.pooling,
             pool_size=self.pool_size, chunk_size=self.chunk_size, n_jobs=self.n_jobs,
             random_state=s1, verbose=self.verbose)
         Z = scan.fit_transform(X, y)
         casc = CascadeForestClassifier(
-            forests=self.forests, n_trees=self.n_trees, n_folds=self.n_folds or 3,
+            forests=self.forests, n_estimators=self.n_estimators, n_folds=self.n_folds or 3,
             class_vectors=self.class_vectors, validation=self.validation,
-            max_levels=self.max_levels, n_tolerant_rounds=self.n_tolerant_rounds,
-            delta=self.delta, final_estimator=self.final_estimator, max_bin=self.max_bin,
+            max_levels=self.max_levels, n_iter_no_change=self.n_iter_no_change,
+            tol=self.tol, final_estimator=self.final_estimator, max_bins=self.max_bins,
             n_jobs=self.n_jobs, random_state=s2, verbose=self.verbose)
         casc.fit(Z, y)
         self.scanning_ = scan

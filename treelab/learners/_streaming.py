@@ -266,9 +266,9 @@ class StreamingTreeBase(BaseEstimator):
         if not isinstance(obs, str) or obs not in self._OBSERVERS:
             raise ValueError(f"observer must be one of {list(self._OBSERVERS)}, got {obs!r}")
         code = OBSERVERS[obs]
-        if code == OBS_ADAPTIVE and int(self.n_bins) % 2:
-            raise ValueError(f"observer='adaptive_range' needs an even n_bins (a doubled range "
-                             f"merges pairs of bins), got {self.n_bins!r}")
+        if code == OBS_ADAPTIVE and int(self.max_bins) % 2:
+            raise ValueError(f"observer='adaptive_range' needs an even max_bins (a doubled range "
+                             f"merges pairs of bins), got {self.max_bins!r}")
         return code
 
     @property
@@ -284,7 +284,7 @@ class StreamingTreeBase(BaseEstimator):
         self._obs_fitted = obs
         self._lo, self._hi = fit_equal_width_range(Xf, enc.is_nominal)
         n_cat = int(enc.n_cats.max()) if enc.n_features else 1
-        n_bins_total = max(G_ROWS, n_cat) if obs == OBS_GAUSSIAN else max(self.n_bins, n_cat)
+        n_bins_total = max(G_ROWS, n_cat) if obs == OBS_GAUSSIAN else max(self.max_bins, n_cat)
         self._forest, self._roots, self._state = self._new_model(
             self._n_trees(), enc.n_features, max(n_bins_total, 1))
         if obs == OBS_ADAPTIVE:
@@ -314,7 +314,7 @@ class StreamingTreeBase(BaseEstimator):
     def _codes(self, Xf):
         if self._value_space:
             return value_codes(Xf, self._is_nominal, self._n_cats)
-        return equal_width_codes(Xf, self._lo, self._hi, int(self.n_bins), self._is_nominal,
+        return equal_width_codes(Xf, self._lo, self._hi, int(self.max_bins), self._is_nominal,
                                  self._n_cats)
 
     @property
@@ -389,7 +389,7 @@ class StreamingTreeBase(BaseEstimator):
         dominates).  ``codes`` caches the row's bin codes by feature."""
         t = self._forest
         enc = self._encoding
-        lo, hi, nb = self._lo, self._hi, int(self.n_bins)
+        lo, hi, nb = self._lo, self._hi, int(self.max_bins)
         if self._value_space:
             nb = 0                    # values, not bin codes (see _code_one)
         kind, feature, threshold = t.kind, t.feature, t.threshold
@@ -489,7 +489,7 @@ class StreamingTreeBase(BaseEstimator):
         return export_stream_text(self, **kwargs)
 
     def __sklearn_is_fitted__(self):
-        """Fitted once it has seen data (``lambda_`` and friends end in ``_`` too)."""
+        """Fitted once it has seen data (``reg_lambda`` and friends end in ``_`` too)."""
         return "_encoding" in self.__dict__
 
     def __sklearn_tags__(self):

@@ -31,7 +31,7 @@ from .._engine.node_values import class_proportions, target_shift, weighted_mean
 from .._engine.splitter import NOMINAL_BINARY, NOMINAL_MULTIWAY, NOMINAL_MULTIWAY_C45
 from .._engine.tree import LEAF, Tree, extract_subtree, trim
 from .._format import plain_repr
-from .._params import check_int, check_real
+from .._params import check_int, check_real, check_splitter
 from .._sklearn_compat import (
     BaseEstimator, ClassifierMixin, ProbaArgmaxMixin, RegressorMixin, check_is_fitted,
 )
@@ -79,9 +79,7 @@ class BaseDecisionTree(BaseEstimator):
 
     # ------------------------------------------------------------------ params
     def _resolve_params(self, n, d, w_total):
-        if self.splitter not in ("best", "hist"):
-            raise ValueError(f"splitter must be 'best' (exact) or 'hist' (histogram), "
-                             f"got {self.splitter!r}")
+        check_splitter(self.splitter)
         max_depth = check_int("max_depth", self.max_depth, 1, allow_none=True)
         if max_depth is None:
             max_depth = _MAX_INT

@@ -213,7 +213,7 @@ def _stream_labelers(model, feature_names, decimals, show_weights):
             "its first n_range_samples instances)")
     a = model._forest
     enc = model._encoding
-    lo, hi, n_bins = model._lo, model._hi, int(model.n_bins)
+    lo, hi, max_bins = model._lo, model._hi, int(model.max_bins)
     value_space = bool(getattr(model, "_value_space", False))
     feature_names = _feature_names(model, feature_names, enc.n_features)
     classes = getattr(model, "classes_", None)
@@ -238,7 +238,7 @@ def _stream_labelers(model, feature_names, decimals, show_weights):
             thr = _fmt(a.threshold[node], decimals)
             return [f"{name} <= {thr}", f"{name} >  {thr}"]
         b = int(np.floor(a.threshold[node]))          # threshold b + 0.5 on bin codes
-        edge = _fmt(lo[f] + (b + 1) * (hi[f] - lo[f]) / n_bins, decimals)
+        edge = _fmt(lo[f] + (b + 1) * (hi[f] - lo[f]) / max_bins, decimals)
         return [f"{name} <  {edge}", f"{name} >= {edge}"]
 
     roots = [int(r) for r in model._roots]

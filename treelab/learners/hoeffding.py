@@ -4,9 +4,10 @@ split-decision rules on treelab's streaming engine.
 A leaf keeps class counts per feature and per bin (equal-width bins whose
 range is estimated from the first ``n_range_samples`` instances, values outside
 clipped) or per category (nominal features: multiway splits).  Every
-``grace_period`` instances it finds the best split of each feature by the
-``merit`` (information gain, Gini gain, Kearns-Mansour gain, classification
-error reduction, gain ratio, or a user :class:`~treelab.split_criteria.Criterion`)
+``grace_period`` instances it finds the best split of each feature by its
+merit (``criterion``: information gain, Gini gain, Kearns-Mansour gain,
+classification error reduction, gain ratio, or a user
+:class:`~treelab.split_criteria.Criterion`)
 and asks the decision ``rule`` whether the best beats the runner-up ("no
 split" included, as in VFDT) by enough:
 
@@ -80,9 +81,10 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         Tie-break threshold of the rules "hoeffding" and "corrh" by name (split
         when the radius falls below it); None or 0 disables it.  "ctree" and
         "mcdiarmid" by name have none; rules given as objects carry their own.
-    merit : str or Criterion, default "entropy"
-        "entropy" (information gain), "gini", "kearns_mansour",
-        "classification_error", "gain_ratio", or a user criterion.  The rule
+    criterion : str or Criterion, default "entropy"
+        The merit of a split: "entropy" (information gain), "gini",
+        "kearns_mansour", "classification_error", "gain_ratio", or a user
+        criterion (the names of the batch trees' ``criterion``).  The rule
         "corrh" implies "classification_error" and replaces it.
     rule : str or rule object, optional
         A name of :func:`~treelab.split_criteria.rules.rule_names`
@@ -94,7 +96,7 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         classes (the paper's analysis is binary): more raise ValueError once
         the classes are known.
     leaf_prediction : {"nba", "mc", "nb"}, default "nba"
-    n_bins : int, default 64
+    max_bins : int, default 64
         Equal-width bins per numeric feature (observers "equal_width" and
         "adaptive_range"; the latter needs an even number).
     observer : {"equal_width", "gaussian", "adaptive_range"}, default "equal_width"
@@ -148,18 +150,18 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
     _leaf_counts_are_classes = True
     _AUX_RANGE = _ht.AUX_RANGE
 
-    def __init__(self, grace_period=200, delta=1e-7, tau=0.05, merit="entropy", rule=None,
-                 leaf_prediction="nba", n_bins=64, n_range_samples=1000,
+    def __init__(self, grace_period=200, delta=1e-7, *, tau=0.05, criterion="entropy", rule=None,
+                 leaf_prediction="nba", max_bins=64, n_range_samples=1000,
                  min_branch_fraction=0.01, nominal_features=None, classes=None,
                  observer="equal_width", n_split_points=10, inherited_counts=False,
                  nb_form="treelab"):
         self.grace_period = grace_period
         self.delta = delta
         self.tau = tau
-        self.merit = merit
+        self.criterion = criterion
         self.rule = rule
         self.leaf_prediction = leaf_prediction
-        self.n_bins = n_bins
+        self.max_bins = max_bins
         self.n_range_samples = n_range_samples
         self.min_branch_fraction = min_branch_fraction
         self.nominal_features = nominal_features
@@ -172,7 +174,7 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
     # ------------------------------------------------------------- parameters
     def _rule_and_criterion(self):
         """The rule object and the merit it runs on (``corrh`` implies its own)."""
-        rule, merit = learner_rule(self.rule, self.merit, "hoeffding", delta=self.delta,
+        rule, merit = learner_rule(self.rule, self.criterion, "hoeffding", delta=self.delta,
                                    tau=self.tau)
         return rule, get_criterion(merit, "classification")
 
@@ -180,13 +182,13 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
         return self._rule_and_criterion()[1]
 
     def _rule_key(self):
-        m = self.merit if isinstance(self.merit, str) else id(self.merit)
+        m = self.criterion if isinstance(self.criterion, str) else id(self.criterion)
         r = self.rule if isinstance(self.rule, (str, type(None))) else id(self.rule)
         return (r, self.delta, self.tau, m, self.__dict__.get("n_classes_"))
 
     def _make_rule(self, n_classes=None):
         check_int("grace_period", self.grace_period)
-        check_int("n_bins", self.n_bins, 2)
+        check_int("max_bins", self.max_bins, 2)
         check_int("n_range_samples", self.n_range_samples, 1)
         check_int("n_split_points", self.n_split_points, 1)
         self._obs_code()
@@ -224,7 +226,7 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
     def _kernel_params(self):
         """The learn kernel's parameter arguments, rebuilt only when a parameter
         they depend on changed (per-chunk Python work matters for small chunks)."""
-        key = (self._rule_key(), self.grace_period, self.n_bins, self.leaf_prediction,
+        key = (self._rule_key(), self.grace_period, self.max_bins, self.leaf_prediction,
                self.min_branch_fraction, self.n_split_points, self.inherited_counts,
                self.__dict__.get("nb_form", "treelab"))
         cached = self.__dict__.get("_kernel_args")
@@ -232,7 +234,7 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
             return cached[1]
         rule_fn, rule_params = self._engine_rule()
         crit = self._criterion()
-        args = (int(self.n_bins), self._obs_code(), int(self.n_split_points),
+        args = (int(self.max_bins), self._obs_code(), int(self.n_split_points),
                 int(self.grace_period), self._leaf_mode(),
                 float(self.min_branch_fraction), int(bool(self.inherited_counts)),
                 int(crit.merit_code), int(crit.builtin_code),
@@ -258,7 +260,7 @@ class HoeffdingTreeClassifier(StreamingClassifierMixin, ClassifierMixin, Streami
             return None
         return _ht.get_predict_kernel()(
             self._forest, self._state, np.ascontiguousarray(self._codes(Xf)),
-            self._leaf_mode(), self._is_nominal, self._n_cats, int(self.n_bins),
+            self._leaf_mode(), self._is_nominal, self._n_cats, int(self.max_bins),
             self._obs_code())
 
     def _proba_one(self, row):

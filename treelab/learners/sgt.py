@@ -2,10 +2,10 @@
 
 Streaming learners with river's method names (``learn_one``, ``predict_one``,
 ``predict_proba_one``), chunked ``partial_fit(X, y)`` (one jitted call per
-chunk) and batch ``fit``.  Hyper-parameters keep the paper's names and
-defaults: ``delta=1e-7`` (t-test level), ``grace_period=200``,
-``lambda_=0.1``, ``gamma=1.0`` (per new leaf), ``n_bins=64`` equal-width bins
-whose range is estimated from the first ``n_range_samples=1000`` instances
+chunk) and batch ``fit``.  Hyper-parameters keep the paper's defaults,
+under the names every treelab estimator uses: ``grace_period=200``,
+``delta=1e-7`` (t-test level), ``reg_lambda=0.1`` (the paper's lambda),
+``gamma=1.0`` (per new leaf), ``max_bins=64`` equal-width bins whose range is estimated from the first ``n_range_samples=1000`` instances
 (values outside the range are clipped to the end bins).  Those first
 instances are buffered and, once the range is known, learned in order, so
 no instance is wasted.
@@ -88,9 +88,9 @@ class _BaseSGT(StreamingTreeBase):
     def _make_rule(self):
         delta = check_delta(self.delta)
         check_int("grace_period", self.grace_period)
-        check_real("lambda_", self.lambda_, 0, finite=False)
+        check_real("reg_lambda", self.reg_lambda, 0, finite=False)
         check_real("gamma", self.gamma, 0, finite=False)
-        check_int("n_bins", self.n_bins, 1)
+        check_int("max_bins", self.max_bins, 1)
         check_int("n_range_samples", self.n_range_samples, 1)
         self._obs_code()
         check_real("min_improvement", self.min_improvement, 0, finite=False)
@@ -135,7 +135,7 @@ class _BaseSGT(StreamingTreeBase):
         Xc = np.ascontiguousarray(Xc)
         y = np.ascontiguousarray(y, dtype=np.float64)
         is_nominal, n_cats = self._is_nominal, self._n_cats
-        n_bins, lam, gamma = int(self.n_bins), float(self.lambda_), float(self.gamma)
+        max_bins, lam, gamma = int(self.max_bins), float(self.reg_lambda), float(self.gamma)
         obs = self._obs_code()
         min_imp = float(self.min_improvement)
         resplit = bool(self.resplit)
@@ -146,7 +146,7 @@ class _BaseSGT(StreamingTreeBase):
         self._run_learn(
             lambda start, room: kernel(
                 self._forest, self._state, self._roots, Xc, y, bag_offsets, is_nominal,
-                n_cats, n_bins, obs, lam, gamma, sums, min_imp, resplit, z, grace, loss, rule_fn,
+                n_cats, max_bins, obs, lam, gamma, sums, min_imp, resplit, z, grace, loss, rule_fn,
                 rule_params, start, room),
             Xc.shape[0] if bag_offsets.shape[0] == 0 else bag_offsets.shape[0] - 1)
 
@@ -187,7 +187,7 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
 
     Parameters
     ----------
-    delta, grace_period, lambda_, gamma, n_bins, n_range_samples
+    grace_period, delta, reg_lambda, gamma, max_bins, n_range_samples
         The paper's hyper-parameters (see module docstring).
     leaf_value : {"paper", "mean"}, default "paper"
         Leaf values and split objective with sums as the paper's eqs. (5), (11),
@@ -196,7 +196,7 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
         Numeric split candidates (:mod:`treelab._engine.observers`): the paper's
         equal-width bins over the range of the first ``n_range_samples``
         instances, values outside clipped (Sec. 3.3), or bins whose per-leaf
-        range grows (exactly, merging bin pairs; ``n_bins`` even) when values
+        range grows (exactly, merging bin pairs; ``max_bins`` even) when values
         fall outside it.
     min_improvement : float, default 0.0
         Apply a candidate (split or leaf update) only when its loss change per
@@ -225,15 +225,15 @@ class SGTRegressor(_SmallDataScores, RegressorMixin, _BaseSGT):
         "absolute_error", "huber", "quantile" (as ``GradientBoostingRegressor``).
     """
 
-    def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
-                 n_range_samples=1000, rule=None, nominal_features=None, loss=None,
-                 leaf_value="paper", observer="equal_width",
+    def __init__(self, grace_period=200, delta=1e-7, *, reg_lambda=0.1, gamma=1.0,
+                 max_bins=64, n_range_samples=1000, rule=None, nominal_features=None,
+                 loss=None, leaf_value="paper", observer="equal_width",
                  min_improvement=0.0, resplit=False):
-        self.delta = delta
         self.grace_period = grace_period
-        self.lambda_ = lambda_
+        self.delta = delta
+        self.reg_lambda = reg_lambda
         self.gamma = gamma
-        self.n_bins = n_bins
+        self.max_bins = max_bins
         self.n_range_samples = n_range_samples
         self.rule = rule
         self.nominal_features = nominal_features
@@ -337,15 +337,15 @@ class SGTClassifier(_SmallDataScores, StreamingClassifierMixin, ClassifierMixin,
     or "mean"); every tree of the committee uses the same form.
     """
 
-    def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
-                 n_range_samples=1000, rule=None, nominal_features=None, classes=None,
-                 leaf_value="paper", observer="equal_width",
+    def __init__(self, grace_period=200, delta=1e-7, *, reg_lambda=0.1, gamma=1.0,
+                 max_bins=64, n_range_samples=1000, rule=None, nominal_features=None,
+                 classes=None, leaf_value="paper", observer="equal_width",
                  min_improvement=0.0, resplit=False):
-        self.delta = delta
         self.grace_period = grace_period
-        self.lambda_ = lambda_
+        self.delta = delta
+        self.reg_lambda = reg_lambda
         self.gamma = gamma
-        self.n_bins = n_bins
+        self.max_bins = max_bins
         self.n_range_samples = n_range_samples
         self.rule = rule
         self.nominal_features = nominal_features
@@ -405,15 +405,16 @@ class SGTMultiInstanceClassifier(ClassifierMixin, _BaseSGT):
     """
 
 
-    def __init__(self, delta=1e-7, grace_period=200, lambda_=0.1, gamma=1.0, n_bins=64,
-                 n_range_samples=1000, rule=None, nominal_features=None, n_epochs=10,
-                 random_state=None, leaf_value="paper", observer="equal_width",
+    def __init__(self, grace_period=200, delta=1e-7, *, reg_lambda=0.1, gamma=1.0,
+                 max_bins=64, n_range_samples=1000, rule=None, nominal_features=None,
+                 n_epochs=10, random_state=None, leaf_value="paper",
+                 observer="equal_width",
                  min_improvement=0.0, resplit=False):
-        self.delta = delta
         self.grace_period = grace_period
-        self.lambda_ = lambda_
+        self.delta = delta
+        self.reg_lambda = reg_lambda
         self.gamma = gamma
-        self.n_bins = n_bins
+        self.max_bins = max_bins
         self.n_range_samples = n_range_samples
         self.rule = rule
         self.nominal_features = nominal_features
