@@ -604,7 +604,7 @@ class _RobustLoss(_BuiltinLoss):
 
 
 class AbsoluteError(_RobustLoss):
-    """l = |y - raw|; g = sign(raw - y), surrogate h = 1; leaf line search: the
+    """``l = |y - raw|``; g = sign(raw - y), surrogate h = 1; leaf line search: the
     weighted median of the residuals (Friedman 2001, Algorithm 3, LAD_TreeBoost)."""
 
     _name = "absolute_error"
@@ -654,7 +654,7 @@ class Quantile(_RobustLoss):
 
 class Huber(_RobustLoss):
     """Huber loss with threshold ``delta`` > 0 (r = raw - y): r^2 / 2 for
-    |r| <= delta, delta (|r| - delta / 2) beyond; g = clip(r, -delta, delta),
+    ``|r| <= delta``, ``delta (|r| - delta / 2)`` beyond; g = clip(r, -delta, delta),
     surrogate h = 1 (LightGBM's ``huber``).  Leaf line search: the exact argmin,
     the root c of sum_i w_i clip(r_i - c, -delta, delta) = 0 (r = y - raw, a
     monotone piecewise-linear function; ``scipy.optimize.brentq``).  Friedman's

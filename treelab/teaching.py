@@ -4,7 +4,7 @@ The quantities are those of ID3 (Quinlan 1986, "Induction of decision trees")
 and C4.5 (Quinlan 1993, *C4.5: Programs for Machine Learning*):
 
 * H(D)    entropy of the class distribution;
-* H(D|A)  conditional entropy, sum_v |D_v|/|D| H(D_v) over the values v of A;
+* H(D|A)  conditional entropy, ``sum_v |D_v|/|D| H(D_v)`` over the values v of A;
 * I(D;A)  information gain H(D) - H(D|A);
 * H_A(D)  split information, the entropy of A's own value distribution;
 * gain ratio I(D;A) / H_A(D);
@@ -126,7 +126,7 @@ def _h(counts, log2_base):
 
 
 def _conditional_from_table(table, log2_base):
-    """sum_v |D_v|/|D| H(D_v) from a value-by-class counts table."""
+    """``sum_v |D_v|/|D| H(D_v)`` from a value-by-class counts table."""
     sizes = table.sum(axis=1)
     total = sizes.sum()
     return float(sum(s / total * _h(row, log2_base) for s, row in zip(sizes, table)))
@@ -142,7 +142,7 @@ def class_entropy(y, base=2):
 
 
 def conditional_entropy(x, y, base=2):
-    """H(D|A) = sum_v |D_v|/|D| H(D_v), the class entropy left after splitting on ``x``
+    """``H(D|A) = sum_v |D_v|/|D| H(D_v)``, the class entropy left after splitting on ``x``
     (Quinlan 1986)."""
     lb = _log2_of_base(base)
     x = _nominal(x, "x")
@@ -156,7 +156,7 @@ def information_gain(x, y, base=2):
 
 
 def split_information(x, base=2):
-    """H_A(D) = -sum_v |D_v|/|D| log |D_v|/|D|, the entropy of ``x``'s own values
+    """``H_A(D) = -sum_v |D_v|/|D| log |D_v|/|D|``, the entropy of ``x``'s own values
     (C4.5's split info, Quinlan 1993)."""
     lb = _log2_of_base(base)
     x = _nominal(x, "x")
@@ -265,7 +265,7 @@ def print_information_table(X, y, base=2, title=None):
 
 
 def attribute_counts(x, y, base=2):
-    """Per value of the nominal attribute ``x``: rows |D_v|, class counts and H(D_v).
+    """Per value of the nominal attribute ``x``: rows ``|D_v|``, class counts and H(D_v).
 
     Returns ``(table, classes)``: a DataFrame indexed by the values of ``x``
     (in category order for a ``category`` column, else in order of first

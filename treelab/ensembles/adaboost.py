@@ -360,7 +360,7 @@ class AdaBoostRegressor(RegressorMixin, _BaseAdaBoost):
         It is fitted on weighted bootstrap samples, so it needs no ``sample_weight``.
     n_estimators : int, default=50
     learning_rate : float, default=1.0
-        Weights: w_i *= beta^((1 - L_i) lr); vote weight lr * log(1/beta).
+        Weights: ``w_i *= beta^((1 - L_i) lr)``; vote weight ``lr * log(1/beta)``.
     loss : {"linear", "square", "exponential"}, default="linear"
     random_state : int, RandomState or None
         With a scikit-learn base estimator, the same seed draws the same samples as

@@ -208,7 +208,9 @@ class _BaseBagging(RebuiltForestState, BaseEstimator):
 
 
 _DOC = """
-    Parameters (as scikit-learn's ``Bagging*``)
+    The parameters are those of scikit-learn's ``Bagging*``.
+
+    Parameters
     ----------
     estimator : estimator or None
         Base estimator; None: a treelab ``{tree}()``.  Any estimator with
@@ -238,8 +240,23 @@ class BaggingClassifier(ProbaArgmaxMixin, ClassifierMixin, _BaseBagging):
     __doc__ = ("Bagging classifier: the mean class probabilities of members fitted on "
                "bootstrap samples (slides, section 6.7).\n" +
                _DOC.format(tree="DecisionTreeClassifier") + """
-    Attributes: ``estimators_``, ``estimators_features_``, ``estimators_samples_``,
-    ``classes_``, ``n_classes_``, ``oob_score_`` (accuracy), ``oob_decision_function_``.
+
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The fitted members.
+    estimators_features_ : list of arrays
+        The columns each member was fitted on.
+    estimators_samples_ : list of arrays
+        The rows drawn for each member (with repeats under ``bootstrap``).
+    classes_ : ndarray
+        The class labels.
+    n_classes_ : int
+        The number of classes.
+    oob_score_ : float
+        Out-of-bag accuracy (with ``oob_score=True``).
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+        Out-of-bag class probabilities (with ``oob_score=True``).
 """)
 
     def _default_estimator(self):
@@ -295,8 +312,19 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     __doc__ = ("Bagging regressor: the mean prediction of members fitted on bootstrap "
                "samples (slides, section 6.7).\n" +
                _DOC.format(tree="DecisionTreeRegressor") + """
-    Attributes: ``estimators_``, ``estimators_features_``, ``estimators_samples_``,
-    ``oob_score_`` (R^2), ``oob_prediction_``.
+
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The fitted members.
+    estimators_features_ : list of arrays
+        The columns each member was fitted on.
+    estimators_samples_ : list of arrays
+        The rows drawn for each member (with repeats under ``bootstrap``).
+    oob_score_ : float
+        Out-of-bag R^2 (with ``oob_score=True``).
+    oob_prediction_ : ndarray of shape (n_samples,)
+        Out-of-bag predictions (with ``oob_score=True``).
 """)
 
     def _default_estimator(self):

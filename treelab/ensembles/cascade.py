@@ -760,8 +760,12 @@ _DOC = """
 
     Attributes
     ----------
-    levels_ : list of :class:`CascadeLevel` (the kept levels), n_levels_,
-    history_ : list of dicts per grown level (phase "grow" or "refit"): train_score
+    levels_ : list of CascadeLevel
+        The kept levels.
+    n_levels_ : int
+        The number of kept levels.
+    history_ : list of dict
+        One dict per grown level (phase "grow" or "refit"): train_score
         (out-of-fold / out-of-bag), val_score (held out), fit_time (s), rss_mb and
         peak_rss_mb (process memory after the level), n_features_in, and with
         treelab's forests model_mb (size of the level's stored trees).

@@ -591,7 +591,9 @@ class _BaseGradientBoosting(KeptWalkLayout, BaseEstimator):
         return hasattr(self, "_trees")
 
 _PARAM_DOC = """
-    Parameters (named as XGBoost's scikit-learn wrapper where it has them)
+    The parameters are named as in XGBoost's scikit-learn wrapper where it has them.
+
+    Parameters
     ----------
     method : {"newton", "gradient", "residual"}, default="newton"
         Second-order trees (XGBoost), Friedman's GBDT (negative-gradient trees with a
@@ -658,7 +660,8 @@ _PARAM_DOC = """
     warm_start : bool, default=False
         Keep the fitted trees and add rounds up to ``n_estimators``; the result
         equals a single fit with as many rounds (same ``random_state``).
-    nominal_features : columns treated as nominal besides pandas ``category`` ones.
+    nominal_features : array-like or None
+        Columns treated as nominal besides pandas ``category`` ones.
     random_state : int, RandomState or None
     verbose : int, default=0
         A tqdm progress bar over the rounds when > 0 (and tqdm is installed),

@@ -155,8 +155,14 @@ class MultiGrainedScanning(BaseEstimator):
 
     Attributes
     ----------
-    grains_ : list of window geometries; n_features_out_ ; classes_ ;
-    estimators_ : estimators_[g][f] lists the fold models of forest f for grain g.
+    grains_ : list
+        The window geometries.
+    n_features_out_ : int
+        The number of output features (class vectors of every window position).
+    classes_ : ndarray
+        The class labels.
+    estimators_ : list of lists
+        ``estimators_[g][f]`` lists the fold models of forest f for grain g.
     """
 
     def __init__(self, *, window_sizes=None, image_shape=None, stride=None, forests=None,
