@@ -417,7 +417,7 @@ def test_observer_validation():
         HoeffdingTreeClassifier(observer="quantile").partial_fit(X, y, classes=[0, 1])
     with pytest.raises(ValueError, match="observer must be one of"):
         SGTClassifier(observer="gaussian").partial_fit(X, y, classes=[0, 1])
-    with pytest.raises(ValueError, match="even n_bins"):
+    with pytest.raises(ValueError, match="even max_bins"):
         SGTRegressor(observer="adaptive_range", max_bins=7).partial_fit(X, y)
     with pytest.raises(ValueError, match="n_split_points"):
         HoeffdingTreeClassifier(observer="gaussian", n_split_points=0).partial_fit(

@@ -190,3 +190,20 @@ def test_n_jobs_none_is_one_thread():
     assert n_threads(None) == 1 and n_threads(1) == 1
     import os
     assert n_threads(-1) == (os.cpu_count() or 1)
+
+
+def test_a_model_pickled_under_former_names_loads():
+    """Attributes saved under a former name are read as the new name's."""
+    import pickle
+    from treelab import CascadeForestClassifier
+    ht = HoeffdingTreeClassifier(max_bins=8, criterion="gini")
+    ht.__dict__["n_bins"] = ht.__dict__.pop("max_bins")
+    ht.__dict__["merit"] = ht.__dict__.pop("criterion")
+    old = pickle.loads(pickle.dumps(ht))
+    assert (old.max_bins, old.criterion) == (8, "gini")
+    assert old.get_params()["max_bins"] == 8 and not hasattr(old, "tol")
+    casc = CascadeForestClassifier(tol=0.5)
+    casc.__dict__["delta"] = casc.__dict__.pop("tol")
+    assert pickle.loads(pickle.dumps(casc)).tol == 0.5
+    with pytest.raises(AttributeError):
+        old.no_such_attribute

@@ -14,7 +14,12 @@ import inspect
 
 import numpy as np
 
-from ._params import check_renamed
+from ._params import RENAMED_PARAMETERS, check_renamed
+
+#: new parameter name -> its former names
+_RENAMED_TO = {}
+for _old, _new in RENAMED_PARAMETERS.items():
+    _RENAMED_TO.setdefault(_new, []).append(_old)
 
 __all__ = ["BaseEstimator", "ClassifierMixin", "ProbaArgmaxMixin", "RegressorMixin",
            "NotFittedError", "check_is_fitted"]
@@ -25,12 +30,24 @@ class BaseEstimator:
 
     A former name of a parameter (:data:`treelab._params.RENAMED_PARAMETERS`)
     given to the constructor or to ``set_params`` raises ``TypeError`` naming
-    the new one; the constructors' signatures hold the new names only."""
+    the new one; the constructors' signatures hold the new names only.  A model
+    pickled under the former names still loads: its value is read as the new
+    name's."""
 
     def __new__(cls, *args, **kwargs):
         if kwargs:
             check_renamed(cls, kwargs)
         return super().__new__(cls)
+
+    def __getattr__(self, name):
+        # only for attributes not found: an estimator pickled before a parameter
+        # was renamed holds its value under the former name
+        if name in _RENAMED_TO and name in type(self)._get_param_names():
+            state = self.__dict__
+            for old in _RENAMED_TO[name]:
+                if old in state:
+                    return state[old]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @classmethod
     def _get_param_names(cls):

@@ -237,7 +237,7 @@ class AdaBoostClassifier(ClassifierMixin, _BaseAdaBoost):
         (0 for rounds not run)
     """
 
-    def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0,
+    def __init__(self, estimator=None, *, n_estimators=50, learning_rate=1.0,
                  boosting="reweight", random_state=None):
         self.estimator = estimator
         self.n_estimators = n_estimators
@@ -370,7 +370,7 @@ class AdaBoostRegressor(RegressorMixin, _BaseAdaBoost):
     round), ``estimator_weights_`` (lr * log(1/beta)).
     """
 
-    def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0, loss="linear",
+    def __init__(self, estimator=None, *, n_estimators=50, learning_rate=1.0, loss="linear",
                  random_state=None):
         self.estimator = estimator
         self.n_estimators = n_estimators

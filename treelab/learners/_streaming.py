@@ -489,7 +489,7 @@ class StreamingTreeBase(BaseEstimator):
         return export_stream_text(self, **kwargs)
 
     def __sklearn_is_fitted__(self):
-        """Fitted once it has seen data (``reg_lambda`` and friends end in ``_`` too)."""
+        """Fitted once it has seen data (not by the attributes ending in ``_``)."""
         return "_encoding" in self.__dict__
 
     def __sklearn_tags__(self):
