@@ -104,3 +104,19 @@ html_sidebars = {"index": [], "parameters": []}
 
 warnings.filterwarnings("ignore", category=UserWarning,
                         message="Matplotlib is currently using agg")
+
+
+def _class_signature(app, what, name, obj, options, signature, return_annotation):
+    """Estimators take their parameters in ``__init__``; the shared ``__new__``
+    (which reports renamed parameters) has ``*args, **kwargs``: show the former."""
+    import inspect
+    if what == "class" and signature and "*args" in signature:
+        try:
+            return str(inspect.signature(obj)), return_annotation
+        except (TypeError, ValueError):
+            return signature, return_annotation
+    return signature, return_annotation
+
+
+def setup(app):
+    app.connect("autodoc-process-signature", _class_signature)

@@ -546,7 +546,7 @@ class MultinomialSoftmax(_SoftmaxFamily):
 
     def leaf_values(self, y, raw, w, leaf, n_leaves, col=0):
         """One Newton step scaled by (k - 1) / k: Friedman 2001, Algorithm 6
-        (gamma_jk = (K-1)/K sum y~ / sum |y~| (1 - |y~|), y~ = [y = k] - p_k)."""
+        (``gamma_jk = (K-1)/K sum y~ / sum |y~| (1 - |y~|)``, ``y~ = [y = k] - p_k``)."""
         raw = _as_raw(raw)
         k = raw.shape[1]
         return (k - 1.0) / k * self._leaf_newton(y, raw, w, leaf, n_leaves, col)
