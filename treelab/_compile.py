@@ -49,7 +49,7 @@ FAMILIES = {
                  ("_engine/splitter.py", "newton_hist_sweep"),
                  ("_engine/tree.py", "pack_raw"), ("_engine/loss_kernels.py", "")]),
     "forests": dict(
-        label="forest kernels on bins (splitter=\"hist\", \"exact\" on data of few values, cascades)",
+        label="forest kernels on bins (splitter=\"hist\", \"best\" on data of few values, cascades)",
         seconds=135,
         kernels=[("_engine/column_builder.py", "grow_codes"),
                  ("_engine/tree.py", "forest_sum"), ("_engine/tree.py", "forest_sum_walk")]),
