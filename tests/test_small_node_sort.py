@@ -1,12 +1,15 @@
 """The small-node sort of the batch builder is a stable argsort of one feature of
 the node's rows (insertion sort up to 24 rows; above, a counting sort of bin codes
-in a bucket array it leaves zero, or numba's mergesort argsort of raw values),
+in a bucket array it leaves zero, or an in-place sort of (value, position) pairs of raw values),
 and it reports a feature that is constant on the node without missing values
 (the splitter's status -1) without sorting."""
 import numpy as np
 import pytest
 
 from treelab._engine.builder import _gather_sort_small
+from treelab._engine.sorting import STACK_SIZE
+
+STACK = np.zeros(STACK_SIZE, np.int64)
 
 MISSING_BIN = 255
 
@@ -43,7 +46,7 @@ def test_gather_sort_small_is_a_stable_argsort(m):
             scratch = np.empty(130)
             bucket = np.zeros(MISSING_BIN + 1, np.int64)
             ok = _gather_sort_small(X, Xb, use_hist, MISSING_BIN, f, samples, start, end,
-                                    keys, ids, scratch, bucket)
+                                    keys, ids, scratch, bucket, STACK)
             assert not bucket.any()
             vals = X[rows, f]
             if use_hist:
@@ -68,6 +71,6 @@ def test_all_missing_is_sorted_not_skipped():
         ids = np.zeros(m, np.int64)
         bucket = np.zeros(MISSING_BIN + 1, np.int64)
         assert _gather_sort_small(X, Xb, use_hist, MISSING_BIN, 0, samples, 0, m, keys, ids,
-                                  np.empty(m), bucket)
+                                  np.empty(m), bucket, STACK)
         assert np.isnan(keys).all() and list(ids) == list(range(m))
         assert not bucket.any()

@@ -49,6 +49,7 @@ from .merit import (
     MERIT_GAIN_RATIO, MERIT_NEWTON, NEWTON_GAMMA, TASK_CLASSIFICATION, better,
     better_at, impurity_of, stats_weight,
 )
+from .sorting import STACK_SIZE, positions, sort_pairs
 from .prefetch import PREFETCH_DISTANCE, prefetch, prefetch_at, prefetch_stop, prefetch_targets
 from .specialize import (WITH_HIST, WITH_NEWTON, WITH_NOMINAL, WITH_PRESORT, WITH_RANDOM,
                          WITH_SAMPLES, WITH_SPARSE)
@@ -153,6 +154,7 @@ Workspace = namedtuple("Workspace", [
     "gvals", "gsel", "feat_key", "gkeys", "gids", "rank_cnt",
     "sweep",            # (5, bins): splitter.newton_hist_sweep's scratch
     "miss_root",        # (d,) bool: the tree's rows may hold the feature's missing code
+    "sort_stack",       # (sorting.STACK_SIZE,) int64: sort_pairs' pending ranges
 ])
 
 #: histogram pool: ``hist[slot]`` / ``cnt[slot]`` (feature, bin[, stat]) and a stack
@@ -227,9 +229,10 @@ def _sample_slot(x, kind, thr, mslot, cat_slots, n_cats):
 
 
 @njit(cache=True, nogil=True)
-def _stable_partition(arr, start, end, slot_of, child_start, tmp):
-    """Stable counting sort of ``arr[start:end]`` by ``slot_of[arr[p]]``."""
-    pos = child_start.copy()
+def _stable_partition(arr, start, end, slot_of, pos, tmp):
+    """Stable counting sort of ``arr[start:end]`` by ``slot_of[arr[p]]``;
+    ``pos[s]``: where slot ``s`` starts, advanced past its entries (the caller
+    resets it: :func:`_child_starts`)."""
     for p in range(start, end):
         i = arr[p]
         s = slot_of[i]
@@ -240,9 +243,8 @@ def _stable_partition(arr, start, end, slot_of, child_start, tmp):
 
 
 @njit(cache=True, nogil=True)
-def _stable_partition_with_keys(arr, keys, start, end, slot_of, child_start, tmp, tmpk):
+def _stable_partition_with_keys(arr, keys, start, end, slot_of, pos, tmp, tmpk):
     """:func:`_stable_partition` that moves ``keys`` along with ``arr``."""
-    pos = child_start.copy()
     for p in range(start, end):
         i = arr[p]
         s = slot_of[i]
@@ -253,6 +255,16 @@ def _stable_partition_with_keys(arr, keys, start, end, slot_of, child_start, tmp
     for p in range(start, end):
         arr[p] = tmp[p]
         keys[p] = tmpk[p]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _child_starts(child_start, child_n, start, k):
+    """``child_start[:k]``: the children's first positions, from ``start`` on
+    in the order of their counts ``child_n``."""
+    acc = start
+    for j in range(k):
+        child_start[j] = acc
+        acc += child_n[j]
 
 
 @njit(cache=True, nogil=True)
@@ -384,15 +396,16 @@ def _missing_as_nan(keys_s, m):
 
 @njit(cache=True, nogil=True)
 def _gather_sort_small(X, Xb, use_hist, missing_bin, f, samples, start, end, keys_s, ids_s,
-                       scratch, bucket):
+                       scratch, bucket, stack):
     """``keys_s[:m]`` = feature ``f`` of the small node ``samples[start:end]`` sorted
     ascending (bin code or raw value, missing = NaN last; stable), ``ids_s[:m]``
     the local sample positions in that order.  Returns False, without sorting,
     when the feature is constant on the node and nothing is missing (what
     ``best_numeric_sorted`` would report as status -1); True otherwise.
     Bin codes of more than 24 samples are counting-sorted in ``bucket`` (zero,
-    at least ``missing_bin + 1`` long; left zero): the order of the stable
-    merge sort of raw values, without its allocation."""
+    at least ``missing_bin + 1`` long; left zero), raw values sorted as
+    (value, position) pairs in place (:func:`~.sorting.sort_pairs`, ``stack``
+    its scratch): the order of a stable sort either way, without allocation."""
     m = end - start
     lo, hi, n_miss = _gather_small(X, Xb, use_hist, missing_bin, f, samples, start, end,
                                    scratch)
@@ -401,10 +414,8 @@ def _gather_sort_small(X, Xb, use_hist, missing_bin, f, samples, start, end, key
     if m <= 24 or use_hist:
         _sort_codes(keys_s, ids_s, scratch, m, lo, hi, n_miss, missing_bin, bucket)
     else:
-        perm = np.argsort(scratch[:m], kind="mergesort")
-        for p in range(m):
-            ids_s[p] = perm[p]
-            keys_s[p] = scratch[perm[p]]
+        positions(keys_s, ids_s, scratch, m)
+        sort_pairs(keys_s, ids_s, 0, m, stack)
     _missing_as_nan(keys_s, m)
     return True
 
@@ -617,7 +628,7 @@ def has_ranks(D):
 
 
 @njit(cache=True, nogil=True)
-def _gather_sorted(D, f, samples, start, end, keys, ids, tmpk, tmpi, rank_cnt):
+def _gather_sorted(D, f, samples, start, end, keys, ids, tmpk, tmpi, rank_cnt, stack):
     """:data:`LAYOUT_SAMPLES`: ``keys[:m]`` = feature ``f`` of the node's ``m`` samples
     in ascending order, missing values (NaN) last, ``ids[:m]`` the sample ids in
     that order (a stable sort of the values gathered in sample order).  Returns
@@ -629,8 +640,9 @@ def _gather_sorted(D, f, samples, start, end, keys, ids, tmpk, tmpi, rank_cnt):
     range of the node that is small next to ``m`` (at most ``4 m + 256``
     ranks: always on 8-bit data), the sort is a stable counting sort of the
     ranks, O(m + range), and the keys are the distinct values of those ranks
-    (the same keys in the same order); otherwise numba's stable mergesort of the
-    gathered values."""
+    (the same keys in the same order); otherwise the gathered values sorted
+    with their positions as pairs (:func:`~.sorting.sort_pairs`, ``stack`` its
+    scratch: a stable sort, in place)."""
     X = D.X
     nm = 0
     m = end - start
@@ -698,11 +710,10 @@ def _gather_sorted(D, f, samples, start, end, keys, ids, tmpk, tmpi, rank_cnt):
         if nm == 0 or (nm == m and hi <= lo + FEATURE_THRESHOLD):
             return False
     if not counted:
-        perm = np.argsort(tmpk[:nm], kind="mergesort")
+        positions(keys, ids, tmpk, nm)
+        sort_pairs(keys, ids, 0, nm, stack)
         for q in range(nm):
-            r = perm[q]
-            keys[q] = tmpk[r]
-            ids[q] = tmpi[r]
+            ids[q] = tmpi[ids[q]]
     q = nm
     if nm < m:
         for p in range(start, end):
@@ -887,7 +898,7 @@ def new_workspace(D, rows, P):
         np.ones(d, np.bool_),
         np.empty((2, n_g), np.float64), np.zeros(2, np.int64), np.zeros(d, np.float64),
         np.empty(n_s, np.float64), np.empty(n_s, np.int64), np.zeros(n_rank, np.int64),
-        np.empty((5, n_sweep)), np.ones(d, np.bool_),
+        np.empty((5, n_sweep)), np.ones(d, np.bool_), np.zeros(STACK_SIZE, np.int64),
     )
 
 
@@ -1202,7 +1213,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                     min_samples_leaf, min_weight_leaf)
                 ratio = score
             elif not _gather_sort_small(X, Xb, use_hist, missing_bin, f, samples, start, end,
-                                        keys_s, ids_s, blk0, rank_cnt):
+                                        keys_s, ids_s, blk0, rank_cnt, ws.sort_stack):
                 status, score, ratio, thr, mslot = -1, -np.inf, -np.inf, 0.0, 0
             else:
                 status, score, ratio, thr, mslot = best_numeric_sorted(
@@ -1237,7 +1248,7 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
         elif WITH_SAMPLES and P.layout == LAYOUT_SAMPLES:
             # one sample array: gather and sort only this feature's values
             if _gather_sorted(D, f, samples, start, end, ws.gkeys, ws.gids, ws.tmpk, ws.tmp,
-                              ws.rank_cnt):
+                              ws.rank_cnt, ws.sort_stack):
                 status, score, ratio, thr, mslot = best_numeric_sorted(
                     ws.gkeys, ws.gids, 0, n_node, False, edges, yc, sstats, w, parent,
                     imp, left, miss, buf, min_samples_leaf, min_weight_leaf,
@@ -1355,18 +1366,17 @@ def partition_node(D, P, ws, start, end, f):
     for j in range(k):
         if child_n[j] == 0:
             return 0
-    child_start = ws.child_start[:k]
-    acc = start
-    for j in range(k):
-        child_start[j] = acc
-        acc += child_n[j]
+    child_start = ws.child_start
+    _child_starts(child_start, child_n, start, k)
     _stable_partition(samples, start, end, slot_of, child_start, ws.tmp)
+    _child_starts(child_start, child_n, start, k)
     if (WITH_PRESORT and not D.use_hist and end - start >= ws.small
             and P.split_mode == SPLIT_BEST and P.layout == LAYOUT_PRESORT):
         for g in range(X.shape[1]):
             if not D.is_nominal[g]:
                 _stable_partition_with_keys(ws.order[g], ws.vals[g], start, end, slot_of,
                                             child_start, ws.tmp, ws.tmpk)
+                _child_starts(child_start, child_n, start, k)
     return k
 
 
@@ -1799,11 +1809,10 @@ def push_children(stack, top, first, child_start, child_n, child_slot, k):
 
 
 # ----------------------------------------------------------------- drivers
-# The depth-first driver (every forest) calls the node kernels inlined: a call
-# boundary costs one atomic reference-count increment and decrement per array
-# in its arguments (the workspace alone holds ~40), which measured ~40 % of an
-# extra-trees fit (perf: NRT_incref / NRT_decref); inlined, numba prunes them.
-# Same functions, compiled a second time into the driver.
+# The node kernels as numba inlines them into their caller (a call boundary
+# costs one atomic reference-count increment and decrement per array in its
+# arguments -- the workspace alone holds ~40 --, which measured ~40 % of an
+# extra-trees fit, perf's NRT_incref / NRT_decref; inlined, numba prunes them).
 _INLINE = dict(cache=True, nogil=True, inline="always")
 _find_best_split_i = njit(**_INLINE)(find_best_split.py_func)
 _partition_node_i = njit(**_INLINE)(partition_node.py_func)
@@ -1865,6 +1874,16 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
     return f, k, deferred, improvement
 
 
+# The depth-first driver's node step (:func:`decide_node`), without the
+# reference counts a call would take: on raw numeric values, whose split search
+# allocates nothing, compiled without reference counting (``_nrt=False``: one
+# call per node, no reference taken, the driver does not compile the split
+# search again); on the paths that allocate (histograms, nominal partitions)
+# inlined into the driver, where numba prunes the pairs.
+_decide_node_nrt = njit(cache=True, nogil=True, _nrt=False)(decide_node.py_func)
+_decide_node_i = njit(**_INLINE)(decide_node.py_func)
+
+
 def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool):
     """Depth-first growth (scikit-learn's order: a node's children are pushed
     on a stack, the first child on top).  ``rows``: distinct row ids of ``D`` to
@@ -1893,35 +1912,15 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
         wn = t.weighted_n_samples[node]
         imp = t.impurity[node]
         depth = t.depth[node]
-        # decide_node's steps written out: calling it (inlined) measured 6 % slower
-        # on extra trees and histogram regression trees, which grow here
-        is_leaf = _is_leaf_node_i(P, depth, n_node, wn, imp)
-        best_f = -1
-        k = 0
-        if not is_leaf:
-            set_feature_mask(P, ws, depth)
-            best_f = _find_best_split_i(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
-                                     t.value[node], imp, imp_fn, merit_fn)
-            if best_f < 0:
-                is_leaf = True
-        if not is_leaf:
-            fused = D.use_hist and not D.is_nominal[best_f] and P.split_mode == SPLIT_BEST
-            if WITH_HIST and fused:
-                # binned numeric split: partition and children's sums in one pass
-                k = _binned_children_stats_i(D, P, ws, hp, hslot, yc, sstats, w, start,
-                                             end, best_f, True)
-            else:
-                k = _partition_node_i(D, P, ws, start, end, best_f)
-            if k == 0:
-                is_leaf = True
-            else:
-                if WITH_HIST and fused:
-                    improvement = children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn)
-                else:
-                    improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp,
-                                                    w_total, imp_fn)
-                if not split_ok(P, improvement, imp):
-                    is_leaf = True
+        if WITH_HIST or WITH_NOMINAL:
+            best_f, k, _, _ = _decide_node_i(D, P, cp, ws, hp, yc, sstats, w, start, end,
+                                             hslot, t.value, node, imp, wn, w_total, depth,
+                                             imp_fn, merit_fn, False, True)
+        else:
+            best_f, k, _, _ = _decide_node_nrt(D, P, cp, ws, hp, yc, sstats, w, start, end,
+                                               hslot, t.value, node, imp, wn, w_total, depth,
+                                               imp_fn, merit_fn, False, True)
+        is_leaf = best_f < 0
         if is_leaf:
             if hslot >= 0:
                 pool_release(hp, hslot)

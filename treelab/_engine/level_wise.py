@@ -444,7 +444,7 @@ def _clone_workspace(ws):
         ws.feat_k.copy(), ws.feat_cats.copy(), ws.features.copy(), ws.visited.copy(),
         ws.proxy_best.copy(), ws.small, ws.fmask.copy(), ws.gvals.copy(), ws.gsel.copy(),
         ws.feat_key.copy(), ws.gkeys.copy(), ws.gids.copy(), ws.rank_cnt.copy(),
-        ws.sweep.copy(), ws.miss_root,
+        ws.sweep.copy(), ws.miss_root, ws.sort_stack.copy(),
     )
 
 
