@@ -5,7 +5,9 @@ level-wise boosting driver from nothing, in a subprocess with an empty numba
 cache: about six minutes of one core.  When that test is selected, the
 subprocess is started here, right after collection, so that it runs on the
 second core beside the rest of the suite; the test then waits for its answer
-(``tests/first_compile_levelwise.py``)."""
+(``tests/first_compile_levelwise.py``).  With the suite spread over workers
+(pytest-xdist), the worker that runs the test starts it."""
+import os
 import shutil
 
 import first_compile_levelwise
@@ -14,6 +16,9 @@ _FIRST_COMPILE_TEST = "test_level_wise_driver_compiled_first_in_an_empty_cache"
 
 
 def pytest_collection_modifyitems(session, config, items):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # (every worker collects every test: the one that runs it starts it)
+        return
     if any(item.name == _FIRST_COMPILE_TEST for item in items):
         config._treelab_first_compile = first_compile_levelwise.start()
 
