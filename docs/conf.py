@@ -50,7 +50,6 @@ exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "auto_examples/*.ipynb",
 # Markdown pages (MyST)
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 3
-suppress_warnings = ["myst.header"]
 
 # API reference: autosummary pages from the numpydoc docstrings
 autosummary_generate = True
