@@ -8,7 +8,8 @@ does and check that
 * every public estimator has a table, and no table names anything else;
 * each table has one row per constructor parameter, in signature order, with
   the signature's default, and no other row;
-* every parameter has a peer entry (an equivalent or an explicit "no equivalent").
+* every parameter has a peer entry (an equivalent or an explicit "no equivalent"),
+  and no entry names a parameter that no longer exists.
 """
 from __future__ import annotations
 
@@ -95,6 +96,14 @@ def test_every_parameter_has_a_peer_entry(ext):
                           "docs/_ext/treelab_parameters.py (give their equivalent or "
                           "NONE):\n" + "\n".join(unmapped))
     assert "(missing)" not in ext.render_markdown()
+    assert ext.unmapped_parameters() == []
+
+
+def test_no_stale_peer_entries(ext):
+    """A renamed or removed parameter leaves no entry behind."""
+    stale = ext.stale_entries()
+    assert not stale, ("entries of docs/_ext/treelab_parameters.py that name no parameter "
+                       "(rename or remove them): " + ", ".join(stale))
 
 
 def test_family_overrides_name_known_families(ext):

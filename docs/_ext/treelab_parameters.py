@@ -242,6 +242,27 @@ def parameter_rows(cls):
     return rows
 
 
+def unmapped_parameters():
+    """``["Estimator.parameter"]`` of every parameter without a peer entry."""
+    return [f"{name}.{param}" for _, family, classes in estimator_classes()
+            for name, cls in classes for param, _ in parameter_rows(cls)
+            if equivalent(family, param) is None]
+
+
+def stale_entries():
+    """Mapping keys that name no parameter (left over after a rename)."""
+    used, by_family = set(), {}
+    for _, family, classes in estimator_classes():
+        for _, cls in classes:
+            names = {param for param, _ in parameter_rows(cls)}
+            used |= names
+            by_family.setdefault(family, set()).update(names)
+    stale = sorted(set(PEERS) - used)
+    for family, entries in FAMILY_PEERS.items():
+        stale += [f"{family}:{name}" for name in sorted(set(entries) - by_family.get(family, set()))]
+    return stale
+
+
 def _cell(text):
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -275,6 +296,11 @@ def setup(app):
         has_content = False
 
         def run(self):
+            from sphinx.util import logging
+            for item in unmapped_parameters():
+                logging.getLogger(__name__).warning(
+                    "treelab-parameters: no peer entry for %s (add it to PEERS or FAMILY_PEERS "
+                    "in docs/_ext/treelab_parameters.py)", item, location=self.get_location())
             text = render_markdown()
             container = nodes.container()
             self.state.nested_parse(StringList(text.splitlines(), source="treelab-parameters"),
