@@ -260,8 +260,9 @@ def run_ablation(stream="randcbt", rules=None, learners=("hoeffding",), merits=N
 
     Returns
     -------
-    pandas.DataFrame, tidy: one row per run and checkpoint; ``df.attrs["settings"]``
-    holds the settings written to ``<name>.json``.
+    pandas.DataFrame
+        Tidy: one row per run and checkpoint; ``df.attrs["settings"]`` holds the
+        settings written to ``<name>.json``.
     """
     from joblib import Parallel, delayed
     rules = {"hoeffding": {"delta": [1e-7]}} if rules is None else rules

@@ -160,6 +160,8 @@ class Loss:
     n_outputs : int
         Raw scores per sample (default 1).
 
+    Notes
+    -----
     The default links are the identity and ``init_raw`` is zero.
     """
 

@@ -231,10 +231,17 @@ class AdaBoostClassifier(ClassifierMixin, _BaseAdaBoost):
 
     Attributes
     ----------
-    estimators_, classes_, n_classes_
-    estimator_errors_ : error(M_i) per round (1 for rounds not run)
-    estimator_weights_ : learning_rate * (log((1 - error)/error) + log(K - 1))
-        (0 for rounds not run)
+    estimators_ : list of estimators
+        The fitted members.
+    classes_ : ndarray
+        The class labels.
+    n_classes_ : int
+        The number of classes.
+    estimator_errors_ : ndarray
+        error(M_i) of each round (1 for rounds not run).
+    estimator_weights_ : ndarray
+        ``learning_rate * (log((1 - error)/error) + log(K - 1))`` of each round
+        (0 for rounds not run).
     """
 
     def __init__(self, estimator=None, *, n_estimators=50, learning_rate=1.0,
@@ -366,8 +373,14 @@ class AdaBoostRegressor(RegressorMixin, _BaseAdaBoost):
         With a scikit-learn base estimator, the same seed draws the same samples as
         scikit-learn's ``AdaBoostRegressor``.
 
-    Attributes: ``estimators_``, ``estimator_errors_`` (mean loss Lbar per
-    round), ``estimator_weights_`` (lr * log(1/beta)).
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The fitted members.
+    estimator_errors_ : ndarray
+        Mean loss Lbar of each round.
+    estimator_weights_ : ndarray
+        Vote weight of each round, ``lr * log(1/beta)``.
     """
 
     def __init__(self, estimator=None, *, n_estimators=50, learning_rate=1.0, loss="linear",

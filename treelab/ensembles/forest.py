@@ -576,6 +576,8 @@ class _BaseForest(KeptWalkLayout, BaseEstimator):
 
 
 _COMMON_DOC = """
+    Missing values (NaN) go to the side chosen at fit time, as in the single trees.
+
     Parameters
     ----------
     n_estimators : int, default=100
@@ -584,9 +586,10 @@ _COMMON_DOC = """
         Any treelab criterion of the task ("gini", "entropy", "gain_ratio",
         "kearns_mansour", "classification_error" / "squared_error"), or a user
         :class:`~treelab.split_criteria.Criterion`.
-    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    min_impurity_decrease
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf
         As the single trees (:class:`~treelab.DecisionTreeClassifier`).
+    min_impurity_decrease : float, default=0.0
+        As the single trees.
     max_features : {"sqrt", "log2"}, int, float or None
         Features drawn at each node (None: all).
     constant_draws : {"count", "skip"}, default="count"
@@ -617,8 +620,6 @@ _COMMON_DOC = """
     verbose : int, default=0
         A tqdm progress bar over the trees when > 0 (and tqdm is installed); the
         trees are then grown in batches of four per thread (the same forest).
-
-    Missing values (NaN) go to the side chosen at fit time, as in the single trees.
 """
 
 _RANDOM_CUT_DOC = """    random_cut : {"value", "bin"}, default="value"
@@ -755,12 +756,28 @@ def _regressor_init(criterion, max_features, bootstrap):
 _CLS_DOC = """    class_weight : None, "balanced", "balanced_subsample" or dict
         As scikit-learn ("balanced_subsample": balanced on each bootstrap sample).
 
-    Attributes: ``classes_``, ``n_classes_``, ``feature_importances_``,
-    ``oob_score_`` and ``oob_decision_function_`` (with ``oob_score``).
+    Attributes
+    ----------
+    classes_ : ndarray
+        The class labels.
+    n_classes_ : int
+        The number of classes.
+    feature_importances_ : ndarray of shape (n_features,)
+        Impurity-based importances, averaged over the trees.
+    oob_score_ : float
+        Out-of-bag accuracy (with ``oob_score=True``).
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+        Out-of-bag class probabilities (with ``oob_score=True``).
 """
 _REG_DOC = """
-    Attributes: ``feature_importances_``, ``oob_score_`` and ``oob_prediction_``
-    (with ``oob_score``).
+    Attributes
+    ----------
+    feature_importances_ : ndarray of shape (n_features,)
+        Impurity-based importances, averaged over the trees.
+    oob_score_ : float
+        Out-of-bag R^2 (with ``oob_score=True``).
+    oob_prediction_ : ndarray of shape (n_samples,)
+        Out-of-bag predictions (with ``oob_score=True``).
 """
 
 

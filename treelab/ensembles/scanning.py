@@ -379,7 +379,12 @@ class GcForestClassifier(ClassifierMixin, BaseEstimator):
     :class:`MultiGrainedScanning` (``scan_forests`` = its ``forests``), cascade
     parameters as :class:`~treelab.ensembles.CascadeForestClassifier`.
 
-    Attributes: ``scanning_`` (fitted transformer), ``cascade_`` (fitted cascade).
+    Attributes
+    ----------
+    scanning_ : MultiGrainedScanning
+        The fitted scanning transformer.
+    cascade_ : CascadeForestClassifier
+        The fitted cascade.
     """
 
     def __init__(self, *, image_shape=None, window_sizes=None, stride=None, scan_forests=None,

@@ -361,7 +361,8 @@ class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree
     splitter : {"best", "hist"}, default="best"
         "best": exact threshold search over sorted values (as scikit-learn);
         "hist": quantile histograms with ``max_bins`` bins.
-    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf
+        As in scikit-learn.
     max_features, random_state, min_impurity_decrease, class_weight, ccp_alpha
         As in scikit-learn.
     constant_draws : {"count", "skip"}, default="count"
@@ -400,6 +401,8 @@ class DecisionTreeClassifier(ProbaArgmaxMixin, ClassifierMixin, BaseDecisionTree
         from the leaf's model.  Needs complete data (no NaN); nominal columns
         enter the model as their category codes.
 
+    Notes
+    -----
     Missing values (NaN) are routed to the child chosen at fit time (the side
     with the better merit; the larger child when the node saw none).  A
     category unseen at a node goes where missing values go.

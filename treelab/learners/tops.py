@@ -1157,9 +1157,18 @@ class ToPsClassifier(ClassifierMixin, _BaseToPs):
         Seeds the split into T / V1 / V2 and base learners whose
         ``random_state`` is None.
 
-    Attributes: ``nodes_`` (list of :class:`ToPsNode`), ``predictors_``
-    (``(learner, training node) -> fitted model``), ``base_learners_``,
-    ``classes_``, ``sets_`` (0 / 1 / 2 per training sample).
+    Attributes
+    ----------
+    nodes_ : list of ToPsNode
+        The tree's nodes.
+    predictors_ : dict
+        ``(learner, training node) -> fitted model``.
+    base_learners_ : list
+        The base learners as node models.
+    classes_ : ndarray
+        The class labels.
+    sets_ : ndarray
+        0 / 1 / 2 per training sample: training set T, validation sets V1, V2.
     """
 
     _task = CLASSIFICATION

@@ -279,6 +279,8 @@ class CTreeRule(DecisionRule):
         merit, so with ``"any_split"`` a leaf waits until the best threshold
         stands out from its neighbours by ``2 eps``.
 
+    Notes
+    -----
     Context for :meth:`radius` / :meth:`should_split`: ``depth`` (h, root 0),
     ``t`` (stream time; defaults to ``n``), ``n_features`` (d), ``n_classes``
     (must be 2 for the paper's indices), ``n_branches`` (v).
