@@ -18,3 +18,19 @@ cascade = CascadeForestClassifier(n_estimators=10, max_levels=3, random_state=0)
 print(f"{cascade.n_levels_} levels, test accuracy {cascade.score(X_test, y_test):.3f}")
 for record in cascade.history_:
     print(record["phase"], record["level"], round(record["train_score"], 3))
+
+# %%
+# The scores that chose the number of levels: out-of-fold accuracy of the
+# class vectors on the growing rows, and accuracy on the held-out rows.
+import matplotlib.pyplot as plt
+
+grown = [r for r in cascade.history_ if r["phase"] == "grow"]
+fig, ax = plt.subplots(figsize=(5, 3))
+ax.plot([r["level"] for r in grown], [r["train_score"] for r in grown], marker="o",
+        label="out-of-fold")
+ax.plot([r["level"] for r in grown], [r["val_score"] for r in grown], marker="s",
+        label="held out")
+ax.set_xlabel("level")
+ax.set_ylabel("accuracy")
+ax.legend()
+fig.tight_layout()
