@@ -207,3 +207,9 @@ def test_a_model_pickled_under_former_names_loads():
     assert pickle.loads(pickle.dumps(casc)).tol == 0.5
     with pytest.raises(AttributeError):
         old.no_such_attribute
+
+
+def test_properties_keep_their_not_fitted_error():
+    for est in (DecisionTreeClassifier(), RandomForestClassifier()):
+        with pytest.raises(AttributeError, match="not fitted yet"):
+            est.feature_importances_

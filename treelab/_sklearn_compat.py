@@ -47,6 +47,10 @@ class BaseEstimator:
             for old in _RENAMED_TO[name]:
                 if old in state:
                     return state[old]
+        prop = getattr(type(self), name, None)
+        if isinstance(prop, property):
+            # a property that raised AttributeError (NotFittedError is one): its error
+            return prop.__get__(self, type(self))
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @classmethod
