@@ -120,13 +120,13 @@ PEERS = {
     # AdaBoost
     "boosting": NONE + " (`\"reweight\"`: scikit-learn's AdaBoost)",
     # deep forest (the `deep-forest` package is the reference implementation)
-    "forests": NONE + " (deep-forest's `predictors`)",
+    "forests": NONE + " (deep-forest: `set_estimator`)",
     "n_folds": NONE,
     "class_vectors": NONE,
     "validation": NONE,
     "refit": NONE,
     "max_levels": "deep-forest `max_layers`",
-    "final_estimator": f"{SK} `StackingClassifier(final_estimator)`",
+    "final_estimator": "deep-forest `predictor` (with `use_predictor=True`)",
     "window_sizes": NONE,
     "image_shape": NONE,
     "stride": NONE,
