@@ -56,7 +56,9 @@ ax.set_ylabel("validation accuracy")
 fig.tight_layout()
 
 # %%
-# The pruned tree.
+# The pruned tree's top levels (``x22`` is column 22, "worst perimeter").
 pruned = CARTClassifier(ccp_alpha=best, random_state=0).fit(X_train, y_train)
-plot_tree(pruned, max_depth=3)
+fig, ax = plt.subplots(figsize=(8, 4))
+plot_tree(pruned, ax=ax, max_depth=2, feature_names=[f"x{j}" for j in range(X.shape[1])],
+          show_missing=False, decimals=2)
 plt.show()

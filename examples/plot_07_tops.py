@@ -22,5 +22,8 @@ print(f"test accuracy {tops.score(X_test, y_test):.3f}")
 print(tops.export_text())
 
 # %%
-plot_tops(tops)
+# The tree: each node's predictor, its validation gain and, on the heavy path
+# to a leaf, the weights of the predictors that leaf combines.
+fig, ax = plt.subplots(figsize=(7, 3))
+plot_tops(tops, ax=ax)
 plt.show()
