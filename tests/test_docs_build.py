@@ -5,7 +5,8 @@
 working tree), offline (no intersphinx inventories).  Every example of the
 gallery is executed; a failing example or any Sphinx warning fails the test,
 and the build log is shown.  Skipped only when the documentation tools are not
-installed (``pip install -e ".[docs]"``).
+installed (``pip install -e ".[docs]"``), or when the documentation sources are
+not there (the source distribution ships the tests without them).
 """
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+if not (ROOT / "docs" / "conf.py").is_file() or not (ROOT / "examples").is_dir():
+    # the source distribution ships the tests without the documentation sources
+    pytest.skip("no docs/ or examples/ next to the tests (a source distribution)",
+                allow_module_level=True)
 
 for _module in ("sphinx", "numpydoc", "myst_parser", "sphinx_gallery", "sphinxarg",
                 "pydata_sphinx_theme", "matplotlib"):
