@@ -18,6 +18,19 @@ from treelab._engine.histogram import (
 from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 
 
+def _entries(data, samples, start, end, small):
+    """``builder.small_node_entries`` with scratch for a node of ``end - start``
+    rows: its ``(ptr, pos, code, mark)``."""
+    from treelab._engine.builder import small_node_entries, sparse_entry_scratch
+    ent, aux = sparse_entry_scratch(data, max(end - start, 1))
+    nnz = small_node_entries(data, samples, start, end, small, ent, aux)
+    if nnz < 0:
+        return aux[:0], aux[:0], aux[:0], aux[:0]
+    d = data.sp_dflt.shape[0]
+    mark0 = 2 * d + data.n_bins + 2
+    return aux[:d + 1], ent[4, :nnz], ent[5, :nnz], aux[mark0:mark0 + end - start]
+
+
 def _sparse_X(seed, n=2500, d=40, p_nonzero=0.15, missing=0.0):
     """Mostly zeros (a few features mostly 3 or mostly missing), the rest
     integers and reals."""
@@ -348,7 +361,6 @@ def test_small_nodes_skip_the_features_constant_on_them(monkeypatch):
     from treelab import (
         DecisionTreeClassifier, GradientBoostingClassifier, GradientBoostingRegressor,
     )
-    from treelab._engine.builder import small_node_entries
     rng = np.random.default_rng(11)
     X = _sparse_X(11, n=3000)
     X[:, 2] = np.where(rng.random(3000) < 0.8, np.nan, X[:, 2])   # default: missing
@@ -358,7 +370,7 @@ def test_small_nodes_skip_the_features_constant_on_them(monkeypatch):
     samples = rng.permutation(n).astype(np.int64)
     n_constant = 0
     for start, m in ((0, 1), (5, 7), (100, 40), (2000, 120), (2900, 100)):
-        ptr, pos, code, mark = small_node_entries(data, samples, start, start + m, True)
+        ptr, pos, code, mark = _entries(data, samples, start, start + m, True)
         rows = samples[start:start + m]
         assert mark.shape == (m,) and (mark == -1).all()
         for f in range(d):
@@ -370,10 +382,10 @@ def test_small_nodes_skip_the_features_constant_on_them(monkeypatch):
             np.testing.assert_array_equal(code[ptr[f]:ptr[f + 1]], data.Xb[rows[at], f])
             n_constant += int(not sel.any() and data.sp_dflt[f] != data.missing_bin)
     assert n_constant > 30
-    assert all(a.shape == (0,) for a in small_node_entries(data, samples, 0, 10, False))
+    assert all(a.shape == (0,) for a in _entries(data, samples, 0, 10, False))
     dense = bin_data(np.random.default_rng(0).normal(size=(50, 40)), np.zeros(40, bool),
                      np.zeros(40, np.int64), True)
-    assert all(a.shape == (0,) for a in small_node_entries(dense, samples, 0, 10, True))
+    assert all(a.shape == (0,) for a in _entries(dense, samples, 0, 10, True))
     # 30 rows: every node sorts its own samples (fewer than 32 rows); class
     # counts are exact on histograms too (100 rows)
     Xs, ys = X[:100], (np.nan_to_num(X[:100, 0]) + X[:100, 1] > 3).astype(int)
@@ -414,7 +426,7 @@ def test_sparse_small_node_sweep_equals_the_sorted_one(seed):
     the other codes, missing codes, nodes of 1 to 127 rows, counts from 0 to
     several rows a side."""
     from treelab._engine.builder import (
-        newton_small_split, newton_sparse_small_split, small_node_entries,
+        newton_small_split, newton_sparse_small_split,
     )
     rng = np.random.default_rng(seed)
     n, d = 3000, 40
@@ -442,7 +454,7 @@ def test_sparse_small_node_sweep_equals_the_sorted_one(seed):
         rows = samples[start:end]
         sloc = np.ascontiguousarray(sstats[rows])
         parent = sloc.sum(axis=0)
-        ptr, pos, code, mark = small_node_entries(data, samples, start, end, True)
+        ptr, pos, code, mark = _entries(data, samples, start, end, True)
         for f in range(d):
             e0, e1 = ptr[f], ptr[f + 1]
             sel = data.Xb[rows, f] != data.sp_dflt[f]
@@ -466,7 +478,7 @@ def test_sparse_small_node_sweep_equals_the_sorted_one(seed):
             n_sparse += 1
             n_found += ref[0] == 1
     assert n_sparse > 100 and n_found > 50
-    empty = small_node_entries(data, samples, 0, 10, False)
+    empty = _entries(data, samples, 0, 10, False)
     assert all(a.shape == (0,) for a in empty)
 
 

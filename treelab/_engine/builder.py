@@ -55,8 +55,8 @@ from .specialize import (WITH_HIST, WITH_NEWTON, WITH_NOMINAL, WITH_PRESORT, WIT
                          WITH_SAMPLES, WITH_SPARSE)
 from .splitter import (
     FEATURE_THRESHOLD, SPLIT_BEST, SPLIT_RANDOM, best_nominal, best_numeric_hist, best_numeric_sorted,
-    newton_candidate, newton_hist_sweep, newton_sorted_sweep, newton_terms, random_nominal,
-    random_numeric, random_numeric_draw, split_of_left_sums,
+    newton_candidate, newton_hist_sweep, newton_sorted_sweep, newton_terms, nominal_scratch,
+    random_nominal, random_numeric, random_numeric_draw, split_of_left_sums,
 )
 from .tree import NOMINAL, NUMERIC, add_cat_map, add_children, ensure_capacity, new_tree
 
@@ -155,6 +155,9 @@ Workspace = namedtuple("Workspace", [
     "sweep",            # (5, bins): splitter.newton_hist_sweep's scratch
     "miss_root",        # (d,) bool: the tree's rows may hold the feature's missing code
     "sort_stack",       # (sorting.STACK_SIZE,) int64: sort_pairs' pending ranges
+    "nom",              # splitter.nominal_scratch: the nominal searches' scratch
+    "sp_ent",           # (6, entries) int64: small_node_entries' scratch
+    "sp_aux",           # int64: small_node_entries' counters (d + 1 + n_bins + 1 + d + small)
 ])
 
 #: histogram pool: ``hist[slot]`` / ``cnt[slot]`` (feature, bin[, stat]) and a stack
@@ -446,7 +449,24 @@ def newton_small_split(Xb, missing_bin, f, samples, start, end, keys_s, ids_s, s
 
 
 @njit(cache=True, nogil=True)
-def small_node_entries(D, samples, start, end, small):
+def sparse_entry_scratch(D, small):
+    """The scratch of :func:`small_node_entries` on nodes of fewer than
+    ``small`` rows of ``D``: ``(ent, aux)``, empty unless ``D`` has sparse
+    binned rows (sized for the widest row)."""
+    n_ent = 0
+    n_aux = 0
+    if D.use_hist and D.sp_dflt.shape[0] > 0:
+        d = D.sp_dflt.shape[0]
+        widest = 0
+        for i in range(D.sp_ptr.shape[0] - 1):
+            widest = max(widest, D.sp_ptr[i + 1] - D.sp_ptr[i])
+        n_ent = small * widest
+        n_aux = 2 * d + D.n_bins + 2 + small
+    return np.empty((6, n_ent), np.int64), np.empty(n_aux, np.int64)
+
+
+@njit(cache=True, nogil=True)
+def small_node_entries(D, samples, start, end, small, ent, aux):
     """For a small node (``small``) of sparse binned data (``D.sp_dflt`` not
     empty): the node's non-default codes grouped by feature and sorted, ``(ptr,
     pos, code, mark)`` -- feature ``f``'s are ``code[ptr[f]:ptr[f + 1]]`` at the
@@ -459,12 +479,16 @@ def small_node_entries(D, samples, start, end, small):
     node, its default code not being the missing bin, is constant on the node
     (MNIST: 81 % of the codes are the default ones, so the node's sparse codes
     are about a fifth of its codes).  Else four empty arrays (no such
-    knowledge: every feature is read)."""
+    knowledge: every feature is read).  ``ent`` / ``aux``: the workspace's
+    scratch (``sp_ent`` / ``sp_aux``, sized for the widest row) that receives
+    them; returns their number (-1: none made), :func:`entries_of` gives the
+    views.  (Scalars returned, no arrays: the function is compiled without
+    reference counting for the node step, and numba keeps one compiled version
+    per signature, whichever caller compiled it first.)"""
     dflt = D.sp_dflt
     d = dflt.shape[0]
     if not (small and D.use_hist and d > 0):
-        return (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
-                np.zeros(0, np.int64))
+        return -1
     B = np.uint64(D.n_bins)
     ptr = D.sp_ptr
     fb = D.sp_bin
@@ -473,11 +497,18 @@ def small_node_entries(D, samples, start, end, small):
         i = samples[p]
         nnz += ptr[i + 1] - ptr[i]
     # the entries in position order: feature, code, position (one division each)
-    t_f = np.empty(nnz, np.int64)
-    t_c = np.empty(nnz, np.int64)
-    t_p = np.empty(nnz, np.int64)
-    e_ptr = np.zeros(d + 1, np.int64)
-    c_ptr = np.zeros(D.n_bins + 1, np.int64)
+    t_f = ent[0, :nnz]
+    t_c = ent[1, :nnz]
+    t_p = ent[2, :nnz]
+    by_code = ent[3, :nnz]
+    pos = ent[4, :nnz]
+    code = ent[5, :nnz]
+    e_ptr = aux[:d + 1]
+    c_ptr = aux[d + 1:d + D.n_bins + 2]
+    nxt = aux[d + D.n_bins + 2:2 * d + D.n_bins + 2]
+    mark = aux[2 * d + D.n_bins + 2:2 * d + D.n_bins + 2 + end - start]
+    e_ptr[:] = 0
+    c_ptr[:] = 0
     q = 0
     for p in range(start, end):
         i = samples[p]
@@ -495,15 +526,13 @@ def small_node_entries(D, samples, start, end, small):
     for c in range(D.n_bins):
         c_ptr[c + 1] += c_ptr[c]
     # by code (stable: each code's entries in position order) ...
-    by_code = np.empty(nnz, np.int64)
     for q in range(nnz):
         r = c_ptr[t_c[q]]
         c_ptr[t_c[q]] = r + 1
         by_code[r] = q
     # ... then by feature (stable): each feature's entries by code, then position
-    nxt = e_ptr[:d].copy()
-    pos = np.empty(nnz, np.int64)
-    code = np.empty(nnz, np.int64)
+    for f in range(d):
+        nxt[f] = e_ptr[f]
     for r in range(nnz):
         q = by_code[r]
         f = t_f[q]
@@ -511,7 +540,20 @@ def small_node_entries(D, samples, start, end, small):
         nxt[f] = s + 1
         pos[s] = t_p[q]
         code[s] = t_c[q]
-    return e_ptr, pos, code, np.full(end - start, -1, np.int64)
+    mark[:] = -1
+    return nnz
+
+
+@njit(cache=True, nogil=True, inline="always")
+def entries_of(ent, aux, nnz, d, n_bins, m):
+    """The views ``(ptr, pos, code, mark)`` of :func:`small_node_entries`'
+    ``nnz`` entries of ``d`` features on a node of ``m`` rows (``nnz`` -1:
+    four empty views)."""
+    if nnz < 0:
+        none = aux[:0]
+        return none, none, none, none
+    mark0 = 2 * d + n_bins + 2
+    return aux[:d + 1], ent[4, :nnz], ent[5, :nnz], aux[mark0:mark0 + m]
 
 
 @njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
@@ -882,6 +924,8 @@ def new_workspace(D, rows, P):
             n_rank = max(n_rank, D.edge_offsets[f + 1] - D.edge_offsets[f])
     # the Newton sweep's scratch (splitter.newton_hist_sweep)
     n_sweep = D.n_bins if D.use_hist and P.merit_code == MERIT_NEWTON else 0
+    stack = np.zeros(STACK_SIZE, np.int64)
+    sp_ent, sp_aux = sparse_entry_scratch(D, small)
     return Workspace(
         samples, np.empty(n, np.int64), np.empty(n_tmpk, np.float64),
         np.zeros(N, np.int32), order, vals,
@@ -898,7 +942,8 @@ def new_workspace(D, rows, P):
         np.ones(d, np.bool_),
         np.empty((2, n_g), np.float64), np.zeros(2, np.int64), np.zeros(d, np.float64),
         np.empty(n_s, np.float64), np.empty(n_s, np.int64), np.zeros(n_rank, np.int64),
-        np.empty((5, n_sweep)), np.ones(d, np.bool_), np.zeros(STACK_SIZE, np.int64),
+        np.empty((5, n_sweep)), np.ones(d, np.bool_), stack,
+        nominal_scratch(max_cats, S, stack), sp_ent, sp_aux,
     )
 
 
@@ -1109,8 +1154,9 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
     run_best = -np.inf
     # a small node of sparse binned data: its non-default codes by feature
     if WITH_SPARSE:
-        e_ptr, e_pos, e_code, e_mark = small_node_entries(D, samples, start, end,
-                                                          n_node < small)
+        nnz = small_node_entries(D, samples, start, end, n_node < small, ws.sp_ent, ws.sp_aux)
+        e_ptr, e_pos, e_code, e_mark = entries_of(ws.sp_ent, ws.sp_aux, nnz,
+                                                  D.sp_dflt.shape[0], D.n_bins, n_node)
         sparse_small = e_ptr.shape[0] > 0
     else:
         sparse_small = False
@@ -1168,14 +1214,14 @@ def find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, parent, 
                                 cat_stats[c, s] += sstats[i, s]
             if WITH_RANDOM and P.split_mode == SPLIT_RANDOM:
                 status, score, ratio, kk, mslot = random_nominal(
-                    cat_stats, cat_cnt, nc, miss.copy(), n_miss, parent, imp, n_node,
+                    cat_stats, cat_cnt, nc, miss, n_miss, parent, imp, n_node,
                     P.multiway, ws.feat_cats[f], left, buf, min_samples_leaf, min_weight_leaf,
-                    task, merit_code, builtin, imp_fn, merit_fn, cp)
+                    task, merit_code, builtin, imp_fn, merit_fn, cp, ws.nom)
             else:
                 status, score, ratio, kk, mslot = best_nominal(
-                    cat_stats, cat_cnt, nc, miss.copy(), n_miss, parent, imp, n_node,
+                    cat_stats, cat_cnt, nc, miss, n_miss, parent, imp, n_node,
                     P.multiway, ws.feat_cats[f], left, buf, min_samples_leaf, min_weight_leaf,
-                    task, merit_code, builtin, imp_fn, merit_fn, cp)
+                    task, merit_code, builtin, imp_fn, merit_fn, cp, ws.nom)
             thr = 0.0
         elif WITH_RANDOM and P.split_mode == SPLIT_RANDOM:
             # extra trees: one random cut-point of this feature
@@ -1822,11 +1868,18 @@ _is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
 _binned_children_stats_i = njit(**_INLINE)(binned_children_stats.py_func)
 
 
-# (a kernel of its own, not inlined: the best-first and level-wise drivers and the
-# level-wise threads' step share one compiled copy of it and of the split search
-# it inlines -- inlined into each, it was ~40 s of each driver's cold compile; a
-# node pays one call boundary)
-@njit(cache=True, nogil=True)
+# The node step every driver calls: compiled once per configuration (shared by
+# the depth-first, best-first and level-wise drivers and the level-wise threads;
+# inlined into each, the split search was ~40 s of each driver's cold compile)
+# and without reference counting (``_nrt=False``: nothing below it allocates --
+# the workspace holds every scratch --, so a call takes no reference to the ~40
+# arrays of its arguments; with it, those atomic increments and decrements
+# measured ~40 % of an extra-trees fit, perf's NRT_incref / NRT_decref).  numba
+# compiles the kernels it calls without reference counting too, and keeps one
+# compiled version of a kernel per signature, whichever caller compiled it
+# first: a kernel below the node step returns no array (a view returned without
+# its reference would be released by a counting caller).
+@njit(cache=True, nogil=True, _nrt=False)
 def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node, imp, wn,
                 w_total, depth, imp_fn, merit_fn, defer, moves):
     """The split of the node holding ``ws.samples[start:end]`` (every driver's node
@@ -1874,16 +1927,6 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
     return f, k, deferred, improvement
 
 
-# The depth-first driver's node step (:func:`decide_node`), without the
-# reference counts a call would take: on raw numeric values, whose split search
-# allocates nothing, compiled without reference counting (``_nrt=False``: one
-# call per node, no reference taken, the driver does not compile the split
-# search again); on the paths that allocate (histograms, nominal partitions)
-# inlined into the driver, where numba prunes the pairs.
-_decide_node_nrt = njit(cache=True, nogil=True, _nrt=False)(decide_node.py_func)
-_decide_node_i = njit(**_INLINE)(decide_node.py_func)
-
-
 def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool):
     """Depth-first growth (scikit-learn's order: a node's children are pushed
     on a stack, the first child on top).  ``rows``: distinct row ids of ``D`` to
@@ -1912,14 +1955,9 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
         wn = t.weighted_n_samples[node]
         imp = t.impurity[node]
         depth = t.depth[node]
-        if WITH_HIST or WITH_NOMINAL:
-            best_f, k, _, _ = _decide_node_i(D, P, cp, ws, hp, yc, sstats, w, start, end,
-                                             hslot, t.value, node, imp, wn, w_total, depth,
-                                             imp_fn, merit_fn, False, True)
-        else:
-            best_f, k, _, _ = _decide_node_nrt(D, P, cp, ws, hp, yc, sstats, w, start, end,
-                                               hslot, t.value, node, imp, wn, w_total, depth,
-                                               imp_fn, merit_fn, False, True)
+        best_f, k, _, _ = decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
+                                      t.value, node, imp, wn, w_total, depth, imp_fn, merit_fn,
+                                      False, True)
         is_leaf = best_f < 0
         if is_leaf:
             if hslot >= 0:

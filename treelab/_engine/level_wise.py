@@ -47,6 +47,7 @@ from .histogram import (
 )
 from .jit import njit
 from .prefetch import PREFETCH_DISTANCE, prefetch_at, prefetch_stop
+from .splitter import nominal_scratch
 
 __all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "partition_chunks",
            "LEVEL_HIST_BUDGET"]
@@ -434,6 +435,7 @@ def _clone_workspace(ws):
     (each thread reads only its own nodes' samples and moves none), and the
     tree's missing-value flags (set with the root, read only), every per-node
     buffer its own."""
+    stack = ws.sort_stack.copy()
     return Workspace(
         ws.samples, ws.tmp, ws.tmpk, ws.slot_of, ws.order, ws.vals,
         ws.keys_s.copy(), ws.ids_s.copy(), ws.blk.copy(), ws.yloc.copy(), ws.wloc.copy(),
@@ -444,7 +446,9 @@ def _clone_workspace(ws):
         ws.feat_k.copy(), ws.feat_cats.copy(), ws.features.copy(), ws.visited.copy(),
         ws.proxy_best.copy(), ws.small, ws.fmask.copy(), ws.gvals.copy(), ws.gsel.copy(),
         ws.feat_key.copy(), ws.gkeys.copy(), ws.gids.copy(), ws.rank_cnt.copy(),
-        ws.sweep.copy(), ws.miss_root, ws.sort_stack.copy(),
+        ws.sweep.copy(), ws.miss_root, stack,
+        nominal_scratch(ws.nom[0].shape[0], ws.nom[3].shape[1], stack),
+        ws.sp_ent.copy(), ws.sp_aux.copy(),
     )
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from .binning import feature_bin_values
 from .histogram import bin_count
+from .sorting import sort_pairs
 from .impurity import BUILTIN_ENTROPY, BUILTIN_GINI, BUILTIN_VARIANCE
 from .specialize import WITH_NEWTON
 from .jit import njit
@@ -819,9 +820,17 @@ def _present_categories(cat_cnt, n_cats, n_miss, present):
 
 
 @njit(cache=True, nogil=True)
+def nominal_scratch(max_cats, n_stats, stack):
+    """The scratch of :func:`best_nominal` / :func:`random_nominal` for up to
+    ``max_cats`` categories: ``(present, perm, key, children, stack)``."""
+    return (np.empty(max_cats, np.int64), np.empty(max_cats, np.int64),
+            np.empty(max_cats, np.float64), np.empty((max_cats, n_stats), np.float64), stack)
+
+
+@njit(cache=True, nogil=True)
 def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n_parent,
                  multiway, cat_slots, left, buf2, min_samples_leaf, min_weight_leaf,
-                 task, merit_code, builtin, imp_fn, merit_fn, cp):
+                 task, merit_code, builtin, imp_fn, merit_fn, cp, scratch):
     """Best split of a nominal feature from its per-category statistics.
 
     * ``multiway`` (:data:`NOMINAL_MULTIWAY` or :data:`NOMINAL_MULTIWAY_C45`,
@@ -834,17 +843,18 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
 
     Writes the category -> slot table into ``cat_slots[:n_cats]`` (-1 for
     categories absent from the node).  Returns
-    ``(status, score, ratio, n_children, missing_slot)``.
+    ``(status, score, ratio, n_children, missing_slot)``.  ``scratch``:
+    :func:`nominal_scratch` (nothing allocated here).
     """
     S = parent.shape[0]
-    present = np.empty(n_cats, np.int64)
+    present, perm, key, children, stack = scratch
     k, status = _present_categories(cat_cnt, n_cats, n_miss, present)
     if status < 1:
         return status, -np.inf, -np.inf, 0, 0
     for c in range(n_cats):
         cat_slots[c] = -1
     if multiway:
-        children = np.empty((k, S), np.float64)
+        children = children[:k]
         best_score = -np.inf
         best_ratio = -np.inf
         best_slot = -1
@@ -877,7 +887,6 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
             cat_slots[present[j]] = j
         return 1, best_score, best_ratio, k, best_slot
     # binary subset split: order the present categories by a scalar key
-    key = np.empty(k, np.float64)
     if task == TASK_CLASSIFICATION:
         ref = 0
         for s in range(S):
@@ -892,7 +901,10 @@ def best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n
         for j in range(k):
             st = cat_stats[present[j]]
             key[j] = st[1] / st[0] if st[0] > 0.0 else 0.0
-    perm = np.argsort(key, kind="mergesort")
+    # (a stable argsort of the keys: the pairs (key, position) sorted in place)
+    for j in range(k):
+        perm[j] = j
+    sort_pairs(key, perm, 0, k, stack)
     left[:] = 0.0
     n_left = 0
     best_score = -np.inf
@@ -1177,7 +1189,7 @@ def random_numeric_draw(X, Xb, use_hist, missing_bin, f, samples, start, end,
 @njit(cache=True, nogil=True)
 def random_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp, n_parent,
                    multiway, cat_slots, left, buf2, min_samples_leaf, min_weight_leaf,
-                   task, merit_code, builtin, imp_fn, merit_fn, cp):
+                   task, merit_code, builtin, imp_fn, merit_fn, cp, scratch):
     """Random split of a nominal feature: with ``multiway`` the multiway split (it has
     no threshold to draw: :func:`best_nominal`); otherwise a uniformly random
     non-trivial subset of the categories present at the node goes left (each
@@ -1186,9 +1198,10 @@ def random_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp,
     if multiway:
         return best_nominal(cat_stats, cat_cnt, n_cats, miss, n_miss, parent, parent_imp,
                             n_parent, multiway, cat_slots, left, buf2, min_samples_leaf,
-                            min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp)
+                            min_weight_leaf, task, merit_code, builtin, imp_fn, merit_fn, cp,
+                            scratch)
     S = parent.shape[0]
-    k, status = _present_categories(cat_cnt, n_cats, n_miss, np.empty(n_cats, np.int64))
+    k, status = _present_categories(cat_cnt, n_cats, n_miss, scratch[0])
     if status < 1:
         return status, -np.inf, -np.inf, 0, 0
     for c in range(n_cats):
