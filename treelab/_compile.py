@@ -43,7 +43,7 @@ FAMILIES = {
         kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/tree.py", "pack_raw"),
                  ("_engine/streaming.py", "_codes_serial")]),
     "gradient_boosting": dict(
-        label="gradient-boosting kernels", seconds=220,
+        label="gradient-boosting kernels", seconds=250,
         kernels=[("_engine/builder.py", "grow_depth_first"),
                  ("_engine/best_first.py", "grow_best_first"),
                  ("_engine/splitter.py", "newton_hist_sweep"),
