@@ -235,11 +235,8 @@ _DOC = """
         they are then fitted in batches of four per worker (the same ensemble).
 """
 
-
-class BaggingClassifier(ProbaArgmaxMixin, ClassifierMixin, _BaseBagging):
-    __doc__ = ("Bagging classifier: the mean class probabilities of members fitted on "
-               "bootstrap samples (slides, section 6.7).\n" +
-               _DOC.format(tree="DecisionTreeClassifier") + """
+#: the Attributes section's rows both bagging estimators share
+_MEMBER_ATTRIBUTES = """
 
     Attributes
     ----------
@@ -249,7 +246,13 @@ class BaggingClassifier(ProbaArgmaxMixin, ClassifierMixin, _BaseBagging):
         The columns each member was fitted on.
     estimators_samples_ : list of arrays
         The rows drawn for each member (with repeats under ``bootstrap``).
-    classes_ : ndarray
+"""
+
+
+class BaggingClassifier(ProbaArgmaxMixin, ClassifierMixin, _BaseBagging):
+    __doc__ = ("Bagging classifier: the mean class probabilities of members fitted on "
+               "bootstrap samples (slides, section 6.7).\n" +
+               _DOC.format(tree="DecisionTreeClassifier") + _MEMBER_ATTRIBUTES + """    classes_ : ndarray
         The class labels.
     n_classes_ : int
         The number of classes.
@@ -311,17 +314,7 @@ class BaggingClassifier(ProbaArgmaxMixin, ClassifierMixin, _BaseBagging):
 class BaggingRegressor(RegressorMixin, _BaseBagging):
     __doc__ = ("Bagging regressor: the mean prediction of members fitted on bootstrap "
                "samples (slides, section 6.7).\n" +
-               _DOC.format(tree="DecisionTreeRegressor") + """
-
-    Attributes
-    ----------
-    estimators_ : list of estimators
-        The fitted members.
-    estimators_features_ : list of arrays
-        The columns each member was fitted on.
-    estimators_samples_ : list of arrays
-        The rows drawn for each member (with repeats under ``bootstrap``).
-    oob_score_ : float
+               _DOC.format(tree="DecisionTreeRegressor") + _MEMBER_ATTRIBUTES + """    oob_score_ : float
         Out-of-bag R^2 (with ``oob_score=True``).
     oob_prediction_ : ndarray of shape (n_samples,)
         Out-of-bag predictions (with ``oob_score=True``).
