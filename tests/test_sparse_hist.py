@@ -21,14 +21,10 @@ from treelab._engine.merit import TASK_CLASSIFICATION, TASK_DENSE
 def _entries(data, samples, start, end, small):
     """``builder.small_node_entries`` with scratch for a node of ``end - start``
     rows: its ``(ptr, pos, code, mark)``."""
-    from treelab._engine.builder import small_node_entries, sparse_entry_scratch
+    from treelab._engine.builder import entries_of, small_node_entries, sparse_entry_scratch
     ent, aux = sparse_entry_scratch(data, max(end - start, 1))
     nnz = small_node_entries(data, samples, start, end, small, ent, aux)
-    if nnz < 0:
-        return aux[:0], aux[:0], aux[:0], aux[:0]
-    d = data.sp_dflt.shape[0]
-    mark0 = 2 * d + data.n_bins + 2
-    return aux[:d + 1], ent[4, :nnz], ent[5, :nnz], aux[mark0:mark0 + end - start]
+    return entries_of(ent, aux, nnz, data.sp_dflt.shape[0], data.n_bins, end - start)
 
 
 def _sparse_X(seed, n=2500, d=40, p_nonzero=0.15, missing=0.0):
