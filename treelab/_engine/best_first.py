@@ -30,7 +30,7 @@ import numpy as np
 from numba import prange
 
 from .builder import (
-    _mark_leaf, _root, children_histograms, children_improvement, decide_node,
+    _mark_leaf, _root, children_histograms, children_improvement,
     finish_children_histograms, make_children, new_workspace, plan_children_histograms,
     pool_release, reuse_pool, sparse_rows,
 )
@@ -158,7 +158,7 @@ def _split_deferred(D, P, ws, hp, yc, sstats, w, tmp_r, leaf_of_row, hslot, f, k
     return hp
 
 
-def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool):
+def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool, decide):
     """Best-first growth (see the module docstring).  A leaf that is never split
     keeps its samples in its own range.  Arguments as
     :func:`.builder.grow_depth_first`."""
@@ -207,7 +207,7 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
         r_state[:] = 0
         if par and n_todo == 2:
             _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, 2, w_total, imp_fn,
-                              merit_fn, r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci)
+                              merit_fn, r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci, decide)
         for q in range(n_todo):
             node = lv[q, 0]
             start = lv[q, 1]
@@ -225,7 +225,7 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
                 deferred = True
                 improvement = children_improvement(P, cp, ws, 2, wn, imp, w_total, imp_fn)
             elif r_state[q] != 1:
-                f, k, deferred, improvement = decide_node(
+                f, k, deferred, improvement = decide(
                     D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, t.value, node, imp,
                     wn, w_total, t.depth[node], imp_fn, merit_fn, True, True)
             if f < 0:

@@ -10,22 +10,23 @@ level-wise (:func:`.level_wise.grow_level_wise`) and best-first
 from __future__ import annotations
 
 import numpy as np
-from numba import types
+from numba import typeof, types
 
 from .best_first import grow_best_first
 from .binning import dummy_binned_data
-from .builder import (LAYOUT_SAMPLES, TASK_CLASSIFICATION, empty_pool, grow_depth_first,
-                      make_params, new_pool, small_node_rows)
+from .builder import (LAYOUT_SAMPLES, TASK_CLASSIFICATION, decide_node, empty_pool,
+                      grow_depth_first, make_params, new_pool, new_workspace, reuse_pool,
+                      small_node_rows)
 from .jit import njit
 from .level_wise import grow_level_wise, max_slots
 from .merit import MERIT_NEWTON
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
-from .specialize import specialized_function
+from .specialize import specialized, specialized_function
 from .splitter import SPLIT_RANDOM
 from .tree import new_tree
 
-__all__ = ["path_flags", "get_build_kernel", "build_tree", "pool_for", "GROW_POLICIES",
-           "MAX_POOL_LEAVES"]
+__all__ = ["path_flags", "get_build_kernel", "node_step", "build_tree", "pool_for",
+           "GROW_POLICIES", "MAX_POOL_LEAVES"]
 
 
 def path_flags(data, params):
@@ -56,32 +57,71 @@ def path_flags(data, params):
 
 
 _KERNELS = {}
+_STEPS = {}
+_TYPES = {}
 #: growth policy -> driver (a Python function compiled by :func:`get_build_kernel`)
 GROW_POLICIES = {"depthwise": grow_depth_first, "levelwise": grow_level_wise,
                  "lossguide": grow_best_first}
 
 
+def _driver_types():
+    """The numba types of the drivers' arguments (binned data, parameters, pool)
+    and of the node step's (:func:`node_step`)."""
+    got = _TYPES.get("types")
+    if got is None:
+        D = typeof(dummy_binned_data())
+        P = typeof(make_params(0, 1, 1, 2, 1, 0.0, 0.0, 1, False, 0,
+                               feature_mask=np.zeros((1, 1), np.bool_)))
+        pool = typeof(empty_pool())
+        T = typeof(new_tree(1, 1, 1))
+        i64, f64, i1 = types.int64, types.float64, types.int64[::1]
+        # the workspace and pool as the drivers make them (new_workspace, reuse_pool)
+        new_workspace.compile((D, i1, P))
+        ws = new_workspace.overloads[(D, i1, P)].signature.return_type
+        reuse_pool.compile((D, P, pool, i64))
+        hp = reuse_pool.overloads[(D, P, pool, i64)].signature.return_type
+        step = (D, P, types.float64[::1], ws, hp, i1, types.float64[:, ::1], types.float64[::1],
+                i64, i64, i64, T.types[T.fields.index("value")], i64, f64, f64, f64, i64,
+                IMPURITY_TYPE, MERIT_TYPE, types.boolean, types.boolean)
+        got = _TYPES["types"] = (D, P, pool, T, step)
+    return got
+
+
+def node_step(flags=None):
+    """The node step (:func:`.builder.decide_node`) compiled for the code paths
+    ``flags`` (loaded from the disk cache) as a first-class function value the
+    drivers call.  Passed, not called by name, it is compiled once per
+    configuration and never linked into a driver: numba re-optimises every
+    kernel a function calls by name as part of that function (the level-wise
+    threads' two-line wrapper cost 20 s of compilation that way)."""
+    flags = dict(flags or {})
+    key = tuple(sorted(flags.items()))
+    got = _STEPS.get(key)
+    if got is None:
+        args = _driver_types()[4]
+        kern = specialized(decide_node, **flags)
+        kern.compile(args)
+        got = _STEPS[key] = function_pointer(kern, kern.overloads[args].signature)
+    return got
+
+
 def get_build_kernel(grow_policy="depthwise", flags=None):
     """A driver compiled with its explicit signature (loaded from the disk cache):
-    ``kernel(data, yc, sstats, w, rows, params, cp, imp_fn, merit_fn, leaf_of_row, pool)
-    -> TreeArrays``.  ``flags``: the code paths it may take
-    (:func:`~.specialize.path_flags`; default: every one)."""
+    ``kernel(data, yc, sstats, w, rows, params, cp, imp_fn, merit_fn, leaf_of_row, pool,
+    decide) -> TreeArrays``.  ``flags``: the code paths it may take
+    (:func:`~.specialize.path_flags`; default: every one); ``decide``: the node
+    step for the same flags (:func:`node_step`)."""
     flags = dict(flags or {})
     key = (grow_policy, tuple(sorted(flags.items())))
     kern = _KERNELS.get(key)
     if kern is None:
-        from numba import typeof
         if grow_policy not in GROW_POLICIES:
             raise ValueError(f"grow_policy must be one of {sorted(GROW_POLICIES)}, "
                              f"got {grow_policy!r}")
-        T = typeof(new_tree(1, 1, 1))
-        sig = T(
-            typeof(dummy_binned_data()), types.int64[::1], types.float64[:, ::1], types.float64[::1],
-            types.int64[::1], typeof(make_params(0, 1, 1, 2, 1, 0.0, 0.0, 1, False, 0,
-                                                  feature_mask=np.zeros((1, 1), np.bool_))),
-            types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.int64[::1],
-            typeof(empty_pool()),
-        )
+        D, P, pool, T, _ = _driver_types()
+        sig = T(D, types.int64[::1], types.float64[:, ::1], types.float64[::1], types.int64[::1],
+                P, types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.int64[::1], pool,
+                typeof(node_step(flags)))
         kern = njit(sig, cache=True, nogil=True)(
             specialized_function(GROW_POLICIES[grow_policy], **flags))
         _KERNELS[key] = kern
@@ -101,7 +141,8 @@ def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None
         rows = np.arange(data.X.shape[0], dtype=np.int64)
     if cp is None:
         cp = np.zeros(1)
-    kern = get_build_kernel(grow_policy, path_flags(data, params))
+    flags = path_flags(data, params)
+    kern = get_build_kernel(grow_policy, flags)
     # the criterion's functions as cached first-class values: a dispatcher passed as
     # a FunctionType argument costs a compile-result and symbol lookup on every
     # call (~0.3 ms each: 3 % of a boosting round on 160,000 rows)
@@ -114,7 +155,7 @@ def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None
         raise ValueError("leaf_of_row must be a contiguous int64 array with one entry per row")
     return kern(data, yc, sstats, w, np.ascontiguousarray(rows, dtype=np.int64), params,
                 np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn, leaf_of_row,
-                _NO_POOL if pool is None else pool)
+                _NO_POOL if pool is None else pool, node_step(flags))
 
 
 def pool_for(data, params, grow_policy="depthwise", n_rows=None):

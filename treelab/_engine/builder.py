@@ -1855,23 +1855,17 @@ def push_children(stack, top, first, child_start, child_n, child_slot, k):
 
 
 # ----------------------------------------------------------------- drivers
-# The node kernels as numba inlines them into their caller (a call boundary
-# costs one atomic reference-count increment and decrement per array in its
-# arguments -- the workspace alone holds ~40 --, which measured ~40 % of an
-# extra-trees fit, perf's NRT_incref / NRT_decref; inlined, numba prunes them).
+# make_children as numba inlines it into the drivers (a call boundary from a
+# reference-counting kernel costs one atomic increment and decrement per array
+# of its arguments -- the workspace alone holds ~40 --; inlined, numba prunes them)
 _INLINE = dict(cache=True, nogil=True, inline="always")
-_find_best_split_i = njit(**_INLINE)(find_best_split.py_func)
-_partition_node_i = njit(**_INLINE)(partition_node.py_func)
-_children_stats_i = njit(**_INLINE)(children_stats.py_func)
 _make_children_i = njit(**_INLINE)(make_children.py_func)
-_is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
-_binned_children_stats_i = njit(**_INLINE)(binned_children_stats.py_func)
 
 
-# The node step every driver calls: compiled once per configuration (shared by
-# the depth-first, best-first and level-wise drivers and the level-wise threads;
-# inlined into each, the split search was ~40 s of each driver's cold compile)
-# and without reference counting (``_nrt=False``: nothing below it allocates --
+# The node step every driver calls: compiled once per configuration and passed
+# to the depth-first, best-first and level-wise drivers and the level-wise
+# threads as a first-class function value (:func:`.build.node_step`), so that
+# no driver links and re-optimises it; without reference counting (``_nrt=False``: nothing below it allocates --
 # the workspace holds every scratch --, so a call takes no reference to the ~40
 # arrays of its arguments; with it, those atomic increments and decrements
 # measured ~40 % of an extra-trees fit, perf's NRT_incref / NRT_decref).  numba
@@ -1899,10 +1893,10 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
     k = 0
     deferred = False
     improvement = 0.0
-    if not _is_leaf_node_i(P, depth, end - start, wn, imp):
+    if not is_leaf_node(P, depth, end - start, wn, imp):
         set_feature_mask(P, ws, depth)
-        f = _find_best_split_i(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
-                               values[node], imp, imp_fn, merit_fn)
+        f = find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values[node],
+                            imp, imp_fn, merit_fn)
     if f >= 0:
         fused = D.use_hist and not D.is_nominal[f] and P.split_mode == SPLIT_BEST
         deferred = defer and fused and hslot >= 0 and P.merit_code == MERIT_NEWTON
@@ -1910,24 +1904,24 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
             # (a split that would move samples, asked not to: k = -1)
             return f, -1, False, 0.0
         if WITH_HIST and fused:
-            k = _binned_children_stats_i(D, P, ws, hp, hslot, yc, sstats, w, start, end, f,
-                                         not deferred)
+            k = binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f,
+                                      not deferred)
         else:
-            k = _partition_node_i(D, P, ws, start, end, f)
+            k = partition_node(D, P, ws, start, end, f)
         if k == 0:
             f = -1
         else:
             if WITH_HIST and fused:
                 improvement = children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn)
             else:
-                improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp,
-                                                w_total, imp_fn)
+                improvement = children_stats(P, cp, ws, yc, sstats, w, k, wn, imp, w_total,
+                                             imp_fn)
             if not split_ok(P, improvement, imp):
                 f = -1
     return f, k, deferred, improvement
 
 
-def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool):
+def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool, decide):
     """Depth-first growth (scikit-learn's order: a node's children are pushed
     on a stack, the first child on top).  ``rows``: distinct row ids of ``D`` to
     grow on; targets ``yc`` (class codes, task 0) or ``sstats`` (per-row
@@ -1935,7 +1929,9 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
     ``leaf_of_row`` (length 0: not wanted): receives the leaf of every grown-on
     row, read off the final partition (boosting updates its scores with it
     instead of traversing the new tree).  ``pool``: a histogram pool to reuse
-    (:func:`reuse_pool`; :func:`empty_pool`: none)."""
+    (:func:`reuse_pool`; :func:`empty_pool`: none).  ``decide``: the node step,
+    :func:`decide_node` compiled for the configuration, as a first-class function
+    value (:func:`.build.node_step`)."""
     np.random.seed(P.seed)
     ws = new_workspace(D, rows, P)
     hp = reuse_pool(D, P, pool)
@@ -1955,9 +1951,8 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
         wn = t.weighted_n_samples[node]
         imp = t.impurity[node]
         depth = t.depth[node]
-        best_f, k, _, _ = decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
-                                      t.value, node, imp, wn, w_total, depth, imp_fn, merit_fn,
-                                      False, True)
+        best_f, k, _, _ = decide(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, t.value,
+                                 node, imp, wn, w_total, depth, imp_fn, merit_fn, False, True)
         is_leaf = best_f < 0
         if is_leaf:
             if hslot >= 0:

@@ -38,7 +38,7 @@ from numba import prange
 
 from .builder import (
     MERIT_NEWTON, SPLIT_BEST, Workspace, _make_children_i, _mark_leaf, _partition_two, _root,
-    code_goes_left, decide_node, finish_children_histograms, new_workspace,
+    code_goes_left, finish_children_histograms, new_workspace,
     plan_children_histograms, pool_release, reuse_pool, sparse_rows, split_codes,
 )
 from .histogram import (
@@ -463,7 +463,7 @@ def decisions_on_threads(D, P):
 
 @njit(cache=True, nogil=True, parallel=True)
 def _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, n_lv, w_total, imp_fn, merit_fn,
-                      r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci):
+                      r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci, decide):
     """The split decisions of the level's nodes that have a histogram, on
     ``len(wss)`` threads (node ``q`` on thread ``q % T``): the same kernels as
     the serial loop of :func:`grow_level_wise` (best split from the histogram,
@@ -476,7 +476,7 @@ def _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, n_lv, w_total, im
     for k in prange(T):
         for q in range(k, n_lv, T):
             _decide_level_node(D, P, cp, wss[k], hp, yc, sstats, w, t, lv, q, w_total, imp_fn,
-                               merit_fn, r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci)
+                               merit_fn, r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci, decide)
 
 
 @njit(cache=True, nogil=True)
@@ -499,7 +499,7 @@ def thread_decision(ws, q, start, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci):
 
 @njit(cache=True, nogil=True)
 def _decide_level_node(D, P, cp, wk, hp, yc, sstats, w, t, lv, q, w_total, imp_fn, merit_fn,
-                       r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci):
+                       r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci, decide):
     """Node ``q`` of the level for :func:`_decide_nodes_par`, with workspace ``wk``."""
     node = lv[q, 0]
     start = lv[q, 1]
@@ -510,8 +510,8 @@ def _decide_level_node(D, P, cp, wk, hp, yc, sstats, w, t, lv, q, w_total, imp_f
     wn = t.weighted_n_samples[node]
     imp = t.impurity[node]
     depth = t.depth[node]
-    f, kk, _, _ = decide_node(D, P, cp, wk, hp, yc, sstats, w, start, end, hslot, t.value,
-                              node, imp, wn, w_total, depth, imp_fn, merit_fn, True, False)
+    f, kk, _, _ = decide(D, P, cp, wk, hp, yc, sstats, w, start, end, hslot, t.value, node, imp,
+                         wn, w_total, depth, imp_fn, merit_fn, True, False)
     if f < 0:
         r_state[q] = 1
         return
@@ -529,7 +529,7 @@ def _decide_level_node(D, P, cp, wk, hp, yc, sstats, w, t, lv, q, w_total, imp_f
     r_ci[q, :2] = wk.cimp[:2]
 
 
-def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool):
+def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool, decide):
     """Level-wise growth (see the module docstring); arguments as
     :func:`.builder.grow_depth_first`."""
     np.random.seed(P.seed)
@@ -581,7 +581,7 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
         r_ci = np.empty((n_r, 2), np.float64)
         if on_threads:
             _decide_nodes_par(D, P, cp, wss, hp, yc, sstats, w, t, lv, n_lv, w_total, imp_fn,
-                              merit_fn, r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci)
+                              merit_fn, r_state, r_f, r_thr, r_mslot, r_cn, r_cs, r_ci, decide)
         for q in range(n_lv):
             node = lv[q, 0]
             start = lv[q, 1]
@@ -601,9 +601,9 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             elif r_state[q] != 1:
                 # with the node's histogram, Newton sums come from its bins: the
                 # samples are moved later, with the level's other nodes
-                best_f, k, deferred, _ = decide_node(D, P, cp, ws, hp, yc, sstats, w, start,
-                                                     end, hslot, t.value, node, imp, wn,
-                                                     w_total, depth, imp_fn, merit_fn, True, True)
+                best_f, k, deferred, _ = decide(D, P, cp, ws, hp, yc, sstats, w, start, end,
+                                                hslot, t.value, node, imp, wn, w_total, depth,
+                                                imp_fn, merit_fn, True, True)
             is_leaf = best_f < 0
             if is_leaf:
                 if hslot >= 0:
