@@ -1855,25 +1855,36 @@ def push_children(stack, top, first, child_start, child_n, child_slot, k):
 
 
 # ----------------------------------------------------------------- drivers
-# make_children as numba inlines it into the drivers (a call boundary from a
-# reference-counting kernel costs one atomic increment and decrement per array
-# of its arguments -- the workspace alone holds ~40 --; inlined, numba prunes them)
+# The node kernels as numba inlines them into their caller.  A call boundary
+# passes the workspace (~40 arrays) by value -- about 2 kB copied a call: 10 %
+# of an extra-trees fit when the node step called its parts --, and from a
+# reference-counting kernel (the drivers' make_children) also costs an atomic
+# increment and decrement per array.
 _INLINE = dict(cache=True, nogil=True, inline="always")
+_find_best_split_i = njit(**_INLINE)(find_best_split.py_func)
+_partition_node_i = njit(**_INLINE)(partition_node.py_func)
+_children_stats_i = njit(**_INLINE)(children_stats.py_func)
 _make_children_i = njit(**_INLINE)(make_children.py_func)
+_is_leaf_node_i = njit(**_INLINE)(is_leaf_node.py_func)
+_binned_children_stats_i = njit(**_INLINE)(binned_children_stats.py_func)
 
 
 # The node step every driver calls: compiled once per configuration and passed
 # to the depth-first, best-first and level-wise drivers and the level-wise
-# threads as a first-class function value (:func:`.build.node_step`), so that
-# no driver links and re-optimises it; without reference counting (``_nrt=False``: nothing below it allocates --
-# the workspace holds every scratch --, so a call takes no reference to the ~40
-# arrays of its arguments; with it, those atomic increments and decrements
-# measured ~40 % of an extra-trees fit, perf's NRT_incref / NRT_decref).  numba
-# compiles the kernels it calls without reference counting too, and keeps one
-# compiled version of a kernel per signature, whichever caller compiled it
-# first: a kernel below the node step returns no array (a view returned without
-# its reference would be released by a counting caller).
-@njit(cache=True, nogil=True, _nrt=False)
+# threads as a first-class function value (:func:`.build.node_step`), so that no
+# driver links and re-optimises it.  Without reference counting (``_nrt=False``:
+# nothing below it allocates -- the workspace holds every scratch --, so a call
+# takes no reference to the ~40 arrays of its arguments; with it, those atomic
+# increments and decrements measured ~40 % of an extra-trees fit, perf's
+# NRT_incref / NRT_decref).  numba compiles the kernels it calls without
+# reference counting too, and keeps one compiled version of a kernel per
+# signature, whichever caller compiled it first: a kernel below the node step
+# returns no array (a view returned without its reference would be released by
+# a counting caller).  numba's numpy error model (a division by zero gives inf
+# or nan, as in numpy; the kernels below guard their divisions): a kernel called
+# through a function value cannot raise into its caller (numba would print the
+# exception and go on with a wrong value).
+@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node, imp, wn,
                 w_total, depth, imp_fn, merit_fn, defer, moves):
     """The split of the node holding ``ws.samples[start:end]`` (every driver's node
@@ -1893,10 +1904,10 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
     k = 0
     deferred = False
     improvement = 0.0
-    if not is_leaf_node(P, depth, end - start, wn, imp):
+    if not _is_leaf_node_i(P, depth, end - start, wn, imp):
         set_feature_mask(P, ws, depth)
-        f = find_best_split(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values[node],
-                            imp, imp_fn, merit_fn)
+        f = _find_best_split_i(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot,
+                               values[node], imp, imp_fn, merit_fn)
     if f >= 0:
         fused = D.use_hist and not D.is_nominal[f] and P.split_mode == SPLIT_BEST
         deferred = defer and fused and hslot >= 0 and P.merit_code == MERIT_NEWTON
@@ -1904,18 +1915,18 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
             # (a split that would move samples, asked not to: k = -1)
             return f, -1, False, 0.0
         if WITH_HIST and fused:
-            k = binned_children_stats(D, P, ws, hp, hslot, yc, sstats, w, start, end, f,
-                                      not deferred)
+            k = _binned_children_stats_i(D, P, ws, hp, hslot, yc, sstats, w, start, end, f,
+                                         not deferred)
         else:
-            k = partition_node(D, P, ws, start, end, f)
+            k = _partition_node_i(D, P, ws, start, end, f)
         if k == 0:
             f = -1
         else:
             if WITH_HIST and fused:
                 improvement = children_improvement(P, cp, ws, k, wn, imp, w_total, imp_fn)
             else:
-                improvement = children_stats(P, cp, ws, yc, sstats, w, k, wn, imp, w_total,
-                                             imp_fn)
+                improvement = _children_stats_i(P, cp, ws, yc, sstats, w, k, wn, imp,
+                                                w_total, imp_fn)
             if not split_ok(P, improvement, imp):
                 f = -1
     return f, k, deferred, improvement
