@@ -57,16 +57,22 @@ _RANDOM = ("random_numeric", "random_nominal")
 _NOMINAL = ("best_nominal", "random_nominal")
 
 
+#: set-up kernels every configuration runs (the workspace sizes the sparse rows'
+#: scratch at run time: empty without them)
+_SETUP = ("sparse_entry_scratch",)
+
+
 def _none_of(loaded, fragments):
     """The loaded kernels whose name (without the copy's suffix) has a fragment."""
-    return sorted(k for k in loaded if any(f in k.split("__no_")[0] for f in fragments))
+    return sorted(k for k in loaded if k not in _SETUP
+                  and any(f in k.split("__no_")[0] for f in fragments))
 
 
 def test_decision_tree_on_numeric_values_compiles_one_path():
     loaded = _loaded_after("treelab.DecisionTreeClassifier().fit(X, y).predict(X)")
     assert _none_of(loaded, _NEWTON + _HIST + _SPARSE + _RANDOM + _NOMINAL) == []
-    drivers = [k for k in loaded if k.startswith("grow_depth_first")]
-    assert drivers == ["grow_depth_first__no_hist_newton_sparse_random_nominal_samples"]
+    assert _drivers(loaded) == ["grow_depth_first__no_hist"]
+    assert _steps(loaded) == ["decide_node__no_hist_newton_sparse_random_nominal_samples"]
     # the budget: the functions one such fit compiles (numpy's and numba's own
     # implementations not counted)
     assert len(loaded) <= 40, sorted(loaded)
@@ -77,20 +83,25 @@ def _drivers(loaded):
                                                      "grow_best_first")))
 
 
+def _steps(loaded):
+    return sorted(k for k in loaded if k.startswith("decide_node"))
+
+
 def test_extra_trees_compile_random_cuts_only():
     loaded = _loaded_after(
         "treelab.ExtraTreesClassifier(n_estimators=2, n_jobs=1).fit(X, y).predict(X)")
     assert _none_of(loaded, _NEWTON + _HIST + _SPARSE + _NOMINAL) == []
-    assert _drivers(loaded) == [
-        "grow_depth_first__no_hist_newton_sparse_best_nominal_presort_samples"]
+    # the decision tree's driver: only the node step is of this configuration
+    assert _drivers(loaded) == ["grow_depth_first__no_hist"]
+    assert _steps(loaded) == ["decide_node__no_hist_newton_sparse_nominal_presort_samples"]
 
 
 def test_boosting_compiles_no_exact_or_random_path():
     loaded = _loaded_after(
         "treelab.GradientBoostingClassifier(n_estimators=2).fit(X, y).predict(X)")
     assert _none_of(loaded, _RANDOM + ("_gather_sorted",)) == []
-    drivers = _drivers(loaded)
-    assert drivers and all(d.endswith("__no_exact_random_presort_samples") for d in drivers)
+    assert _drivers(loaded) == ["grow_level_wise"]
+    assert _steps(loaded) == ["decide_node__no_random_presort_samples"]
 
 
 def test_flags_of_a_configuration():
@@ -119,12 +130,12 @@ def test_flags_of_a_configuration():
     assert off(path_flags(data(False, nominal=True), params(layout=LAYOUT_SAMPLES))) \
         == ["hist", "newton", "presort", "random", "sparse"]
     assert off(path_flags(data(False), params(mode=SPLIT_RANDOM))) == [
-        "best", "hist", "newton", "nominal", "presort", "samples", "sparse"]
+        "hist", "newton", "nominal", "presort", "samples", "sparse"]
     # Newton drivers (minutes to compile) take nominal features whatever the data
     assert off(path_flags(data(True), params(merit=MERIT_NEWTON, task=TASK_DENSE))) \
-        == ["exact", "presort", "random", "samples"]
+        == ["presort", "random", "samples"]
     assert off(path_flags(data(True), params())) == [
-        "exact", "newton", "nominal", "presort", "random", "samples"]
+        "newton", "nominal", "presort", "random", "samples"]
 
 
 @pytest.mark.parametrize("flags,suffix", [
@@ -138,6 +149,20 @@ def test_copies_named_after_the_paths_they_drop(flags, suffix):
     assert k.py_func.__qualname__ == "find_best_split" + suffix
     assert (k is find_best_split) == (suffix == "")
     assert specialize.specialized(find_best_split, **flags) is k      # built once
+
+
+def test_copies_depend_on_the_flags_a_kernel_reads():
+    """A driver reads only the binned-or-raw flag (the node step, passed to it,
+    reads the others): configurations that differ elsewhere share its copy."""
+    from treelab._engine.build import get_build_kernel
+    from treelab._engine.builder import grow_depth_first
+
+    assert specialize.flags_read(grow_depth_first) == {"WITH_HIST"}
+    assert specialize.specialized_function(grow_depth_first, WITH_RANDOM=False) \
+        is grow_depth_first
+    exact = dict(WITH_HIST=False, WITH_NEWTON=False, WITH_SPARSE=False)
+    assert get_build_kernel("depthwise", dict(exact, WITH_RANDOM=False)) \
+        is get_build_kernel("depthwise", dict(exact, WITH_NOMINAL=False))
 
 
 def test_unknown_flag_is_refused():

@@ -35,16 +35,17 @@ _ROOT = Path(os.path.abspath(__file__)).parent     # (as numba names the files)
 #: wall; ``benchmarks/bench_start.py`` measures them)
 FAMILIES = {
     "decision_tree": dict(
-        label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=40,
-        kernels=[("_engine/builder.py", "grow_depth_first"), ("_engine/tree.py", "predict_value"),
+        label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=30,
+        kernels=[("_engine/builder.py", "grow_depth_first"), ("_engine/builder.py", "decide_node"),
+                 ("_engine/tree.py", "predict_value"),
                  ("_engine/pruning.py", "cost_complexity")]),
     "sgt": dict(
         label="Stochastic Gradient Tree kernels", seconds=60,
         kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/tree.py", "pack_raw"),
                  ("_engine/streaming.py", "_codes_serial")]),
     "gradient_boosting": dict(
-        label="gradient-boosting kernels", seconds=250,
-        kernels=[("_engine/builder.py", "grow_depth_first"),
+        label="gradient-boosting kernels", seconds=200,
+        kernels=[("_engine/builder.py", "grow_depth_first"), ("_engine/builder.py", "decide_node"),
                  ("_engine/best_first.py", "grow_best_first"),
                  ("_engine/splitter.py", "newton_hist_sweep"),
                  ("_engine/tree.py", "pack_raw"), ("_engine/loss_kernels.py", "")]),

@@ -21,7 +21,7 @@ from .jit import njit
 from .level_wise import grow_level_wise, max_slots
 from .merit import MERIT_NEWTON
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
-from .specialize import specialized, specialized_function
+from .specialize import flags_read, specialized, specialized_function
 from .splitter import SPLIT_RANDOM
 from .tree import new_tree
 
@@ -45,11 +45,9 @@ def path_flags(data, params):
     newton = params.merit_code == MERIT_NEWTON and params.task != TASK_CLASSIFICATION
     return dict(
         WITH_HIST=hist,
-        WITH_EXACT=not hist,
         WITH_NEWTON=newton,
         WITH_SPARSE=hist,
         WITH_RANDOM=random,
-        WITH_BEST=not random,
         WITH_NOMINAL=newton or bool(data.is_nominal.any()),
         WITH_PRESORT=not hist and not random and not samples_layout,
         WITH_SAMPLES=not hist and not random and samples_layout,
@@ -111,13 +109,15 @@ def get_build_kernel(grow_policy="depthwise", flags=None):
     decide) -> TreeArrays``.  ``flags``: the code paths it may take
     (:func:`~.specialize.path_flags`; default: every one); ``decide``: the node
     step for the same flags (:func:`node_step`)."""
+    if grow_policy not in GROW_POLICIES:
+        raise ValueError(f"grow_policy must be one of {sorted(GROW_POLICIES)}, "
+                         f"got {grow_policy!r}")
     flags = dict(flags or {})
-    key = (grow_policy, tuple(sorted(flags.items())))
+    # (a driver's copy depends on the flags it reads: the node step's are its own)
+    read = flags_read(GROW_POLICIES[grow_policy])
+    key = (grow_policy, tuple(sorted((k, v) for k, v in flags.items() if k in read)))
     kern = _KERNELS.get(key)
     if kern is None:
-        if grow_policy not in GROW_POLICIES:
-            raise ValueError(f"grow_policy must be one of {sorted(GROW_POLICIES)}, "
-                             f"got {grow_policy!r}")
         D, P, pool, T, _ = _driver_types()
         sig = T(D, types.int64[::1], types.float64[:, ::1], types.float64[::1], types.int64[::1],
                 P, types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.int64[::1], pool,

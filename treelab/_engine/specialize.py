@@ -20,7 +20,9 @@ picks the flags from the data and the parameters
 (:func:`.build.path_flags`), one place for every learner.
 
 Copies are built once per process and cached on disk as any kernel, each under
-its own name (the kernel's name and the flags it turned off).
+its own name (the kernel's name and the flags it turned off).  A copy depends
+only on the flags its kernel reads (:func:`flags_read`), so configurations that
+differ elsewhere share it.
 """
 from __future__ import annotations
 
@@ -28,22 +30,18 @@ import types as pytypes
 
 from .jit import EngineDispatcher, EngineFunctionCache
 
-__all__ = ["PATH_FLAGS", "specialized", "specialized_function", "reads_flags",
-           "WITH_HIST", "WITH_EXACT", "WITH_NEWTON", "WITH_SPARSE", "WITH_RANDOM",
-           "WITH_BEST", "WITH_NOMINAL", "WITH_PRESORT", "WITH_SAMPLES"]
+__all__ = ["PATH_FLAGS", "specialized", "specialized_function", "reads_flags", "flags_read",
+           "WITH_HIST", "WITH_NEWTON", "WITH_SPARSE", "WITH_RANDOM", "WITH_NOMINAL",
+           "WITH_PRESORT", "WITH_SAMPLES"]
 
 #: binned data: histograms, bin codes (``BinnedData.use_hist``)
 WITH_HIST = True
-#: raw values: presorted segments or gathered samples (``not use_hist``)
-WITH_EXACT = True
 #: the Newton merit (gradient boosting's trees)
 WITH_NEWTON = True
 #: sparse binned rows (``BinnedData.sp_dflt`` not empty)
 WITH_SPARSE = True
 #: random cut-points (extra trees, completely random trees)
 WITH_RANDOM = True
-#: best cut-points
-WITH_BEST = True
 #: nominal features (category partitions, multiway splits)
 WITH_NOMINAL = True
 #: raw values in presorted per-feature segments (``LAYOUT_PRESORT``)
@@ -52,8 +50,8 @@ WITH_PRESORT = True
 WITH_SAMPLES = True
 
 #: every flag, in a fixed order (the names of the copies follow it)
-PATH_FLAGS = ("WITH_HIST", "WITH_EXACT", "WITH_NEWTON", "WITH_SPARSE", "WITH_RANDOM",
-              "WITH_BEST", "WITH_NOMINAL", "WITH_PRESORT", "WITH_SAMPLES")
+PATH_FLAGS = ("WITH_HIST", "WITH_NEWTON", "WITH_SPARSE", "WITH_RANDOM", "WITH_NOMINAL",
+              "WITH_PRESORT", "WITH_SAMPLES")
 _FLAG_SET = frozenset(PATH_FLAGS)
 
 _reads: dict = {}
@@ -69,24 +67,31 @@ def _code_names(co):
     return names
 
 
-def _reads_flags_py(py):
+def _flags_read_py(py):
     got = _reads.get(py)
     if got is not None:
         return got
-    _reads[py] = False              # (jitted functions do not recurse mutually)
+    _reads[py] = frozenset()        # (jitted functions do not recurse mutually)
     names = _code_names(py.__code__)
     g = py.__globals__
-    got = bool(names & _FLAG_SET) or any(
-        isinstance(g.get(n), EngineDispatcher) and _reads_flags_py(g[n].py_func)
-        for n in names)
+    got = set(names & _FLAG_SET)
+    for n in names:
+        if isinstance(g.get(n), EngineDispatcher):
+            got |= _flags_read_py(g[n].py_func)
+    got = frozenset(got)
     _reads[py] = got
     return got
 
 
+def flags_read(kernel):
+    """The path flags ``kernel`` (a jitted function or a Python function) reads,
+    directly or through a kernel it calls by name."""
+    return _flags_read_py(getattr(kernel, "py_func", kernel))
+
+
 def reads_flags(kernel):
-    """Whether ``kernel`` (a jitted function or a Python function) reads a path
-    flag, directly or through a kernel it calls."""
-    return _reads_flags_py(getattr(kernel, "py_func", kernel))
+    """Whether ``kernel`` reads a path flag, directly or through a kernel it calls."""
+    return bool(flags_read(kernel))
 
 
 def _key(flags):
@@ -94,6 +99,14 @@ def _key(flags):
     if unknown:
         raise ValueError(f"unknown path flags {sorted(unknown)}")
     return tuple(bool(flags.get(name, True)) for name in PATH_FLAGS)
+
+
+def _restrict(py, key):
+    """``key`` with the flags ``py`` does not read set back to True: kernels that
+    read the same flags share their copies (every exact-path learner one
+    depth-first driver, whatever its split search)."""
+    read = _flags_read_py(py)
+    return tuple(on or name not in read for name, on in zip(PATH_FLAGS, key))
 
 
 def _suffix(key):
@@ -112,8 +125,8 @@ def _variant_globals(base, key):
     _globals[(id(base), key)] = (g)
     g.update(zip(PATH_FLAGS, key))
     for name, val in list(g.items()):
-        if isinstance(val, EngineDispatcher) and _reads_flags_py(val.py_func):
-            g[name] = _copy(val, key)
+        if isinstance(val, EngineDispatcher) and _flags_read_py(val.py_func):
+            g[name] = _copy(val, _restrict(val.py_func, key))
     return g
 
 
@@ -144,8 +157,8 @@ def _copy(disp, key):
 def specialized(kernel, **flags):
     """``kernel`` (a jitted function) compiled with the given path flags (the
     others True): itself when it reads none, else its copy."""
-    key = _key(flags)
-    if not any(k is False for k in key) or not _reads_flags_py(kernel.py_func):
+    key = _restrict(kernel.py_func, _key(flags))
+    if all(key):
         return kernel
     return _copy(kernel, key)
 
@@ -154,7 +167,7 @@ def specialized_function(func, **flags):
     """A Python function to jit (a driver compiled with an explicit signature)
     with the given path flags: ``func`` itself, or a copy of it whose globals
     hold the flags and the specialized kernels."""
-    key = _key(flags)
-    if not any(k is False for k in key) or not _reads_flags_py(func):
+    key = _restrict(func, _key(flags))
+    if all(key):
         return func
     return _rebind(func, key)
