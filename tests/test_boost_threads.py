@@ -328,7 +328,7 @@ def test_lockstep_traversal_equals_the_walk(depths, layout, bitvector):
     tree, blocks cut short and on one or two threads."""
     from treelab import DecisionTreeRegressor
     from treelab._engine.tree import (_forest_raw_packed, _forest_raw_serial_packed,
-                                      _pack_raw, n_leaves)
+                                      _pack_raw, _raw_kernel, n_leaves)
     rng = np.random.default_rng(3)
     n = 7000
     X = rng.normal(size=(n, 6))
@@ -375,6 +375,11 @@ def test_lockstep_traversal_equals_the_walk(depths, layout, bitvector):
         for threads in (1, 2):
             np.testing.assert_array_equal(
                 _forest_raw_packed(forest, packed, roots, cols, Xf, 2, threads), ref)
+        # the copies compiled for this layout only (what forest_predict runs)
+        np.testing.assert_array_equal(_raw_kernel(packed, False)(forest, packed, roots, cols,
+                                                                 Xf, 2), ref)
+        np.testing.assert_array_equal(_raw_kernel(packed, True)(forest, packed, roots, cols,
+                                                                Xf, 2, 2), ref)
         if bitvector:
             np.testing.assert_array_equal(forest_raw_serial(forest, roots, cols, Xf, 2), ref)
             np.testing.assert_array_equal(forest_predict(forest, roots, cols, Xf, 2), ref)

@@ -102,6 +102,10 @@ def test_boosting_compiles_no_exact_or_random_path():
     assert _none_of(loaded, _RANDOM + ("_gather_sorted",)) == []
     assert _drivers(loaded) == ["grow_level_wise"]
     assert _steps(loaded) == ["decide_node__no_random_presort_samples"]
+    # the prediction's traversal is compiled for the forest's one layout
+    # (bitvectors, heaps, lockstep or the node walk): the three others are off
+    raw = [k for k in loaded if k.startswith(("_forest_raw_serial_packed", "_forest_raw_packed"))]
+    assert raw and all(len(k.split("__no_")[-1].split("_")) == 3 for k in raw), raw
 
 
 def test_flags_of_a_configuration():

@@ -41,14 +41,14 @@ FAMILIES = {
                  ("_engine/pruning.py", "cost_complexity")]),
     "sgt": dict(
         label="Stochastic Gradient Tree kernels", seconds=60,
-        kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/tree.py", "pack_raw"),
+        kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/tree.py", "_pack_lockstep"),
                  ("_engine/streaming.py", "_codes_serial")]),
     "gradient_boosting": dict(
         label="gradient-boosting kernels", seconds=200,
         kernels=[("_engine/builder.py", "grow_depth_first"), ("_engine/builder.py", "decide_node"),
                  ("_engine/best_first.py", "grow_best_first"),
                  ("_engine/splitter.py", "newton_hist_sweep"),
-                 ("_engine/tree.py", "pack_raw"), ("_engine/loss_kernels.py", "")]),
+                 ("_engine/tree.py", "_pack_lockstep"), ("_engine/loss_kernels.py", "")]),
     "forests": dict(
         label="forest kernels on bins (splitter=\"hist\", \"best\" on data of few values, cascades)",
         seconds=135,

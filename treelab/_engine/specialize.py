@@ -32,7 +32,8 @@ from .jit import EngineDispatcher, EngineFunctionCache
 
 __all__ = ["PATH_FLAGS", "specialized", "specialized_function", "reads_flags", "flags_read",
            "WITH_HIST", "WITH_NEWTON", "WITH_SPARSE", "WITH_RANDOM", "WITH_NOMINAL",
-           "WITH_PRESORT", "WITH_SAMPLES"]
+           "WITH_PRESORT", "WITH_SAMPLES", "WITH_BITVECTOR", "WITH_HEAP", "WITH_LOCKSTEP",
+           "WITH_WALK"]
 
 #: binned data: histograms, bin codes (``BinnedData.use_hist``)
 WITH_HIST = True
@@ -49,9 +50,17 @@ WITH_PRESORT = True
 #: raw values gathered and sorted per node from one sample array (``LAYOUT_SAMPLES``)
 WITH_SAMPLES = True
 
+#: the forest predictor's walking layouts (:func:`.tree.pack_raw`): bitvectors,
+#: complete heaps, the flat lockstep layout, the general node walk
+WITH_BITVECTOR = True
+WITH_HEAP = True
+WITH_LOCKSTEP = True
+WITH_WALK = True
+
 #: every flag, in a fixed order (the names of the copies follow it)
 PATH_FLAGS = ("WITH_HIST", "WITH_NEWTON", "WITH_SPARSE", "WITH_RANDOM", "WITH_NOMINAL",
-              "WITH_PRESORT", "WITH_SAMPLES")
+              "WITH_PRESORT", "WITH_SAMPLES", "WITH_BITVECTOR", "WITH_HEAP", "WITH_LOCKSTEP",
+              "WITH_WALK")
 _FLAG_SET = frozenset(PATH_FLAGS)
 
 _reads: dict = {}

@@ -34,6 +34,7 @@ from numba.extending import overload
 
 from .bits import lowest_set_bit
 from .jit import njit
+from .specialize import WITH_BITVECTOR, WITH_HEAP, WITH_LOCKSTEP, WITH_WALK, specialized
 
 __all__ = [
     "TreeArrays", "LEAF", "NUMERIC", "NOMINAL",
@@ -879,13 +880,14 @@ _ROW_CHUNK = 16 * _ROW_BLOCK
 
 @njit(cache=True, nogil=True)
 def _forest_raw_chunk(layout, flat, heap, bitv, roots, root_col, X, lo, hi, out):
-    if layout == 3:
+    # (each layout behind its flag: a copy for one layout compiles its walker only)
+    if WITH_BITVECTOR and layout == 3:
         _, bf, bt, bm, bv, ioff, loff = bitv
         _forest_raw_bitvector(bf, bt, bm, bv, ioff, loff, flat[5], root_col, X, lo, hi, out)
-    elif layout == 2:
+    elif WITH_HEAP and layout == 2:
         hf, ht, hv, ioff, loff = heap
         _forest_raw_heap(hf, ht, hv, ioff, loff, flat[4], flat[5], root_col, X, lo, hi, out)
-    else:
+    elif WITH_LOCKSTEP and layout == 1:
         _, word, thr, val, depth, used = flat
         _forest_raw_lockstep(word, thr, val, depth, used, roots, root_col, X, lo, hi, out)
 
@@ -899,7 +901,12 @@ def _forest_raw_chunk(layout, flat, heap, bitv, roots, root_col, X, lo, hi, out)
 _HEAP_NODES_PER_LEVEL = 7
 
 
-@njit(cache=True, nogil=True)
+_NO_BITVECTORS = (False, np.zeros(0, np.int32), np.zeros(0), np.zeros(0, np.uint64), np.zeros(0),
+                  np.zeros(1, np.int64), np.zeros(1, np.int64))
+_NO_HEAPS = (np.zeros(0, np.int32), np.zeros(0), np.zeros(0), np.zeros(1, np.int64),
+             np.zeros(1, np.int64))
+
+
 def _pack_raw(t, roots, bitvector=True):
     """The layout :func:`forest_raw` walks: 3 bitvectors (:func:`_pack_bitvector`,
     every tree of at most 64 leaves, unless the heaps fit and the trees have more
@@ -908,12 +915,12 @@ def _pack_raw(t, roots, bitvector=True):
     flat lockstep (:func:`_pack_lockstep`, the nodes read as :func:`pack_walk`'s
     node words: one gather a step instead of a feature and a child array), 0 the
     general walk (a nominal node).  Returns ``(layout, flat, heap, bitv)``;
-    ``flat`` = ``(featm, words, thr, val, depth, used features)``."""
+    ``flat`` = ``(featm, words, thr, val, depth, used features)``.  Python picks
+    the packers, so a forest compiles those of its layout only."""
     ok, featm, left, thr, val, depth = _pack_lockstep(t, roots)
     used = _used_features(featm)
     layout = 0
-    bitv = (False, np.zeros(0, np.int32), np.zeros(0), np.zeros(0, np.uint64), np.zeros(0),
-            np.zeros(1, np.int64), np.zeros(1, np.int64))
+    bitv = _NO_BITVECTORS
     if ok:
         layout = 2 if _heap_fits(depth, t.sizes[0]) else 1
         if bitvector:
@@ -925,22 +932,40 @@ def _pack_raw(t, roots, bitvector=True):
             if bitv[0] and not (layout == 2 and
                                 n_split > _HEAP_NODES_PER_LEVEL * depth.sum()):
                 layout = 3
-    if layout == 2:
-        heap = _pack_heap(t, roots, depth, featm, thr)
-    else:
-        heap = (np.zeros(0, np.int32), np.zeros(0), np.zeros(0), np.zeros(1, np.int64),
-                np.zeros(1, np.int64))
+    heap = _pack_heap(t, roots, depth, featm, thr) if layout == 2 else _NO_HEAPS
     # (the same checks as _pack_lockstep's: its forests are pack_walk's)
     word = pack_walk(t)[1][:, 0].copy() if layout == 1 else np.zeros(0, np.int64)
     return layout, (featm, word, thr, val, depth, used), heap, bitv
 
 
-@njit(cache=True, nogil=True)
 def pack_raw(t, roots):
     """The walking layout of the forest (``t``, ``roots``) that :func:`forest_raw`
     builds on every call (:func:`_pack_raw`), for a caller that predicts with the
     same forest many times: pass it as ``packed`` to :func:`forest_predict`."""
-    return _pack_raw(t, roots)
+    return _pack_raw(t, np.ascontiguousarray(roots, dtype=np.int64))
+
+
+#: the layout flags of each layout's traversal copies (:func:`_raw_kernel`)
+_LAYOUT_FLAGS = {
+    0: dict(WITH_BITVECTOR=False, WITH_HEAP=False, WITH_LOCKSTEP=False),
+    1: dict(WITH_BITVECTOR=False, WITH_HEAP=False, WITH_WALK=False),
+    2: dict(WITH_BITVECTOR=False, WITH_LOCKSTEP=False, WITH_WALK=False),
+    3: dict(WITH_HEAP=False, WITH_LOCKSTEP=False, WITH_WALK=False),
+}
+
+
+def _raw_kernel(packed, parallel):
+    """The traversal of ``packed``'s layout (:func:`_forest_raw_packed` or, not
+    ``parallel``, :func:`_forest_raw_serial_packed`) compiled for that layout only."""
+    key = (int(packed[0]), parallel)
+    kern = _RAW_KERNELS.get(key)
+    if kern is None:
+        kern = _RAW_KERNELS[key] = specialized(
+            _forest_raw_packed if parallel else _forest_raw_serial_packed, **_LAYOUT_FLAGS[key[0]])
+    return kern
+
+
+_RAW_KERNELS: dict = {}
 
 
 @njit(cache=True, nogil=True)
@@ -951,15 +976,16 @@ def _forest_raw_serial_packed(t, packed, roots, root_col, X, n_cols):
     if layout > 0:
         _forest_raw_chunk(layout, flat, heap, bitv, roots, root_col, X, 0, n, out)
         return out
-    nodes, thr = pack_forest(t)
-    _forest_raw_block(t, nodes, thr, roots, root_col, X, 0, n, out)
+    if WITH_WALK:
+        nodes, thr = pack_forest(t)
+        _forest_raw_block(t, nodes, thr, roots, root_col, X, 0, n, out)
     return out
 
 
-@njit(cache=True, nogil=True)
 def forest_raw_serial(t, roots, root_col, X, n_cols):
     """:func:`forest_raw` without threads."""
-    return _forest_raw_serial_packed(t, _pack_raw(t, roots), roots, root_col, X, n_cols)
+    packed = _pack_raw(t, roots)
+    return _raw_kernel(packed, False)(t, packed, roots, root_col, X, n_cols)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -979,15 +1005,16 @@ def _forest_raw_packed(t, packed, roots, root_col, X, n_cols, n_threads):
             _forest_raw_chunk(layout, flat, heap, bitv, roots, root_col, X, lo,
                               min(n, lo + size), out)
         return out
-    nodes, pthr = pack_forest(t)
-    nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
-    for b in prange(nb):
-        lo = b * _ROW_BLOCK
-        _forest_raw_block(t, nodes, pthr, roots, root_col, X, lo, min(n, lo + _ROW_BLOCK), out)
+    if WITH_WALK:
+        nodes, pthr = pack_forest(t)
+        nb = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
+        for b in prange(nb):
+            lo = b * _ROW_BLOCK
+            _forest_raw_block(t, nodes, pthr, roots, root_col, X, lo, min(n, lo + _ROW_BLOCK),
+                              out)
     return out
 
 
-@njit(cache=True, nogil=True)
 def forest_raw(t, roots, root_col, X, n_cols, n_threads=0):
     """Raw scores of a forest stored in one :class:`TreeArrays` with several roots:
     ``out[i, root_col[j]] += value[leaf of row i in tree j, 0]`` for every tree
@@ -1003,7 +1030,8 @@ def forest_raw(t, roots, root_col, X, n_cols, n_threads=0):
     layout (:func:`pack_forest`).  ``n_threads`` (0: not given):
     the threads the chunks are for (fewer rows than two full chunks a thread
     are cut into smaller ones).  The same sums whatever the chunks."""
-    return _forest_raw_packed(t, _pack_raw(t, roots), roots, root_col, X, n_cols, n_threads)
+    packed = _pack_raw(t, roots)
+    return _raw_kernel(packed, True)(t, packed, roots, root_col, X, n_cols, n_threads)
 
 
 #: a forest of this many (rows x trees) is traversed on threads even with fewer
@@ -1024,8 +1052,9 @@ def forest_predict(t, roots, root_col, X, n_cols, packed=None):
         packed = pack_raw(t, roots)
     if (X.shape[0] < PARALLEL_MIN_ROWS
             and X.shape[0] * roots.shape[0] < PARALLEL_MIN_FOREST_WORK):
-        return _forest_raw_serial_packed(t, packed, roots, root_col, X, int(n_cols))
-    return _forest_raw_packed(t, packed, roots, root_col, X, int(n_cols), get_num_threads())
+        return _raw_kernel(packed, False)(t, packed, roots, root_col, X, int(n_cols))
+    return _raw_kernel(packed, True)(t, packed, roots, root_col, X, int(n_cols),
+                                     get_num_threads())
 
 
 @njit(cache=True, inline="always", nogil=True)
