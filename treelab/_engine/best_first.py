@@ -32,11 +32,11 @@ from numba import prange
 from .builder import (
     _mark_leaf, _root, children_histograms, children_improvement,
     finish_children_histograms, make_children, new_workspace, plan_children_histograms,
-    pool_release, reuse_pool, sparse_rows,
+    pool_release, reuse_pool,
 )
 from .jit import njit
 from .level_wise import (
-    _clone_workspace, _decide_nodes_par, decisions_on_threads, level_tasks, thread_decision,
+    _clone_workspace, _decide_nodes_par, decisions_on_threads, thread_decision,
 )
 from .tree import LEAF
 
@@ -105,7 +105,7 @@ def _grow_rows(a, n, fill):
 
 @njit(cache=True, nogil=True)
 def _split_deferred(D, P, ws, hp, yc, sstats, w, tmp_r, leaf_of_row, hslot, f, k, depth,
-                    n_node, final):
+                    n_node, final, level):
     """A deferred split's partition (its samples are still in the parent's
     order) and its children's histograms (``ws.child_slot``), the level-wise
     driver's kernels for a level of one node.  ``final``: the tree's last split
@@ -147,9 +147,9 @@ def _split_deferred(D, P, ws, hp, yc, sstats, w, tmp_r, leaf_of_row, hslot, f, k
         tasks[0, 4] = ws.child_slot[1 - largest]
         # (a sibling that will not split: its rows subtracted, no histogram built)
         tasks[0, 5] = 0 if ws.expand[1 - largest] else 1
-    level_tasks(D.Xb, sparse_rows(D), ws.samples, ws.tmp, tmp_r, D.missing_bin, parts, 1,
-                b_start, b_end, b_slot, n_b, tasks, 1, P.n_threads, yc, sstats, w, P.task,
-                hp.hist, hp.cnt, hp.meta[1], hp.ext, leaf_of_row, D.Xt, hp.zero)
+    if not level(D, P, ws, hp, yc, sstats, w, tmp_r, parts, 1, b_start, b_end, b_slot, n_b,
+                 tasks, 1, leaf_of_row):
+        raise RuntimeError("level tasks: a subtraction without the histogram it subtracts")
     if parts[0, 5] != ws.child_n[0]:
         raise RuntimeError("best-first partition: a child's size differs from its "
                            "histogram count")
@@ -158,7 +158,8 @@ def _split_deferred(D, P, ws, hp, yc, sstats, w, tmp_r, leaf_of_row, hslot, f, k
     return hp
 
 
-def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool, decide):
+def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool, decide,
+                    level):
     """Best-first growth (see the module docstring).  A leaf that is never split
     keeps its samples in its own range.  Arguments as
     :func:`.builder.grow_depth_first`."""
@@ -278,7 +279,7 @@ def grow_best_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
         final = n_leaves + k - 1 >= P.max_leaves
         if rec_i[node, _DEFER]:
             hp = _split_deferred(D, P, ws, hp, yc, sstats, w, tmp_r, leaf_of_row, hslot, f,
-                                 k, depth, n_node, final)
+                                 k, depth, n_node, final, level)
         elif final:
             ws.child_slot[:k] = -1
             if D.use_hist and hslot >= 0:

@@ -18,15 +18,15 @@ from .builder import (LAYOUT_SAMPLES, TASK_CLASSIFICATION, decide_node, empty_po
                       grow_depth_first, make_params, new_pool, new_workspace, reuse_pool,
                       small_node_rows)
 from .jit import njit
-from .level_wise import grow_level_wise, max_slots
+from .level_wise import grow_level_wise, level_step, max_slots
 from .merit import MERIT_NEWTON
 from .signatures import IMPURITY_SIG, IMPURITY_TYPE, MERIT_SIG, MERIT_TYPE, function_pointer
 from .specialize import flags_read, specialized, specialized_function
 from .splitter import SPLIT_RANDOM
 from .tree import new_tree
 
-__all__ = ["path_flags", "get_build_kernel", "node_step", "build_tree", "pool_for",
-           "GROW_POLICIES", "MAX_POOL_LEAVES"]
+__all__ = ["path_flags", "get_build_kernel", "node_step", "level_step_function", "build_tree",
+           "pool_for", "GROW_POLICIES", "MAX_POOL_LEAVES"]
 
 
 def path_flags(data, params):
@@ -103,12 +103,29 @@ def node_step(flags=None):
     return got
 
 
+def level_step_function():
+    """The level-wise and best-first drivers' partition and histogram step
+    (:func:`.level_wise.level_step`) compiled with its explicit signature (loaded
+    from the disk cache) as a first-class function value: compiled once, for
+    every configuration on bins, and never linked into a driver."""
+    got = _STEPS.get("level")
+    if got is None:
+        D, P, _, _, step = _driver_types()
+        i1, i2 = types.int64[::1], types.int64[:, ::1]
+        args = (D, P, step[3], step[4], i1, types.float64[:, ::1], types.float64[::1], i1, i2,
+                types.int64, i1, i1, i1, types.int64, i2, types.int64, i1)
+        level_step.compile(args)
+        got = _STEPS["level"] = function_pointer(level_step, level_step.overloads[args].signature)
+    return got
+
+
 def get_build_kernel(grow_policy="depthwise", flags=None):
     """A driver compiled with its explicit signature (loaded from the disk cache):
     ``kernel(data, yc, sstats, w, rows, params, cp, imp_fn, merit_fn, leaf_of_row, pool,
-    decide) -> TreeArrays``.  ``flags``: the code paths it may take
+    decide, level) -> TreeArrays``.  ``flags``: the code paths it may take
     (:func:`~.specialize.path_flags`; default: every one); ``decide``: the node
-    step for the same flags (:func:`node_step`)."""
+    step for the same flags (:func:`node_step`); ``level``:
+    :func:`level_step_function`."""
     if grow_policy not in GROW_POLICIES:
         raise ValueError(f"grow_policy must be one of {sorted(GROW_POLICIES)}, "
                          f"got {grow_policy!r}")
@@ -121,7 +138,7 @@ def get_build_kernel(grow_policy="depthwise", flags=None):
         D, P, pool, T, _ = _driver_types()
         sig = T(D, types.int64[::1], types.float64[:, ::1], types.float64[::1], types.int64[::1],
                 P, types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.int64[::1], pool,
-                typeof(node_step(flags)))
+                typeof(node_step(flags)), typeof(level_step_function()))
         kern = njit(sig, cache=True, nogil=True)(
             specialized_function(GROW_POLICIES[grow_policy], **flags))
         _KERNELS[key] = kern
@@ -155,7 +172,7 @@ def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None
         raise ValueError("leaf_of_row must be a contiguous int64 array with one entry per row")
     return kern(data, yc, sstats, w, np.ascontiguousarray(rows, dtype=np.int64), params,
                 np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn, leaf_of_row,
-                _NO_POOL if pool is None else pool, node_step(flags))
+                _NO_POOL if pool is None else pool, node_step(flags), level_step_function())
 
 
 def pool_for(data, params, grow_policy="depthwise", n_rows=None):

@@ -49,7 +49,8 @@ from .jit import njit
 from .prefetch import PREFETCH_DISTANCE, prefetch_at, prefetch_stop
 from .splitter import nominal_scratch
 
-__all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "partition_chunks",
+__all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "level_step",
+           "partition_chunks",
            "LEVEL_HIST_BUDGET"]
 
 #: the most bytes of histograms a level-wise tree may hold at once (see
@@ -378,13 +379,15 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
     (see :func:`_node_task`): every subtraction is made here, with its node's
     task or, on the chunked path, feature block by feature block after the
     histograms.  ``zero``: the pool's scratch (``HistPool.zero``; ``(0, 1, 1)``:
-    none), used on one thread only."""
+    none), used on one thread only.  Returns False when a task asks for a
+    subtraction without the histogram it subtracts (a driver's bug: the caller
+    raises), else True."""
     if n_threads <= 1:
         for q in range(n_tasks):
             _node_task(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot,
                        tasks[q], yc, sstats, w, P_task, hist, cnt, cnt_col, ext, leaf_of_row,
                        xt, zero)
-        return
+        return True
     if n_tasks >= 2 * n_threads:
         work = np.zeros(n_tasks, np.int64)
         for q in range(n_tasks):
@@ -401,11 +404,11 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
                                           b_end, b_slot, tasks, n_tasks, n_threads, yc, sstats,
                                           w, P_task, hist, cnt, cnt_col, ext, leaf_of_row, xt,
                                           starts, ends, slots, subs_of)
-                return
+                return True
         _node_tasks_par(Xb, sp, samples, tmp, missing_bin, parts, b_start, b_end, b_slot, tasks,
                         owner, n_tasks, n_threads, yc, sstats, w, P_task, hist, cnt, cnt_col,
                         ext, leaf_of_row, xt)
-        return
+        return True
     # (few nodes: a split into two leaves is marked here, then partitioned with
     # the others all the same; only trees of depth <= 2 have one on this path)
     for q in range(n_parts):
@@ -426,7 +429,21 @@ def level_tasks(Xb, sp, samples, tmp, tmp_r, missing_bin, parts, n_parts, b_star
         hist_build_nodes(Xb, samples, b_start, b_end, b_slot, n_b, yc, sstats, w, P_task, hist,
                          cnt, n_threads, cnt_col, ext, sp, xt, subs[:n_subs])
     elif n_subs > 0:
-        raise RuntimeError("level tasks: a subtraction without the histogram it subtracts")
+        return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def level_step(D, P, ws, hp, yc, sstats, w, tmp_r, parts, n_parts, b_start, b_end, b_slot, n_b,
+               tasks, n_tasks, leaf_of_row):
+    """:func:`level_tasks` on a driver's data, parameters, workspace and pool.  The
+    level-wise and best-first drivers call it as a first-class function value
+    (:func:`.build.level_step_function`): compiled once, not linked into each
+    driver.  Returns :func:`level_tasks`'s flag."""
+    return level_tasks(D.Xb, sparse_rows(D), ws.samples, ws.tmp, tmp_r, D.missing_bin, parts,
+                       n_parts, b_start, b_end, b_slot, n_b, tasks, n_tasks, P.n_threads, yc,
+                       sstats, w, P.task, hp.hist, hp.cnt, hp.meta[1], hp.ext, leaf_of_row,
+                       D.Xt, hp.zero)
 
 
 @njit(cache=True, nogil=True)
@@ -529,7 +546,8 @@ def _decide_level_node(D, P, cp, wk, hp, yc, sstats, w, t, lv, q, w_total, imp_f
     r_ci[q, :2] = wk.cimp[:2]
 
 
-def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool, decide):
+def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool, decide,
+                    level):
     """Level-wise growth (see the module docstring); arguments as
     :func:`.builder.grow_depth_first`."""
     np.random.seed(P.seed)
@@ -663,10 +681,10 @@ def grow_level_wise(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row
             n_nx += k
         if n_sp > 0:
             expect = parts[:n_parts, 5].copy()
-            level_tasks(D.Xb, sparse_rows(D), ws.samples, ws.tmp, tmp_r, D.missing_bin, parts,
-                        n_parts, b_start, b_end, b_slot, n_b, tasks, n_sp, P.n_threads, yc,
-                        sstats, w, P.task, hp.hist, hp.cnt, hp.meta[1], hp.ext, leaf_of_row,
-                        D.Xt, hp.zero)
+            if not level(D, P, ws, hp, yc, sstats, w, tmp_r, parts, n_parts, b_start, b_end,
+                         b_slot, n_b, tasks, n_sp, leaf_of_row):
+                raise RuntimeError("level tasks: a subtraction without the histogram it "
+                                   "subtracts")
             for q in range(n_parts):
                 if parts[q, 5] != expect[q]:
                     raise RuntimeError("level-wise partition: a child's size differs from "
