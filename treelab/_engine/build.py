@@ -103,20 +103,34 @@ def node_step(flags=None):
     return got
 
 
-def level_step_function():
+def _level_step_args():
+    D, P, _, _, step = _driver_types()
+    i1, i2 = types.int64[::1], types.int64[:, ::1]
+    return (D, P, step[3], step[4], i1, types.float64[:, ::1], types.float64[::1], i1, i2,
+            types.int64, i1, i1, i1, types.int64, i2, types.int64, i1)
+
+
+def level_step_function(used=True):
     """The level-wise and best-first drivers' partition and histogram step
     (:func:`.level_wise.level_step`) compiled with its explicit signature (loaded
     from the disk cache) as a first-class function value: compiled once, for
-    every configuration on bins, and never linked into a driver."""
-    got = _STEPS.get("level")
+    every configuration on bins, and never linked into a driver.  ``used``
+    False: a stub of the same type, for the drivers that never call it (depth-first
+    growth, raw values), which compiles none of the histogram kernels."""
+    key = "level" if used else "no level"
+    got = _STEPS.get(key)
     if got is None:
-        D, P, _, _, step = _driver_types()
-        i1, i2 = types.int64[::1], types.int64[:, ::1]
-        args = (D, P, step[3], step[4], i1, types.float64[:, ::1], types.float64[::1], i1, i2,
-                types.int64, i1, i1, i1, types.int64, i2, types.int64, i1)
-        level_step.compile(args)
-        got = _STEPS["level"] = function_pointer(level_step, level_step.overloads[args].signature)
+        args = _level_step_args()
+        kern = level_step if used else _no_level_step
+        kern.compile(types.boolean(*args))
+        got = _STEPS[key] = function_pointer(kern, kern.overloads[args].signature)
     return got
+
+
+@njit(cache=True, nogil=True)
+def _no_level_step(D, P, ws, hp, yc, sstats, w, tmp_r, parts, n_parts, b_start, b_end, b_slot,
+                   n_b, tasks, n_tasks, leaf_of_row):
+    return True
 
 
 def get_build_kernel(grow_policy="depthwise", flags=None):
@@ -138,7 +152,7 @@ def get_build_kernel(grow_policy="depthwise", flags=None):
         D, P, pool, T, _ = _driver_types()
         sig = T(D, types.int64[::1], types.float64[:, ::1], types.float64[::1], types.int64[::1],
                 P, types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.int64[::1], pool,
-                typeof(node_step(flags)), typeof(level_step_function()))
+                typeof(node_step(flags)), typeof(level_step_function(False)))
         kern = njit(sig, cache=True, nogil=True)(
             specialized_function(GROW_POLICIES[grow_policy], **flags))
         _KERNELS[key] = kern
@@ -172,7 +186,8 @@ def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None
         raise ValueError("leaf_of_row must be a contiguous int64 array with one entry per row")
     return kern(data, yc, sstats, w, np.ascontiguousarray(rows, dtype=np.int64), params,
                 np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn, leaf_of_row,
-                _NO_POOL if pool is None else pool, node_step(flags), level_step_function())
+                _NO_POOL if pool is None else pool, node_step(flags),
+                level_step_function(grow_policy != "depthwise" and bool(data.use_hist)))
 
 
 def pool_for(data, params, grow_policy="depthwise", n_rows=None):
