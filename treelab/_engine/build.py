@@ -115,8 +115,8 @@ def level_step_function(used=True):
     (:func:`.level_wise.level_step`) compiled with its explicit signature (loaded
     from the disk cache) as a first-class function value: compiled once, for
     every configuration on bins, and never linked into a driver.  ``used``
-    False: a stub of the same type, for the drivers that never call it (depth-first
-    growth, raw values), which compiles none of the histogram kernels."""
+    False: a stub of the same type, for those drivers on raw values (they never
+    call it), which compiles none of the histogram kernels."""
     key = "level" if used else "no level"
     got = _STEPS.get(key)
     if got is None:
@@ -136,10 +136,10 @@ def _no_level_step(D, P, ws, hp, yc, sstats, w, tmp_r, parts, n_parts, b_start, 
 def get_build_kernel(grow_policy="depthwise", flags=None):
     """A driver compiled with its explicit signature (loaded from the disk cache):
     ``kernel(data, yc, sstats, w, rows, params, cp, imp_fn, merit_fn, leaf_of_row, pool,
-    decide, level) -> TreeArrays``.  ``flags``: the code paths it may take
+    decide[, level]) -> TreeArrays``.  ``flags``: the code paths it may take
     (:func:`~.specialize.path_flags`; default: every one); ``decide``: the node
-    step for the same flags (:func:`node_step`); ``level``:
-    :func:`level_step_function`."""
+    step for the same flags (:func:`node_step`); ``level`` (level-wise and
+    best-first growth): :func:`level_step_function`."""
     if grow_policy not in GROW_POLICIES:
         raise ValueError(f"grow_policy must be one of {sorted(GROW_POLICIES)}, "
                          f"got {grow_policy!r}")
@@ -150,9 +150,12 @@ def get_build_kernel(grow_policy="depthwise", flags=None):
     kern = _KERNELS.get(key)
     if kern is None:
         D, P, pool, T, _ = _driver_types()
-        sig = T(D, types.int64[::1], types.float64[:, ::1], types.float64[::1], types.int64[::1],
+        args = (D, types.int64[::1], types.float64[:, ::1], types.float64[::1], types.int64[::1],
                 P, types.float64[::1], IMPURITY_TYPE, MERIT_TYPE, types.int64[::1], pool,
-                typeof(node_step(flags)), typeof(level_step_function(False)))
+                typeof(node_step(flags)))
+        if grow_policy != "depthwise":
+            args += (typeof(level_step_function(False)),)
+        sig = T(*args)
         kern = njit(sig, cache=True, nogil=True)(
             specialized_function(GROW_POLICIES[grow_policy], **flags))
         _KERNELS[key] = kern
@@ -184,10 +187,13 @@ def build_tree(data, yc, sstats, w, params, imp_fn, merit_fn, cp=None, rows=None
     elif leaf_of_row.dtype != np.int64 or leaf_of_row.shape != (data.X.shape[0],) or \
             not leaf_of_row.flags.c_contiguous:
         raise ValueError("leaf_of_row must be a contiguous int64 array with one entry per row")
-    return kern(data, yc, sstats, w, np.ascontiguousarray(rows, dtype=np.int64), params,
-                np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn, leaf_of_row,
-                _NO_POOL if pool is None else pool, node_step(flags),
-                level_step_function(grow_policy != "depthwise" and bool(data.use_hist)))
+    args = (data, yc, sstats, w, np.ascontiguousarray(rows, dtype=np.int64), params,
+            np.ascontiguousarray(cp, dtype=np.float64), imp_fn, merit_fn, leaf_of_row,
+            _NO_POOL if pool is None else pool, node_step(flags))
+    if grow_policy != "depthwise":
+        # (raw values: the drivers never call it -- a stub, no histogram kernel)
+        args += (level_step_function(bool(data.use_hist)),)
+    return kern(*args)
 
 
 def pool_for(data, params, grow_policy="depthwise", n_rows=None):

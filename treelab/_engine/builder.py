@@ -1932,8 +1932,7 @@ def decide_node(D, P, cp, ws, hp, yc, sstats, w, start, end, hslot, values, node
     return f, k, deferred, improvement
 
 
-def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool, decide,
-                     level):
+def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_row, pool, decide):
     """Depth-first growth (scikit-learn's order: a node's children are pushed
     on a stack, the first child on top).  ``rows``: distinct row ids of ``D`` to
     grow on; targets ``yc`` (class codes, task 0) or ``sstats`` (per-row
@@ -1943,9 +1942,9 @@ def grow_depth_first(D, yc, sstats, w, rows, P, cp, imp_fn, merit_fn, leaf_of_ro
     instead of traversing the new tree).  ``pool``: a histogram pool to reuse
     (:func:`reuse_pool`; :func:`empty_pool`: none).  ``decide``: the node step,
     :func:`decide_node` compiled for the configuration, as a first-class function
-    value (:func:`.build.node_step`); ``level``: the level-wise and best-first
-    drivers' partition and histogram step (:func:`.level_wise.level_step`, the
-    same kind of value; unused here)."""
+    value (:func:`.build.node_step`).  (The level-wise and best-first drivers
+    take one more: ``level``, their partition and histogram step,
+    :func:`.build.level_step_function`.)"""
     np.random.seed(P.seed)
     ws = new_workspace(D, rows, P)
     hp = reuse_pool(D, P, pool)
