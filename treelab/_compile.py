@@ -35,12 +35,12 @@ _ROOT = Path(os.path.abspath(__file__)).parent     # (as numba names the files)
 #: wall; ``benchmarks/bench_start.py`` measures them)
 FAMILIES = {
     "decision_tree": dict(
-        label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=30,
+        label="decision-tree kernels (ID3 / C4.5 / CART)", seconds=35,
         kernels=[("_engine/builder.py", "grow_depth_first"), ("_engine/builder.py", "decide_node"),
                  ("_engine/tree.py", "predict_value"),
                  ("_engine/pruning.py", "cost_complexity")]),
     "sgt": dict(
-        label="Stochastic Gradient Tree kernels", seconds=60,
+        label="Stochastic Gradient Tree kernels", seconds=45,
         kernels=[("_engine/sgt.py", "_learn_py"), ("_engine/tree.py", "_pack_lockstep"),
                  ("_engine/streaming.py", "_codes_serial")]),
     "gradient_boosting": dict(
