@@ -76,8 +76,10 @@ def _driver_types():
         # the workspace and pool as the drivers make them (new_workspace, reuse_pool)
         new_workspace.compile((D, i1, P))
         ws = new_workspace.overloads[(D, i1, P)].signature.return_type
-        reuse_pool.compile((D, P, pool, i64))
-        hp = reuse_pool.overloads[(D, P, pool, i64)].signature.return_type
+        # (as the depth-first driver calls it: the slots' count left to its default)
+        reuse_pool.compile((D, P, pool, types.Omitted(0)))
+        hp = next(c.signature.return_type for a, c in reuse_pool.overloads.items()
+                  if a[:3] == (D, P, pool))
         step = (D, P, types.float64[::1], ws, hp, i1, types.float64[:, ::1], types.float64[::1],
                 i64, i64, i64, T.types[T.fields.index("value")], i64, f64, f64, f64, i64,
                 IMPURITY_TYPE, MERIT_TYPE, types.boolean, types.boolean)
