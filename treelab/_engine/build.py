@@ -92,8 +92,8 @@ def node_step(flags=None):
     ``flags`` (loaded from the disk cache) as a first-class function value the
     drivers call.  Passed, not called by name, it is compiled once per
     configuration and never linked into a driver: numba re-optimises every
-    kernel a function calls by name as part of that function (the level-wise
-    threads' two-line wrapper cost 20 s of compilation that way)."""
+    kernel a function calls by name as part of that function (each driver, and
+    the level-wise threads' parallel wrapper, would compile it again)."""
     flags = dict(flags or {})
     key = tuple(sorted(flags.items()))
     got = _STEPS.get(key)

@@ -50,8 +50,7 @@ from .prefetch import PREFETCH_DISTANCE, prefetch_at, prefetch_stop
 from .splitter import nominal_scratch
 
 __all__ = ["grow_level_wise", "level_wise_fits", "max_slots", "level_tasks", "level_step",
-           "partition_chunks",
-           "LEVEL_HIST_BUDGET"]
+           "partition_chunks", "LEVEL_HIST_BUDGET"]
 
 #: the most bytes of histograms a level-wise tree may hold at once (see
 #: :func:`level_wise_fits`); beyond it the depth-first driver grows the tree (at
