@@ -30,7 +30,7 @@ import types as pytypes
 
 from .jit import EngineDispatcher, EngineFunctionCache
 
-__all__ = ["PATH_FLAGS", "specialized", "specialized_function", "reads_flags", "flags_read",
+__all__ = ["PATH_FLAGS", "specialized", "specialized_function", "flags_read",
            "WITH_HIST", "WITH_NEWTON", "WITH_SPARSE", "WITH_RANDOM", "WITH_NOMINAL",
            "WITH_PRESORT", "WITH_SAMPLES", "WITH_BITVECTOR", "WITH_HEAP", "WITH_LOCKSTEP",
            "WITH_WALK"]
@@ -96,11 +96,6 @@ def flags_read(kernel):
     """The path flags ``kernel`` (a jitted function or a Python function) reads,
     directly or through a kernel it calls by name."""
     return _flags_read_py(getattr(kernel, "py_func", kernel))
-
-
-def reads_flags(kernel):
-    """Whether ``kernel`` reads a path flag, directly or through a kernel it calls."""
-    return bool(flags_read(kernel))
 
 
 def _key(flags):

@@ -957,15 +957,9 @@ _LAYOUT_FLAGS = {
 def _raw_kernel(packed, parallel):
     """The traversal of ``packed``'s layout (:func:`_forest_raw_packed` or, not
     ``parallel``, :func:`_forest_raw_serial_packed`) compiled for that layout only."""
-    key = (int(packed[0]), parallel)
-    kern = _RAW_KERNELS.get(key)
-    if kern is None:
-        kern = _RAW_KERNELS[key] = specialized(
-            _forest_raw_packed if parallel else _forest_raw_serial_packed, **_LAYOUT_FLAGS[key[0]])
-    return kern
-
-
-_RAW_KERNELS: dict = {}
+    # (specialized builds each copy once)
+    return specialized(_forest_raw_packed if parallel else _forest_raw_serial_packed,
+                       **_LAYOUT_FLAGS[int(packed[0])])
 
 
 @njit(cache=True, nogil=True)
